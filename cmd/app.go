@@ -1,0 +1,73 @@
+// Package cmd holds innoscope's command-line interface: flag parsing and wiring only.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/report"
+)
+
+// Exit codes.
+const (
+	ExitClean    = 0 // nothing at or above --fail-on
+	ExitFindings = 1 // findings at or above --fail-on
+	ExitError    = 2 // could not run: bad input, unreadable file
+)
+
+// errFindings makes a command exit 1 after it has printed its result.
+var errFindings = errors.New("findings at or above --fail-on")
+
+// App builds the command tree; stdout and stderr are where results and errors go.
+func App(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:  "innoscope",
+		Usage: "offline crash-recovery and redo-log forensics for InnoDB data directories",
+		Description: "innoscope reads a MariaDB/MySQL data directory (never writing to it) and tells what\n" +
+			"crash recovery will find. Exit status: 0 clean, 1 findings at or above --fail-on, 2 could not run.",
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		Commands:        []*cli.Command{logCommand()},
+		ExitErrHandler:  func(*cli.Context, error) {},
+	}
+}
+
+// Run runs innoscope with os.Args-style args and returns the process exit code.
+func Run(args []string, stdout, stderr io.Writer) int {
+	app := App(stdout, stderr)
+	err := app.Run(hoistFlags(app, args))
+	switch {
+	case err == nil:
+		return ExitClean
+	case errors.Is(err, errFindings):
+		return ExitFindings
+	}
+	fmt.Fprintf(stderr, "innoscope: %v\n", err)
+	return ExitError
+}
+
+// Main is what main.go calls.
+func Main() { os.Exit(Run(os.Args, os.Stdout, os.Stderr)) }
+
+// outputFlags are on every command that prints a result.
+var outputFlags = []cli.Flag{
+	&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
+	&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity (info, warning, error, none)"},
+}
+
+// finish prints nothing more; it turns the findings into the exit status.
+func finish(c *cli.Context, fs []report.Finding) error {
+	level, err := report.ParseSeverity(c.String("fail-on"))
+	if err != nil {
+		return err
+	}
+	if w, ok := report.Worst(fs); ok && w >= level {
+		return errFindings
+	}
+	return nil
+}

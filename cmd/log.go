@@ -1,0 +1,199 @@
+package cmd
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/logformat"
+	"innoscope/report"
+)
+
+func logCommand() *cli.Command {
+	flags := append(append([]cli.Flag{}, outputFlags...), locationFlags...)
+	scanFlags := append(append([]cli.Flag{}, flags...),
+		&cli.Uint64Flag{Name: "from-lsn", Usage: "start here instead of the checkpoint (below the checkpoint it must be a mini-transaction start, e.g. the first LSN of a fresh log)"},
+		&cli.Uint64Flag{Name: "to-lsn", Usage: "stop before the first mini-transaction starting at or after this LSN"})
+	return &cli.Command{
+		Name:  "log",
+		Usage: "read the redo log (ib_logfile0)",
+		Subcommands: []*cli.Command{
+			{Name: "header", Usage: "format, creator, first LSN, both checkpoints and the one recovery uses",
+				ArgsUsage: "DIR|FILE", Flags: flags, Action: logHeader},
+			{Name: "records", Usage: "every record from the checkpoint to the end of the log",
+				ArgsUsage: "DIR|FILE", Action: logRecords,
+				Flags: append(append([]cli.Flag{}, scanFlags...),
+					&cli.Int64Flag{Name: "space", Value: -1, Usage: "only records for this tablespace id"},
+					&cli.Int64Flag{Name: "page", Value: -1, Usage: "only records for this page number"},
+					&cli.StringFlag{Name: "type", Usage: "only these record types, comma-separated; globs such as FILE_* work"})},
+			{Name: "stats", Usage: "records by type, pages touched, end of log and why the scan stopped",
+				ArgsUsage: "DIR|FILE", Flags: scanFlags, Action: logStats},
+		},
+	}
+}
+
+// headerJSON is the --json form of `log header`.
+type headerJSON struct {
+	LogFile        string           `json:"log_file"`
+	Format         string           `json:"format"`
+	FormatID       uint32           `json:"format_id"`
+	Vendor         string           `json:"vendor"`
+	Creator        string           `json:"creator"`
+	FirstLSN       uint64           `json:"first_lsn"`
+	FileSize       int64            `json:"file_size"`
+	Capacity       uint64           `json:"capacity"`
+	Encrypted      bool             `json:"encrypted"`
+	HeaderCRC      uint32           `json:"header_crc"`
+	Checkpoints    []checkpointJSON `json:"checkpoints"`
+	CheckpointLSN  *uint64          `json:"checkpoint_lsn"`
+	Findings       []report.Finding `json:"findings"`
+	HeaderCRCValid bool             `json:"header_crc_valid"`
+}
+
+type checkpointJSON struct {
+	Offset   int64  `json:"offset"`
+	LSN      uint64 `json:"lsn"`
+	EndLSN   uint64 `json:"end_lsn"`
+	Valid    bool   `json:"valid"`
+	Reason   string `json:"reason"`
+	Selected bool   `json:"selected"`
+}
+
+// checkpointFindings are what the checkpoint blocks alone say.
+func checkpointFindings(l *openedLog) []report.Finding {
+	var fs []report.Finding
+	for _, c := range l.Checkpoints {
+		if !c.Valid {
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "CHECKPOINT_REJECTED", File: l.Path,
+				Message: fmt.Sprintf("checkpoint block at offset %d is rejected: %s", c.Offset, c.Reason)})
+		}
+	}
+	if l.Selected < 0 {
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "NO_VALID_CHECKPOINT", File: l.Path,
+			Message: "no valid checkpoint block: the server will refuse to start (\"No valid checkpoint was found\")"})
+	}
+	return fs
+}
+
+func logHeader(c *cli.Context) error {
+	l, err := openLog(c)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	h := l.Header
+	fs := checkpointFindings(l)
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	if out.JSON {
+		j := headerJSON{LogFile: l.Path, Format: h.FormatName, FormatID: h.Format, Vendor: h.Vendor,
+			Creator: h.Creator, FirstLSN: h.FirstLSN, FileSize: l.Size, Capacity: l.Capacity(),
+			Encrypted: h.Encrypted, HeaderCRC: h.CRC, HeaderCRCValid: h.CRCValid, Findings: fs}
+		for i, cp := range l.Checkpoints {
+			j.Checkpoints = append(j.Checkpoints, checkpointJSON{cp.Offset, cp.LSN, cp.EndLSN, cp.Valid, cp.Reason, i == l.Selected})
+		}
+		if cp, ok := l.Checkpoint(); ok {
+			j.CheckpointLSN = &cp.LSN
+		}
+		if j.Findings == nil {
+			j.Findings = []report.Finding{}
+		}
+		if err := out.WriteJSON(j); err != nil {
+			return err
+		}
+		return finish(c, fs)
+	}
+	err = out.Table([]string{"FIELD", "VALUE"}, [][]string{
+		{"log file", l.Path},
+		{"format", fmt.Sprintf("%s (0x%08x)", h.FormatName, h.Format)},
+		{"creator", h.Creator},
+		{"first LSN", fmt.Sprint(h.FirstLSN)},
+		{"file size", fmt.Sprintf("%d bytes (ring capacity %d)", l.Size, l.Capacity())},
+		{"encrypted", fmt.Sprint(h.Encrypted)},
+		{"header CRC-32C", fmt.Sprintf("0x%08x (valid)", h.CRC)},
+	})
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	for i, cp := range l.Checkpoints {
+		valid, used := out.Paint(report.Good, "valid"), ""
+		if !cp.Valid {
+			valid = out.Paint(report.Bad, "rejected: "+cp.Reason)
+		}
+		if i == l.Selected {
+			used = "recovery starts here"
+		}
+		rows = append(rows, []string{fmt.Sprint(cp.Offset), fmt.Sprint(cp.LSN), fmt.Sprint(cp.EndLSN), valid, used})
+	}
+	if err := out.Table([]string{"BLOCK OFFSET", "CHECKPOINT LSN", "END LSN", "VALIDITY", "USED"}, rows); err != nil {
+		return err
+	}
+	if len(fs) > 0 {
+		if err := out.Findings(fs); err != nil {
+			return err
+		}
+	}
+	return finish(c, fs)
+}
+
+// startScan opens the log and starts a scan at the checkpoint or at --from-lsn.
+func startScan(c *cli.Context) (*openedLog, *logformat.Scanner, uint64, error) {
+	l, err := openLog(c)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	cp, ok := l.Checkpoint()
+	from := c.Uint64("from-lsn")
+	if !ok && from == 0 {
+		l.Close()
+		return nil, nil, 0, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Path)
+	}
+	start := cp.LSN
+	if from != 0 && (from < cp.LSN || !ok) {
+		start = from
+	}
+	sc := l.Scan(start, logformat.ScanOptions{PageSize: l.PageSize, ToLSN: c.Uint64("to-lsn")})
+	return l, sc, cp.LSN, nil
+}
+
+// typeFilter matches record type names against comma-separated names or globs.
+func typeFilter(spec string) (func(logformat.Type) bool, error) {
+	if spec == "" {
+		return func(logformat.Type) bool { return true }, nil
+	}
+	want := map[logformat.Type]bool{}
+	for _, pat := range strings.Split(spec, ",") {
+		pat = strings.ToUpper(strings.TrimSpace(pat))
+		n := 0
+		for _, t := range logformat.Types {
+			if ok, err := path.Match(pat, t.String()); err != nil {
+				return nil, fmt.Errorf("--type %q: %v", pat, err)
+			} else if ok {
+				want[t] = true
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("--type %q matches no record type", pat)
+		}
+	}
+	return func(t logformat.Type) bool { return want[t] }, nil
+}
+
+// sortedTypeCounts lists counts by type name in record-type order.
+func sortedTypeCounts(m map[logformat.Type]int) map[string]int {
+	out := make(map[string]int, len(m))
+	keys := make([]logformat.Type, 0, len(m))
+	for t := range m {
+		keys = append(keys, t)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, t := range keys {
+		out[t.String()] = m[t]
+	}
+	return out
+}

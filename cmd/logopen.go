@@ -1,0 +1,111 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/discovery"
+	"innoscope/logformat"
+)
+
+// openedLog is a redo log opened read-only, with the page size its records are checked against.
+type openedLog struct {
+	*logformat.Log
+	file           *os.File
+	Path           string
+	PageSize       int
+	PageSizeSource string // "flag", "system tablespace" or "default"
+}
+
+func (o *openedLog) Close() error { return o.file.Close() }
+
+var mysqlRedoName = regexp.MustCompile(`^#ib_redo(\d+)$`)
+
+// findLogFile returns the redo log file for a DIR|FILE argument.
+func findLogFile(s settings, arg string) (string, error) {
+	if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
+		return arg, nil
+	} else if err != nil {
+		return "", err
+	}
+	dir := s.LogDir
+	if dir == "" {
+		dir = s.Datadir
+	}
+	p := filepath.Join(dir, "ib_logfile0")
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	// MySQL 8.0.30+ keeps #innodb_redo/#ib_redoN; report the oldest one's format.
+	redo := filepath.Join(s.Datadir, "#innodb_redo")
+	if ents, err := os.ReadDir(redo); err == nil {
+		var nums []int
+		for _, e := range ents {
+			if m := mysqlRedoName.FindStringSubmatch(e.Name()); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				nums = append(nums, n)
+			}
+		}
+		if len(nums) > 0 {
+			sort.Ints(nums)
+			return filepath.Join(redo, fmt.Sprintf("#ib_redo%d", nums[0])), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no redo log: neither ib_logfile0 nor #innodb_redo/#ib_redoN is there"+
+		" (use --innodb-log-group-home-dir if the log lives elsewhere)", dir)
+}
+
+// openLog opens the log named by the command's argument (or --datadir) read-only.
+func openLog(c *cli.Context) (*openedLog, error) {
+	arg := c.Args().First()
+	if c.NArg() > 1 {
+		return nil, fmt.Errorf("expected one DIR or FILE argument, got %d", c.NArg())
+	}
+	isFile := false
+	if fi, err := os.Stat(arg); arg != "" && err == nil && fi.Mode().IsRegular() {
+		isFile = true
+	}
+	dirArg := arg
+	if isFile {
+		dirArg = filepath.Dir(arg)
+	}
+	s, err := loadSettings(c, dirArg)
+	if err != nil {
+		return nil, err
+	}
+	if arg == "" {
+		arg = s.Datadir
+	}
+	path, err := findLogFile(s, arg)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path) // read-only: innoscope never writes to the source directory
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	l, _, err := logformat.Open(f, fi.Size(), path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	o := &openedLog{Log: l, file: f, Path: path, PageSize: s.PageSize, PageSizeSource: "flag"}
+	if o.PageSize == 0 {
+		o.PageSize, o.PageSizeSource = 16384, "default"
+		if n, err := discovery.SystemPageSize(s.systemFile()); err == nil {
+			o.PageSize, o.PageSizeSource = n, "system tablespace"
+		}
+	}
+	return o, nil
+}

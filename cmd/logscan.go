@@ -1,0 +1,239 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/logformat"
+	"innoscope/report"
+)
+
+// sizeOfFileCheckpoint is the length of the FILE_CHECKPOINT mini-transaction: a clean log
+// (nothing to recover) ends exactly this far past its checkpoint LSN.
+const sizeOfFileCheckpoint = 16
+
+// recordJSON is one line of `log records --json`.
+type recordJSON struct {
+	MTRLSN        uint64  `json:"mtr_lsn"`
+	MTREndLSN     uint64  `json:"mtr_end_lsn"`
+	Index         int     `json:"index"`
+	Type          string  `json:"type"`
+	Space         uint32  `json:"space"`
+	Page          uint32  `json:"page"`
+	SamePage      bool    `json:"same_page"`
+	Len           int     `json:"len"`
+	Subtype       string  `json:"subtype,omitempty"`
+	Offset        *uint32 `json:"offset,omitempty"`
+	Length        *uint32 `json:"length,omitempty"`
+	Name          string  `json:"name,omitempty"`
+	NewName       string  `json:"new_name,omitempty"`
+	CheckpointLSN uint64  `json:"checkpoint_lsn,omitempty"`
+	Summary       string  `json:"summary"`
+	Malformed     string  `json:"malformed,omitempty"`
+}
+
+func toRecordJSON(m *logformat.MTR, i int) recordJSON {
+	r := &m.Records[i]
+	j := recordJSON{MTRLSN: m.LSN, MTREndLSN: m.EndLSN, Index: i, Type: r.Type.String(), Space: r.Space,
+		Page: r.Page, SamePage: r.SamePage, Len: r.Len, Name: r.Name, NewName: r.NewName,
+		CheckpointLSN: r.CheckpointLSN, Summary: r.Summary(), Malformed: r.Malformed}
+	switch r.Type {
+	case logformat.Extended:
+		j.Subtype = r.ExtSub().String()
+	case logformat.Option:
+		j.Subtype = fmt.Sprint(r.Sub)
+	case logformat.Write, logformat.Memset, logformat.Memmove:
+		off, n := r.Offset, r.Length
+		j.Offset, j.Length = &off, &n
+	}
+	return j
+}
+
+func logRecords(c *cli.Context) error {
+	match, err := typeFilter(c.String("type"))
+	if err != nil {
+		return err
+	}
+	l, sc, _, err := startScan(c)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	space, page := c.Int64("space"), c.Int64("page")
+	from := c.Uint64("from-lsn")
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	var table *report.Stream
+	if !out.JSON {
+		if table, err = out.Stream([]string{"MTR LSN", "#", "TYPE", "SPACE", "PAGE", "LEN", "PAYLOAD"},
+			[]int{12, 4, 17, 10, 10, 6, 60}); err != nil {
+			return err
+		}
+	}
+	prog := report.NewProgress("scanning redo log", int64(l.Capacity()))
+	start := sc.LSN()
+	for sc.Next() {
+		m := sc.MTR()
+		prog.Set(int64(m.EndLSN - start))
+		if m.LSN < from {
+			continue
+		}
+		for i := range m.Records {
+			r := &m.Records[i]
+			if !match(r.Type) || (space >= 0 && int64(r.Space) != space) || (page >= 0 && int64(r.Page) != page) {
+				continue
+			}
+			if out.JSON {
+				err = out.WriteJSONLine(toRecordJSON(m, i))
+			} else {
+				p := fmt.Sprint(r.Page)
+				if r.Type.IsFile() || r.Type == logformat.Padding {
+					p = "-"
+				}
+				err = table.Row(fmt.Sprint(m.LSN), fmt.Sprint(i), r.Type.String(), fmt.Sprint(r.Space), p,
+					fmt.Sprint(r.Len), r.Summary())
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	prog.Done()
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	reason, detail, off := sc.Stop()
+	end := fmt.Sprintf("end of log at LSN %d: %s (%s) at file offset %d", sc.LSN(), reason, detail, off)
+	if out.JSON {
+		// JSON Lines carry records only; the end of the scan goes to stderr.
+		fmt.Fprintln(c.App.ErrWriter, "innoscope: "+end)
+	} else {
+		if err := table.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintln(out.Writer(), end)
+	}
+	if err := sc.StopError(); err != nil {
+		return finish(c, []report.Finding{corruptLogFinding(l, sc.LSN(), err)})
+	}
+	return nil
+}
+
+// statsJSON is the --json form of `log stats`.
+type statsJSON struct {
+	LogFile              string           `json:"log_file"`
+	Format               string           `json:"format"`
+	PageSize             int              `json:"page_size"`
+	PageSizeSource       string           `json:"page_size_source"`
+	CheckpointLSN        uint64           `json:"checkpoint_lsn"`
+	StartLSN             uint64           `json:"start_lsn"`
+	EndLSN               uint64           `json:"end_lsn"`
+	StopReason           string           `json:"stop_reason"`
+	StopDetail           string           `json:"stop_detail"`
+	StopOffset           int64            `json:"stop_offset"`
+	Bytes                uint64           `json:"bytes"`
+	MTRCount             int              `json:"mtr_count"`
+	RecordCount          int              `json:"record_count"`
+	RecordsByType        map[string]int   `json:"records_by_type"`
+	PageRecords          int              `json:"page_records"`
+	PagesTouched         int              `json:"pages_touched"`
+	FileCheckpointEndLSN *uint64          `json:"file_checkpoint_end_lsn"`
+	MalformedRecords     int              `json:"malformed_records"`
+	CrashRecovery        bool             `json:"crash_recovery"`
+	Findings             []report.Finding `json:"findings"`
+}
+
+func corruptLogFinding(l *openedLog, lsn uint64, err error) report.Finding {
+	return report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: l.Path, LSN: &lsn,
+		Message: err.Error() + "; the server stops recovery here and refuses to start without innodb_force_recovery"}
+}
+
+// statsFindings is what a whole scan from the checkpoint says about recovery.
+func statsFindings(l *openedLog, sc *logformat.Scanner, st *logformat.Stats, cpLSN uint64, pageRecs int) []report.Finding {
+	fs := checkpointFindings(l)
+	if err := sc.StopError(); err != nil {
+		fs = append(fs, corruptLogFinding(l, st.EndLSN, err))
+	}
+	end := st.EndLSN
+	if st.StartLSN == cpLSN && st.FileCheckpointEnd == 0 {
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: l.Path, LSN: &end,
+			Message: fmt.Sprintf("no FILE_CHECKPOINT(%d) record between the checkpoint and the end of the log; "+
+				"the server refuses to start (\"Missing FILE_CHECKPOINT\")", cpLSN)})
+	}
+	if pageRecs > 0 {
+		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Path, LSN: &end,
+			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them",
+				pageRecs, st.PagesTouched, cpLSN)})
+	}
+	return fs
+}
+
+func logStats(c *cli.Context) error {
+	l, sc, cpLSN, err := startScan(c)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	st, err := logformat.Summarize(sc, cpLSN)
+	if err != nil {
+		return err
+	}
+	pageRecs := 0
+	for t, n := range st.ByType {
+		if t < logformat.FileCreate {
+			pageRecs += n
+		}
+	}
+	fs := statsFindings(l, sc, &st, cpLSN, pageRecs)
+	j := statsJSON{LogFile: l.Path, Format: l.Header.FormatName, PageSize: l.PageSize, PageSizeSource: l.PageSizeSource,
+		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
+		StopDetail: st.StopDetail, StopOffset: st.StopOffset, Bytes: st.EndLSN - st.StartLSN, MTRCount: st.MTRs,
+		RecordCount: st.Records, RecordsByType: sortedTypeCounts(st.ByType), PageRecords: pageRecs,
+		PagesTouched: st.PagesTouched, MalformedRecords: st.Malformed,
+		CrashRecovery: st.EndLSN != cpLSN+sizeOfFileCheckpoint, Findings: fs}
+	if st.FileCheckpointEnd != 0 {
+		j.FileCheckpointEndLSN = &st.FileCheckpointEnd
+	}
+	if j.Findings == nil {
+		j.Findings = []report.Finding{}
+	}
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	if out.JSON {
+		if err := out.WriteJSON(j); err != nil {
+			return err
+		}
+		return finish(c, fs)
+	}
+	rows := [][]string{
+		{"log file", j.LogFile},
+		{"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
+		{"end of log LSN", fmt.Sprint(j.EndLSN)},
+		{"scan stopped", fmt.Sprintf("%s: %s (file offset %d)", j.StopReason, j.StopDetail, j.StopOffset)},
+		{"bytes scanned", fmt.Sprint(j.Bytes)},
+		{"mini-transactions", fmt.Sprint(j.MTRCount)},
+		{"records", fmt.Sprint(j.RecordCount)},
+		{"pages touched", fmt.Sprint(j.PagesTouched)},
+		{"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
+		{"page size", fmt.Sprintf("%d (%s)", j.PageSize, j.PageSizeSource)},
+	}
+	if err := out.Table([]string{"FIELD", "VALUE"}, rows); err != nil {
+		return err
+	}
+	var trows [][]string
+	for _, t := range logformat.Types {
+		if n := st.ByType[t]; n > 0 {
+			trows = append(trows, []string{t.String(), fmt.Sprint(n)})
+		}
+	}
+	if err := out.Table([]string{"RECORD TYPE", "COUNT"}, trows); err != nil {
+		return err
+	}
+	if len(fs) > 0 {
+		if err := out.Findings(fs); err != nil {
+			return err
+		}
+	}
+	return finish(c, fs)
+}

@@ -1,0 +1,36 @@
+package logformat
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrUnsupported is wrapped by errors about logs that are recognised but not decoded yet
+// (older MariaDB and MySQL formats, encrypted logs).
+var ErrUnsupported = errors.New("not supported yet")
+
+// FormatError reports bytes that do not decode, naming the file and where in it.
+type FormatError struct {
+	File   string // path or name of the log file
+	Offset int64  // byte offset in the file, or -1 when not known
+	LSN    uint64 // log sequence number at the fault, or 0 when not relevant
+	Msg    string
+	Err    error // wrapped cause, e.g. ErrUnsupported or an I/O error
+}
+
+func (e *FormatError) Error() string {
+	s := e.File
+	if e.Offset >= 0 {
+		s += fmt.Sprintf(": offset %d", e.Offset)
+	}
+	if e.LSN != 0 {
+		s += fmt.Sprintf(" (LSN %d)", e.LSN)
+	}
+	s += ": " + e.Msg
+	if e.Err != nil && !errors.Is(e.Err, ErrUnsupported) {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }

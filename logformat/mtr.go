@@ -1,0 +1,410 @@
+package logformat
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// MaxMTRSize bounds the length of one mini-transaction (recv_sys_t::MTR_SIZE_MAX); a length
+// field at or above it ends the log.
+const MaxMTRSize = 1 << 20
+
+// StopReason says why a scan ended.
+type StopReason string
+
+// Why the scan stopped. The first five are the server's normal end-of-log conditions
+// (recv_sys_t::parse returning GOT_EOF); StopMalformed is a corrupted log that the server
+// refuses to recover without innodb_force_recovery.
+const (
+	StopZero        StopReason = "zero"         // a byte 0x00/0x01 where a mini-transaction starts
+	StopSequenceBit StopReason = "sequence-bit" // termination byte carries the other pass's bit
+	StopChecksum    StopReason = "checksum"     // CRC-32C of the records does not match
+	StopLength      StopReason = "length"       // a record or mini-transaction length is invalid
+	StopRingEnd     StopReason = "ring-end"     // a whole ring's worth of bytes has been read
+	StopMalformed   StopReason = "malformed"    // a record inside a valid mini-transaction is corrupt
+	StopLimit       StopReason = "limit"        // the caller's end LSN was reached
+)
+
+// MTR is one mini-transaction: its records, and the LSNs of its first byte and of the byte
+// after its CRC.
+type MTR struct {
+	LSN     uint64
+	EndLSN  uint64
+	CRC     uint32
+	Records []Record
+}
+
+// ScanOptions tune a scan.
+type ScanOptions struct {
+	// PageSize is innodb_page_size, used to validate offsets like the server (default 16384).
+	PageSize int
+	// ToLSN, if non-zero, stops the scan before the first mini-transaction starting at or
+	// after it (StopLimit).
+	ToLSN uint64
+	// BufferSize is the read window (default 8 MiB; at least 2 MiB is used).
+	BufferSize int
+}
+
+// Scanner walks mini-transactions forward from a start LSN until the end of the log.
+type Scanner struct {
+	log      *Log
+	opt      ScanOptions
+	lsn      uint64 // start of the next mini-transaction
+	limit    uint64 // no byte at or beyond this LSN is read (start + capacity)
+	buf      []byte
+	bufLSN   uint64 // LSN of buf[0]
+	bufN     int    // valid bytes in buf
+	mtr      MTR
+	stop     StopReason
+	detail   string
+	stopOff  int64 // file offset of the fault
+	err      error
+	mtrCount int
+}
+
+// Scan returns a scanner starting at lsn, which must be the start of a mini-transaction (the
+// checkpoint LSN, or the end LSN of an earlier one).
+func (l *Log) Scan(lsn uint64, opt ScanOptions) *Scanner {
+	if opt.PageSize == 0 {
+		opt.PageSize = 16384
+	}
+	if opt.BufferSize < 2*MaxMTRSize+64 {
+		opt.BufferSize = 8 << 20
+	}
+	if c := l.Capacity(); uint64(opt.BufferSize) > c {
+		opt.BufferSize = int(c)
+	}
+	s := &Scanner{log: l, opt: opt, lsn: lsn, limit: lsn + l.Capacity(), bufLSN: lsn}
+	if lsn < l.Header.FirstLSN {
+		s.err = &FormatError{File: l.Name, Offset: -1, LSN: lsn, Msg: fmt.Sprintf(
+			"start LSN %d is below the file's first LSN %d", lsn, l.Header.FirstLSN)}
+	}
+	s.buf = make([]byte, opt.BufferSize)
+	return s
+}
+
+// fill makes the window hold as many bytes from s.lsn on as fit, and returns them.
+func (s *Scanner) fill() ([]byte, error) {
+	start := int(s.lsn - s.bufLSN)
+	if s.bufN-start >= MaxMTRSize+16 || s.bufLSN+uint64(s.bufN) >= s.limit {
+		return s.buf[start:s.bufN], nil
+	}
+	n := copy(s.buf, s.buf[start:s.bufN])
+	s.bufLSN, s.bufN = s.lsn, n
+	want := len(s.buf) - n
+	if rest := s.limit - (s.bufLSN + uint64(n)); uint64(want) > rest {
+		want = int(rest)
+	}
+	if err := s.log.ReadAt(s.buf[n:n+want], s.bufLSN+uint64(n)); err != nil {
+		return nil, err
+	}
+	s.bufN += want
+	return s.buf[:s.bufN], nil
+}
+
+// Next parses the next mini-transaction. It returns false at the end of the log or on error;
+// then Stop and Err tell why.
+func (s *Scanner) Next() bool {
+	if s.err != nil || s.stop != "" {
+		return false
+	}
+	if s.opt.ToLSN != 0 && s.lsn >= s.opt.ToLSN {
+		return s.end(StopLimit, 0, "reached the requested end LSN")
+	}
+	p, err := s.fill()
+	if err != nil {
+		s.err = err
+		return false
+	}
+	if len(p) == 0 {
+		return s.end(StopRingEnd, 0, "scanned the whole ring")
+	}
+	if p[0] <= 1 {
+		return s.end(StopZero, 0, fmt.Sprintf("byte 0x%02x where a mini-transaction should start", p[0]))
+	}
+	// Pass 1: find the termination byte by walking the record lengths.
+	i := 0
+	for {
+		if i >= len(p) {
+			return s.end(StopRingEnd, i, "mini-transaction runs past the bytes of one ring")
+		}
+		b := p[i]
+		if b <= 1 {
+			break
+		}
+		if i >= MaxMTRSize {
+			return s.end(StopLength, i, "mini-transaction longer than 1 MiB")
+		}
+		rlen := int(b & 0x0f)
+		i++
+		if rlen == 0 {
+			if i >= len(p) || i+VarintLen(p[i]) > len(p) {
+				return s.end(StopRingEnd, i, "record length runs past the bytes of one ring")
+			}
+			v, n := Varint(p[i:])
+			if n == 0 || v >= MaxMTRSize {
+				return s.end(StopLength, i, "invalid record length")
+			}
+			rlen = int(v) + 15
+		}
+		i += rlen
+	}
+	if want := s.log.SequenceBit(s.lsn + uint64(i)); p[i] != want {
+		return s.end(StopSequenceBit, i, fmt.Sprintf(
+			"termination byte 0x%02x, expected sequence bit %d", p[i], want))
+	}
+	if i+5 > len(p) {
+		return s.end(StopRingEnd, i, "checksum runs past the bytes of one ring")
+	}
+	stored := binary.BigEndian.Uint32(p[i+1:])
+	if crc := CRC32C(p[:i]); crc != stored {
+		return s.end(StopChecksum, i+1, fmt.Sprintf(
+			"CRC-32C mismatch: stored 0x%08x, computed 0x%08x over %d bytes", stored, crc, i))
+	}
+	s.mtr = MTR{LSN: s.lsn, EndLSN: s.lsn + uint64(i) + 5, CRC: stored, Records: s.mtr.Records[:0]}
+	// Pass 2: decode the records (the terminator at p[i] is in range for the look-ahead).
+	if at, why := s.decode(p[:i+1], i); why != "" {
+		s.mtr.Records = s.mtr.Records[:0]
+		return s.end(StopMalformed, at, why)
+	}
+	s.lsn = s.mtr.EndLSN
+	s.mtrCount++
+	return true
+}
+
+func (s *Scanner) end(r StopReason, at int, detail string) bool {
+	s.stop, s.detail = r, detail
+	s.stopOff = s.log.FileOffset(s.lsn + uint64(at))
+	return false
+}
+
+// MTR returns the mini-transaction parsed by the last successful Next. It and its records'
+// byte slices are reused by the following Next.
+func (s *Scanner) MTR() *MTR { return &s.mtr }
+
+// LSN is the end of the last complete mini-transaction: after the scan, the end of the log.
+func (s *Scanner) LSN() uint64 { return s.lsn }
+
+// Stop tells why the scan ended, with a human explanation and the file offset of the fault.
+func (s *Scanner) Stop() (reason StopReason, detail string, fileOffset int64) {
+	return s.stop, s.detail, s.stopOff
+}
+
+// Err returns an I/O or argument error that ended the scan (nil at a normal end of log).
+func (s *Scanner) Err() error { return s.err }
+
+// StopError describes a StopMalformed end as an error naming file, offset and LSN.
+func (s *Scanner) StopError() error {
+	if s.stop != StopMalformed {
+		return nil
+	}
+	return &FormatError{File: s.log.Name, Offset: s.stopOff, LSN: s.lsn, Msg: "corrupted log record: " + s.detail}
+}
+
+// decode splits the record bytes p[:end] into s.mtr.Records, applying the checks of the
+// server's parser. It returns the offset of a corrupt record and why, or "" when all decode.
+func (s *Scanner) decode(p []byte, end int) (int, string) {
+	var space, page uint32
+	gotPageOp := false
+	var last uint32 // running byte offset on the page; 1 = no same-page record may follow
+	pageSize := uint32(s.opt.PageSize)
+	for pos := 0; pos < end; {
+		b := p[pos]
+		start := pos
+		pos++
+		rlen := int(b & 0x0f)
+		if rlen == 0 {
+			v, n := Varint(p[pos:])
+			pos += n
+			rlen = int(v) + 15 - n
+		}
+		body := p[pos : pos+rlen]
+		pos += rlen
+		rec := Record{Pos: start, Len: pos - start}
+		if b&0x70 == uint8(Reserved) {
+			return start, fmt.Sprintf("unknown log record type 0x%02x (RESERVED)", b)
+		}
+		if b&0x80 != 0 && gotPageOp {
+			rec.SamePage, rec.Space, rec.Page, rec.Type = true, space, page, Type(b&0x70)
+			if rec.Type <= InitPage {
+				return start, rec.Type.String() + " record with the same_page flag"
+			}
+		} else {
+			last = 0
+			idlen := 0
+			if len(body) > 0 {
+				idlen = VarintLen(body[0])
+			}
+			if idlen == 0 || idlen >= len(body) {
+				if b == uint8(FileCheckpoint)+1 && len(body) == 1 && body[0] == 0 {
+					s.mtr.Records = append(s.mtr.Records, Record{Type: Padding, Pos: start, Len: pos - start})
+					continue
+				}
+				return start, "corrupted page identifier"
+			}
+			space, _ = Varint(body)
+			body = body[idlen:]
+			v, n := Varint(body)
+			if n == 0 {
+				return start, "corrupted page identifier"
+			}
+			page, body = v, body[n:]
+			rec.Space, rec.Page = space, page
+			gotPageOp = b&0x80 == 0
+			if !gotPageOp {
+				rec.Type = Type(b & 0xf0)
+				if len(body) == 0 {
+					if b == uint8(FileCheckpoint)+2 && space == 0 && page == 0 {
+						rec.Type = Padding
+						s.mtr.Records = append(s.mtr.Records, rec)
+						continue
+					}
+					return start, fmt.Sprintf("file record 0x%02x without a payload", b)
+				}
+				if why := decodeFile(&rec, body, p[pos]); why != "" {
+					return start, why
+				}
+				s.mtr.Records = append(s.mtr.Records, rec)
+				continue
+			}
+			rec.Type = Type(b & 0x70)
+		}
+		if rec.Len > int(pageSize) {
+			return start, "record longer than a page"
+		}
+		if why := decodePageOp(&rec, body, &last, pageSize); why != "" {
+			return start, why
+		}
+		s.mtr.Records = append(s.mtr.Records, rec)
+	}
+	return 0, ""
+}
+
+// decodePageOp decodes the payload of a page record and advances the running page offset.
+func decodePageOp(rec *Record, body []byte, last *uint32, pageSize uint32) string {
+	switch rec.Type {
+	case FreePage, InitPage:
+		if len(body) != 0 {
+			return rec.Type.String() + " with a payload"
+		}
+		*last = 1
+		if rec.Type == InitPage {
+			*last = 24 // FIL_PAGE_TYPE
+		}
+	case Extended:
+		if len(body) == 0 {
+			return "EXTENDED record without a subtype"
+		}
+		rec.decodeExtended(body)
+		*last = 24
+		if len(body) == 1 && ExtSubtype(body[0]) == TrimPages {
+			*last = 1
+		}
+	case Option:
+		if len(body) > 0 {
+			rec.Sub, rec.Data = body[0], body[1:]
+		}
+	case Write, Memset, Memmove:
+		if len(body) == 0 || *last == 1 {
+			return rec.Type.String() + " without payload or after FREE_PAGE/TRIM_PAGES"
+		}
+		off, olen := Varint(body)
+		if olen == 0 || olen > 3 || olen >= len(body) || off >= pageSize {
+			return rec.Type.String() + ": bad page offset"
+		}
+		*last += off
+		if *last < 8 || *last >= pageSize {
+			return fmt.Sprintf("%s: page offset %d out of range", rec.Type, *last)
+		}
+		rec.Offset, body = *last, body[olen:]
+		if rec.Type == Write {
+			if uint32(len(body))+*last > pageSize {
+				return "WRITE past the end of the page"
+			}
+			rec.Data, rec.Length = body, uint32(len(body))
+			*last += uint32(len(body))
+			return ""
+		}
+		n, llen := Varint(body)
+		if llen == 0 || llen > 3 || *last+n > pageSize {
+			return rec.Type.String() + ": bad length"
+		}
+		rec.Length, body = n, body[llen:]
+		if rec.Type == Memset {
+			if len(body) == 0 || uint32(len(body)) > n {
+				return "MEMSET: fill pattern empty or longer than the target"
+			}
+			rec.Data = body
+		} else {
+			src, slen := Varint(body)
+			if slen == 0 || slen > 3 || slen != len(body) {
+				return "MEMMOVE: bad source offset"
+			}
+			// The sign is in the low bit: +x is (x-1)<<1, -x is (x-1)<<1|1.
+			from := int64(*last) + int64(src>>1) + 1
+			if src&1 != 0 {
+				from = int64(*last) - int64(src>>1) - 1
+			}
+			if from < 8 || from+int64(n) > int64(pageSize) {
+				return "MEMMOVE: source out of range"
+			}
+			rec.Source = uint32(from)
+		}
+		// The writer (and log_phys_t::apply) continues after the target range.
+		*last += n
+	}
+	return ""
+}
+
+// decodeFile decodes a FILE_* record payload; next is the byte after the record.
+func decodeFile(rec *Record, body []byte, next byte) string {
+	switch rec.Type {
+	case FileCheckpoint:
+		if rec.Space != 0 || rec.Page != 0 || next > 1 {
+			return "FILE_CHECKPOINT not alone at the end of its mini-transaction"
+		}
+		if len(body) != 8 {
+			if allZero(body) {
+				return fmt.Sprintf("FILE_CHECKPOINT with a %d-byte zero payload", len(body))
+			}
+			rec.Malformed = fmt.Sprintf("%d-byte payload (ignored by the server)", len(body))
+			return ""
+		}
+		rec.CheckpointLSN = binary.BigEndian.Uint64(body)
+		return ""
+	case FileCreate, FileDelete, FileModify, FileRename:
+	default:
+		return fmt.Sprintf("unknown file record type 0x%02x", uint8(rec.Type))
+	}
+	if rec.Space == 0 || rec.Space == 0xfffffffe || rec.Page != 0 {
+		return fmt.Sprintf("%s for space %d page %d", rec.Type, rec.Space, rec.Page)
+	}
+	name, name2 := body, []byte(nil)
+	for i, c := range body {
+		if c == 0 {
+			name, name2 = body[:i], body[i+1:]
+			break
+		}
+	}
+	if (name2 != nil) != (rec.Type == FileRename) {
+		return rec.Type.String() + ": wrong number of file names"
+	}
+	for _, n := range [][]byte{name, name2} {
+		if n == nil && rec.Type != FileRename {
+			continue
+		}
+		if len(n) < 4 || string(n[len(n)-4:]) != ".ibd" {
+			return fmt.Sprintf("%s: file name %q does not end in .ibd", rec.Type, n)
+		}
+		for _, c := range n {
+			if c == 0 {
+				return rec.Type.String() + ": NUL inside a file name"
+			}
+		}
+	}
+	rec.Name, rec.Data = string(name), body
+	if name2 != nil {
+		rec.NewName = string(name2)
+	}
+	return ""
+}

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# mariadb-lab.sh — throw-away MariaDB servers that make real crashed data directories.
+#
+# Every server runs with --no-defaults, its own socket, --skip-networking, and is stopped by pid.
+#
+#   scripts/mariadb-lab.sh install              install mariadb-server, mariadb-backup (apt-get) if absent
+#   scripts/mariadb-lab.sh list                 list the scenarios
+#   scripts/mariadb-lab.sh scenario NAME OUT    make scenario NAME under the new directory OUT
+#   scripts/mariadb-lab.sh bench-log OUT MIB    a crashed directory whose redo log holds >= MIB MiB
+#                                               of records written since the log was created
+#
+# A scenario directory OUT holds:
+#   crashed/        the data directory exactly as SIGKILL left it (what innoscope reads)
+#   crashed-ext/    for DATA DIRECTORY scenarios: the external directory as SIGKILL left it
+#   server/         the data directory after the server's own crash recovery and a clean shutdown
+#   server.err      the error log of that recovery run
+#   verdict.txt     key=value lines read off server.err: crash_recovery (0|1), checkpoint_lsn,
+#                   end_lsn, to_recover_pages (empty when the server printed none)
+#   checksums.tsv   CHECKSUM TABLE of every user table after the server's recovery (table<TAB>checksum)
+#   options.txt     the extra mariadbd options the scenario used (one per line)
+#   workload.sql    the SQL that ran before the crash
+set -euo pipefail
+
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean"
+
+die() { echo "mariadb-lab: $*" >&2; exit 2; }
+
+install() {
+  if command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 \
+    && command -v innochecksum >/dev/null 2>&1 && command -v mariadb-backup >/dev/null 2>&1; then
+    return 0
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq mariadb-server mariadb-backup >/dev/null
+}
+
+# opts_for NAME: extra server options of a scenario (used at install and at every start).
+opts_for() {
+  case "$1" in
+    undo) echo "--innodb-undo-tablespaces=3" ;;
+    wrapped) echo "--innodb-log-file-size=4M" ;;
+    bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
+    *) echo "--innodb-log-file-size=16M" ;;
+  esac
+}
+
+# start DATADIR SOCK ERRLOG OPTS...: start mariadbd in the background and wait until it answers.
+start() {
+  local d=$1 s=$2 e=$3; shift 3
+  mariadbd --no-defaults --datadir="$d" --user=root --socket="$s" --skip-networking \
+    --pid-file="$d/lab.pid" --log-error="$e" --innodb-fast-shutdown=1 "$@" >/dev/null 2>&1 &
+  local i
+  for i in $(seq 1 600); do
+    if mariadb --no-defaults -S "$s" -uroot -e "select 1" >/dev/null 2>&1; then return 0; fi
+    if ! kill -0 $! 2>/dev/null; then cat "$e" >&2; die "mariadbd exited during start on $d"; fi
+    sleep 0.1
+  done
+  cat "$e" >&2
+  die "mariadbd did not answer on $s"
+}
+
+# Unqualified seq_M_to_N tables (the SEQUENCE engine) need a current database: use mysql.
+sql() { mariadb --no-defaults -S "$1" -uroot -D mysql -e "$2" "${@:3}"; }
+
+# stop_clean DATADIR SOCK: normal shutdown, wait for the pid to go.
+stop_clean() {
+  local pid; pid=$(cat "$1/lab.pid")
+  mariadb-admin --no-defaults -S "$2" -uroot shutdown
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+}
+
+# crash DATADIR: SIGKILL the server by pid and wait for it to go.
+crash() {
+  local pid; pid=$(cat "$1/lab.pid")
+  kill -9 "$pid"
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+  rm -f "$1/lab.pid"
+}
+
+# workload NAME OUT: print the SQL run before the crash (after a forced checkpoint where it matters).
+workload() {
+  local ext=$2/ext
+  case "$1" in
+    dml|undo) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.t1 (id INT PRIMARY KEY, v VARCHAR(200), n INT) ENGINE=InnoDB;
+CREATE TABLE db.t2 (id INT PRIMARY KEY, v VARCHAR(200), KEY(v)) ENGINE=InnoDB ROW_FORMAT=REDUNDANT;
+INSERT INTO db.t1 SELECT seq, REPEAT(CHAR(65 + seq % 26), 100), seq FROM seq_1_to_3000;
+INSERT INTO db.t2 SELECT seq, CONCAT('row', seq) FROM seq_1_to_1000;
+SET GLOBAL innodb_log_checkpoint_now=1;
+INSERT INTO db.t1 SELECT seq, REPEAT('n', 150), seq FROM seq_3001_to_6000;
+UPDATE db.t1 SET n = n * 2, v = REPEAT('u', 120) WHERE id % 3 = 0;
+DELETE FROM db.t1 WHERE id % 7 = 0;
+UPDATE db.t2 SET v = CONCAT('upd', id) WHERE id % 2 = 0;
+DELETE FROM db.t2 WHERE id > 900;
+EOF
+    ;;
+    ddl) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.keep (id INT PRIMARY KEY, v VARCHAR(50)) ENGINE=InnoDB;
+CREATE TABLE db.old_name (id INT PRIMARY KEY, v VARCHAR(50)) ENGINE=InnoDB;
+CREATE TABLE db.doomed (id INT PRIMARY KEY) ENGINE=InnoDB;
+INSERT INTO db.keep SELECT seq, 'k' FROM seq_1_to_500;
+INSERT INTO db.old_name SELECT seq, 'o' FROM seq_1_to_500;
+INSERT INTO db.doomed SELECT seq FROM seq_1_to_100;
+SET GLOBAL innodb_log_checkpoint_now=1;
+CREATE TABLE db.fresh (id INT PRIMARY KEY, v VARCHAR(50)) ENGINE=InnoDB;
+INSERT INTO db.fresh SELECT seq, 'f' FROM seq_1_to_300;
+RENAME TABLE db.old_name TO db.new_name;
+DROP TABLE db.doomed;
+INSERT INTO db.keep SELECT seq, 'k2' FROM seq_501_to_800;
+EOF
+    ;;
+    alter_force) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100), KEY(v)) ENGINE=InnoDB;
+INSERT INTO db.t SELECT seq, CONCAT('v', seq) FROM seq_1_to_5000;
+SET GLOBAL innodb_log_checkpoint_now=1;
+ALTER TABLE db.t FORCE;
+INSERT INTO db.t SELECT seq, 'after' FROM seq_5001_to_5500;
+EOF
+    ;;
+    data_directory) cat <<EOF
+CREATE DATABASE db;
+CREATE TABLE db.local (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.remote (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+INSERT INTO db.local SELECT seq, 'l' FROM seq_1_to_1000;
+INSERT INTO db.remote SELECT seq, 'r' FROM seq_1_to_1000;
+SET GLOBAL innodb_log_checkpoint_now=1;
+INSERT INTO db.remote SELECT seq, REPEAT('x', 90) FROM seq_1001_to_4000;
+UPDATE db.local SET v = 'changed' WHERE id < 500;
+EOF
+    ;;
+    instant) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(50), b INT) ENGINE=InnoDB;
+INSERT INTO db.t SELECT seq, CONCAT('a', seq), seq FROM seq_1_to_2000;
+SET GLOBAL innodb_log_checkpoint_now=1;
+ALTER TABLE db.t ADD COLUMN c INT NOT NULL DEFAULT 42, ALGORITHM=INSTANT;
+ALTER TABLE db.t ADD COLUMN d VARCHAR(20) DEFAULT 'dflt' FIRST, ALGORITHM=INSTANT;
+INSERT INTO db.t (id, a, b, c, d) SELECT seq, 'new', seq, seq, 'dd' FROM seq_2001_to_3000;
+UPDATE db.t SET c = 7 WHERE id % 10 = 0;
+EOF
+    ;;
+    wrapped) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(255)) ENGINE=InnoDB;
+INSERT INTO db.t SELECT seq, REPEAT('w', 200) FROM seq_1_to_20000;
+UPDATE db.t SET v = REPEAT('x', 200);
+UPDATE db.t SET v = REPEAT('y', 200);
+UPDATE db.t SET v = REPEAT('z', 200) WHERE id % 2 = 0;
+EOF
+    ;;
+    clean) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.t SELECT seq, 'c' FROM seq_1_to_2000;
+EOF
+    ;;
+    *) die "unknown scenario '$1' (known: $SCENARIOS)" ;;
+  esac
+}
+
+# verdict ERRLOG: the server's own statements about recovery, as key=value lines.
+verdict() {
+  local e=$1 cp end rec cr=0
+  grep -q "Starting crash recovery from checkpoint LSN=" "$e" && cr=1
+  cp=$(grep -o "Starting crash recovery from checkpoint LSN=[0-9]*" "$e" | head -1 | sed 's/.*=//') || true
+  end=$(grep -o "End of log at LSN=[0-9]*" "$e" | head -1 | sed 's/.*=//') || true
+  rec=$(grep -o "To recover: [0-9]* pages" "$e" | head -1 | sed 's/[^0-9]//g') || true
+  echo "crash_recovery=$cr"
+  echo "checkpoint_lsn=$cp"
+  echo "end_lsn=$end"
+  echo "to_recover_pages=$rec"
+}
+
+# checksums SOCK: CHECKSUM TABLE of every InnoDB user table, sorted.
+checksums() {
+  local t
+  for t in $(sql "$1" "SELECT CONCAT(table_schema,'.',table_name) FROM information_schema.tables
+      WHERE engine='InnoDB' AND table_schema NOT IN ('mysql','sys','performance_schema','information_schema')
+      ORDER BY 1" -N); do
+    sql "$1" "CHECKSUM TABLE $t" -N | awk -F'\t' '{print $1"\t"$2}'
+  done
+}
+
+scenario() {
+  local name=$1 out=$2
+  [ -e "$out" ] && die "$out exists; give a new directory"
+  case " $SCENARIOS " in *" $name "*) ;; *) die "unknown scenario '$name' (known: $SCENARIOS)" ;; esac
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+  local d=$out/data s=$out/lab.sock
+  # shellcheck disable=SC2207
+  local opts=($(opts_for "$name"))
+  printf '%s\n' "${opts[@]}" >"$out/options.txt"
+  mkdir -p "$out/ext"
+  mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
+    --skip-test-db "${opts[@]}" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
+  workload "$name" "$out" >"$out/workload.sql"
+  start "$d" "$s" "$out/before.err" "${opts[@]}"
+  sql "$s" "$(cat "$out/workload.sql")"
+  if [ "$name" = clean ]; then stop_clean "$d" "$s"; else crash "$d"; fi
+  cp -a "$d" "$out/crashed"
+  if [ -n "$(ls -A "$out/ext")" ]; then cp -a "$out/ext" "$out/crashed-ext"; fi
+  # The server's own verdict: recover the original location in place (DATA DIRECTORY paths in the
+  # redo log are absolute and point there), then shut down cleanly.
+  start "$d" "$s" "$out/server.err" "${opts[@]}"
+  checksums "$s" >"$out/checksums.tsv"
+  stop_clean "$d" "$s"
+  mv "$d" "$out/server"
+  verdict "$out/server.err" >"$out/verdict.txt"
+}
+
+bench_log() {
+  local out=$1 mib=$2
+  [ -e "$out" ] && die "$out exists; give a new directory"
+  mkdir -p "$out"; out=$(cd "$out" && pwd)
+  local d=$out/data s=$out/lab.sock
+  # shellcheck disable=SC2207
+  local opts=($(opts_for bench))
+  mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
+    --skip-test-db "${opts[@]}" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
+  start "$d" "$s" "$out/before.err" "${opts[@]}"
+  sql "$s" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(255), b INT, KEY(b)) ENGINE=InnoDB"
+  local lsn0 lsn i=0
+  lsn0=$(sql "$s" "SHOW GLOBAL STATUS LIKE 'Innodb_lsn_current'" -N | cut -f2)
+  while :; do
+    lsn=$(sql "$s" "SHOW GLOBAL STATUS LIKE 'Innodb_lsn_current'" -N | cut -f2)
+    [ $((lsn - lsn0)) -ge $((mib * 1048576)) ] && break
+    sql "$s" "INSERT INTO db.t SELECT seq + $i * 100000, REPEAT(CHAR(65 + seq % 26), 200), seq
+              FROM seq_1_to_100000; UPDATE db.t SET b = b + 1 WHERE id > $i * 100000"
+    i=$((i + 1))
+  done
+  crash "$d"
+  mv "$d" "$out/crashed"
+  echo "redo bytes written: $((lsn - lsn0))" >"$out/bench.txt"
+}
+
+case "${1:-}" in
+  install) install ;;
+  list) echo "$SCENARIOS" | tr ' ' '\n' ;;
+  scenario) [ $# -eq 3 ] || die "usage: $0 scenario NAME OUT"; scenario "$2" "$3" ;;
+  bench-log) [ $# -eq 3 ] || die "usage: $0 bench-log OUT MIB"; bench_log "$2" "$3" ;;
+  *) sed -n '2,22p' "$0" >&2; exit 2 ;;
+esac
