@@ -22,6 +22,16 @@ func (s Severity) String() string { return severityNames[s] }
 // MarshalText makes severities JSON strings.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads a severity name back.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err == nil && v > Error {
+		err = fmt.Errorf("unknown severity %q", b)
+	}
+	*s = v
+	return err
+}
+
 // ParseSeverity reads "info", "warning" or "error"; "none" gives a level above every finding.
 func ParseSeverity(s string) (Severity, error) {
 	for i, n := range severityNames {

@@ -6,6 +6,8 @@
 #   scripts/mariadb-lab.sh install              install mariadb-server, mariadb-backup (apt-get) if absent
 #   scripts/mariadb-lab.sh list                 list the scenarios
 #   scripts/mariadb-lab.sh scenario NAME OUT    make scenario NAME under the new directory OUT
+#   scripts/mariadb-lab.sh verdict DIR OUT [OPT...]  start mariadbd on DIR (a disposable copy), write
+#                                               its error log to OUT.err and its verdict to OUT.txt
 #   scripts/mariadb-lab.sh bench-log OUT MIB    a crashed directory whose redo log holds >= MIB MiB
 #                                               of records written since the log was created
 #
@@ -38,7 +40,7 @@ install() {
 # opts_for NAME: extra server options of a scenario (used at install and at every start).
 opts_for() {
   case "$1" in
-    undo) echo "--innodb-undo-tablespaces=3" ;;
+    undo) echo "--innodb-undo-tablespaces=3 --innodb-undo-log-truncate=ON --innodb-max-undo-log-size=10M --innodb-log-file-size=64M" ;;
     wrapped) echo "--innodb-log-file-size=4M" ;;
     bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
     *) echo "--innodb-log-file-size=16M" ;;
@@ -53,7 +55,7 @@ start() {
   local i
   for i in $(seq 1 600); do
     if mariadb --no-defaults -S "$s" -uroot -e "select 1" >/dev/null 2>&1; then return 0; fi
-    if ! kill -0 $! 2>/dev/null; then cat "$e" >&2; die "mariadbd exited during start on $d"; fi
+    if ! kill -0 $! 2>/dev/null; then return 1; fi
     sleep 0.1
   done
   cat "$e" >&2
@@ -74,6 +76,7 @@ stop_clean() {
 crash() {
   local pid; pid=$(cat "$1/lab.pid")
   kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true   # reaps our child quietly (no "Killed" job notice)
   while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
   rm -f "$1/lab.pid"
 }
@@ -82,7 +85,7 @@ crash() {
 workload() {
   local ext=$2/ext
   case "$1" in
-    dml|undo) cat <<'EOF'
+    dml) cat <<'EOF'
 CREATE DATABASE db;
 CREATE TABLE db.t1 (id INT PRIMARY KEY, v VARCHAR(200), n INT) ENGINE=InnoDB;
 CREATE TABLE db.t2 (id INT PRIMARY KEY, v VARCHAR(200), KEY(v)) ENGINE=InnoDB ROW_FORMAT=REDUNDANT;
@@ -94,6 +97,16 @@ UPDATE db.t1 SET n = n * 2, v = REPEAT('u', 120) WHERE id % 3 = 0;
 DELETE FROM db.t1 WHERE id % 7 = 0;
 UPDATE db.t2 SET v = CONCAT('upd', id) WHERE id % 2 = 0;
 DELETE FROM db.t2 WHERE id > 900;
+SET GLOBAL innodb_max_purge_lag_wait=0;
+EOF
+    ;;
+    undo) workload dml "$2"; cat <<'EOF'
+CREATE TABLE db.big (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB;
+INSERT INTO db.big SELECT seq, REPEAT('a', 200) FROM seq_1_to_60000;
+BEGIN;
+UPDATE db.big SET v = REPEAT('b', 200);
+UPDATE db.big SET v = REPEAT('c', 200);
+COMMIT;
 EOF
     ;;
     ddl) cat <<'EOF'
@@ -148,8 +161,6 @@ CREATE DATABASE db;
 CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(255)) ENGINE=InnoDB;
 INSERT INTO db.t SELECT seq, REPEAT('w', 200) FROM seq_1_to_20000;
 UPDATE db.t SET v = REPEAT('x', 200);
-UPDATE db.t SET v = REPEAT('y', 200);
-UPDATE db.t SET v = REPEAT('z', 200) WHERE id % 2 = 0;
 EOF
     ;;
     clean) cat <<'EOF'
@@ -160,6 +171,56 @@ EOF
     ;;
     *) die "unknown scenario '$1' (known: $SCENARIOS)" ;;
   esac
+}
+
+# be64 FILE OFFSET: the big-endian 64-bit integer at OFFSET.
+be64() { echo $((16#$(od -An -tx1 -j"$2" -N8 "$1" | tr -d ' \n'))); }
+
+# ring_pass DATADIR LSN: which pass through the ring of ib_logfile0 the byte at LSN is on.
+ring_pass() {
+  local f=$1/ib_logfile0
+  echo $(( ($2 - $(be64 "$f" 8)) / ($(stat -c %s "$f") - 12288) ))
+}
+
+# log_checkpoint DATADIR: the larger LSN of the two checkpoint blocks (the one recovery uses).
+log_checkpoint() {
+  local a b
+  a=$(be64 "$1/ib_logfile0" 4096) b=$(be64 "$1/ib_logfile0" 8192)
+  if [ "$a" -gt "$b" ]; then echo "$a"; else echo "$b"; fi
+}
+
+# wrap_until_straddle DATADIR SOCK OUT: update rows until the log from the last checkpoint to
+# the current LSN crosses the physical end of the ring file, then crash. Every UPDATE commits
+# durably, so the log on disk reaches at least the last LSN read; a checkpoint can still land
+# between that read and the kill, so the crashed file is checked and the run repeated if needed.
+wrap_until_straddle() {
+  local d=$1 s=$2 out=$3 try i lsn
+  for try in 1 2 3 4 5 6; do
+    for i in $(seq 1 400); do
+      sql "$s" "UPDATE db.t SET v = REPEAT(CHAR(97 + $i % 26), 200) WHERE id % 5 = $i % 5"
+      lsn=$(sql "$s" "SHOW GLOBAL STATUS LIKE 'Innodb_lsn_current'" -N | cut -f2)
+      [ "$(ring_pass "$d" "$lsn")" != "$(ring_pass "$d" "$(log_checkpoint "$d")")" ] && break
+    done
+    crash "$d"
+    [ "$(ring_pass "$d" "$lsn")" != "$(ring_pass "$d" "$(log_checkpoint "$d")")" ] && return 0
+    # shellcheck disable=SC2046
+    start "$d" "$s" "$out/retry$try.err" $(opts_for wrapped) || die "restart failed, see $out/retry$try.err"
+  done
+  die "could not crash with the log straddling the end of the ring"
+}
+
+# verdict_of DIR OUT OPTS...: start the server on DIR (a disposable copy: recovery writes to it),
+# record its error log in OUT.err and its verdict in OUT.txt (started=0 if it refused), stop it.
+verdict_of() {
+  local d=$1 out=$2 s; shift 2
+  s=$(mktemp -u /tmp/innoscope-lab-XXXXXX.sock)
+  rm -f "$out.err"
+  if start "$d" "$s" "$out.err" "$@"; then
+    { echo "started=1"; verdict "$out.err"; } >"$out.txt"
+    stop_clean "$d" "$s"
+  else
+    { echo "started=0"; verdict "$out.err"; } >"$out.txt"
+  fi
 }
 
 # verdict ERRLOG: the server's own statements about recovery, as key=value lines.
@@ -199,14 +260,21 @@ scenario() {
   mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
     --skip-test-db "${opts[@]}" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
   workload "$name" "$out" >"$out/workload.sql"
-  start "$d" "$s" "$out/before.err" "${opts[@]}"
+  start "$d" "$s" "$out/before.err" "${opts[@]}" || { cat "$out/before.err" >&2; die "mariadbd did not start"; }
   sql "$s" "$(cat "$out/workload.sql")"
-  if [ "$name" = clean ]; then stop_clean "$d" "$s"; else crash "$d"; fi
+  if [ "$name" = undo ]; then
+    # Purge truncates the oversized undo tablespace (logged as EXTENDED TRIM_PAGES); wait for it.
+    local i; for i in $(seq 1 300); do grep -q "Truncated " "$out/before.err" && break; sleep 0.1; done
+    grep -q "Truncated " "$out/before.err" || die "no undo tablespace was truncated"
+  fi
+  if [ "$name" = wrapped ]; then wrap_until_straddle "$d" "$s" "$out"
+  elif [ "$name" = clean ]; then stop_clean "$d" "$s"
+  else crash "$d"; fi
   cp -a "$d" "$out/crashed"
   if [ -n "$(ls -A "$out/ext")" ]; then cp -a "$out/ext" "$out/crashed-ext"; fi
   # The server's own verdict: recover the original location in place (DATA DIRECTORY paths in the
   # redo log are absolute and point there), then shut down cleanly.
-  start "$d" "$s" "$out/server.err" "${opts[@]}"
+  start "$d" "$s" "$out/server.err" "${opts[@]}" || { cat "$out/server.err" >&2; die "recovery failed"; }
   checksums "$s" >"$out/checksums.tsv"
   stop_clean "$d" "$s"
   mv "$d" "$out/server"
@@ -222,7 +290,7 @@ bench_log() {
   local opts=($(opts_for bench))
   mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
     --skip-test-db "${opts[@]}" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
-  start "$d" "$s" "$out/before.err" "${opts[@]}"
+  start "$d" "$s" "$out/before.err" "${opts[@]}" || { cat "$out/before.err" >&2; die "mariadbd did not start"; }
   sql "$s" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(255), b INT, KEY(b)) ENGINE=InnoDB"
   local lsn0 lsn i=0
   lsn0=$(sql "$s" "SHOW GLOBAL STATUS LIKE 'Innodb_lsn_current'" -N | cut -f2)
@@ -242,6 +310,7 @@ case "${1:-}" in
   install) install ;;
   list) echo "$SCENARIOS" | tr ' ' '\n' ;;
   scenario) [ $# -eq 3 ] || die "usage: $0 scenario NAME OUT"; scenario "$2" "$3" ;;
+  verdict) [ $# -ge 3 ] || die "usage: $0 verdict DIR OUT [MARIADBD-OPTIONS...]"; verdict_of "${@:2}" ;;
   bench-log) [ $# -eq 3 ] || die "usage: $0 bench-log OUT MIB"; bench_log "$2" "$3" ;;
-  *) sed -n '2,22p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,24p' "$0" >&2; exit 2 ;;
 esac

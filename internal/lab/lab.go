@@ -1,0 +1,226 @@
+// Package lab gives tests real crashed data directories made by the real mariadbd through
+// scripts/mariadb-lab.sh, with the server's own verdict on each.
+//
+// Scenarios are generated on first use and cached under $INNOSCOPE_LAB_DIR (default: the
+// system temporary directory), keyed by the script's content and the server version, so a
+// changed script or server regenerates them. Without mariadbd, tests skip locally and fail
+// under CI (CI=true), where scripts/test.sh installs it.
+package lab
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Scenario is one generated crash scenario.
+type Scenario struct {
+	Name    string
+	Dir     string // the scenario directory (see scripts/mariadb-lab.sh)
+	Crashed string // the data directory as SIGKILL left it
+	Verdict Verdict
+	Options []string // extra mariadbd options of the scenario
+}
+
+// Verdict is what the server said while recovering a copy.
+type Verdict struct {
+	Started        bool // the server came up (false: it refused)
+	CrashRecovery  bool // it printed "Starting crash recovery from checkpoint LSN="
+	CheckpointLSN  uint64
+	EndLSN         uint64 // "End of log at LSN="
+	ToRecoverPages int    // "To recover: N pages", -1 when not printed
+	ErrLog         string // path of its error log
+}
+
+// Root is the repository root (the directory holding go.mod).
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+func script() string { return filepath.Join(Root(), "scripts", "mariadb-lab.sh") }
+
+// Require skips (locally) or fails (in CI) a test when the server is not installed.
+func Require(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("mariadbd"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("mariadbd is not installed; scripts/test.sh installs it (scripts/mariadb-lab.sh install)")
+		}
+		t.Skip("mariadbd not installed: run scripts/mariadb-lab.sh install")
+	}
+}
+
+// cacheDir is where scenarios of this script and server version live.
+func cacheDir(t testing.TB) string {
+	src, err := os.ReadFile(script())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver, err := exec.Command("mariadbd", "--version").Output()
+	if err != nil {
+		t.Fatalf("mariadbd --version: %v", err)
+	}
+	h := sha256.Sum256(append(src, ver...))
+	base := os.Getenv("INNOSCOPE_LAB_DIR")
+	if base == "" {
+		base = filepath.Join(os.TempDir(), "innoscope-lab")
+	}
+	return filepath.Join(base, hex.EncodeToString(h[:6]))
+}
+
+// Get returns scenario name, generating it if needed. Generation is serialised across test
+// processes with a lock file.
+func Get(t testing.TB, name string) *Scenario {
+	t.Helper()
+	Require(t)
+	dir := cacheDir(t)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, name)
+	if _, err := os.Stat(filepath.Join(out, "verdict.txt")); err != nil {
+		lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Close()
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "verdict.txt")); err != nil {
+			tmp := out + ".tmp"
+			os.RemoveAll(tmp)
+			cmd := exec.Command("bash", script(), "scenario", name, tmp)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("lab scenario %s: %v\n%s", name, err, b)
+			}
+			// Paths inside the scenario (DATA DIRECTORY, .isl) name the .tmp directory, so it
+			// stays where it was made; the final name is a link to it.
+			if err := os.Symlink(filepath.Base(tmp), out); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s := &Scenario{Name: name, Dir: out, Crashed: filepath.Join(out, "crashed")}
+	var err error
+	if s.Verdict, err = ReadVerdict(filepath.Join(out, "verdict.txt")); err != nil {
+		t.Fatal(err)
+	}
+	s.Verdict.Started = true
+	s.Verdict.ErrLog = filepath.Join(out, "server.err")
+	if b, err := os.ReadFile(filepath.Join(out, "options.txt")); err == nil {
+		s.Options = strings.Fields(string(b))
+	}
+	return s
+}
+
+// ReadVerdict parses the key=value file the lab script writes.
+func ReadVerdict(path string) (Verdict, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Verdict{}, err
+	}
+	defer f.Close()
+	v := Verdict{ToRecoverPages: -1}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, val, _ := strings.Cut(sc.Text(), "=")
+		if val == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(val, 10, 64)
+		if err != nil {
+			return v, fmt.Errorf("%s: %s=%q: %v", path, k, val, err)
+		}
+		switch k {
+		case "started":
+			v.Started = n == 1
+		case "crash_recovery":
+			v.CrashRecovery = n == 1
+		case "checkpoint_lsn":
+			v.CheckpointLSN = n
+		case "end_lsn":
+			v.EndLSN = n
+		case "to_recover_pages":
+			v.ToRecoverPages = int(n)
+		}
+	}
+	return v, sc.Err()
+}
+
+// ServerVerdict starts the real server on dir (a disposable copy: recovery writes to it) with
+// the scenario's options and returns what it said.
+func (s *Scenario) ServerVerdict(t testing.TB, dir string) Verdict {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "verdict")
+	args := append([]string{script(), "verdict", dir, out}, s.Options...)
+	if b, err := exec.Command("bash", args...).CombinedOutput(); err != nil {
+		t.Fatalf("lab verdict on %s: %v\n%s", dir, err, b)
+	}
+	v, err := ReadVerdict(out + ".txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.ErrLog = out + ".err"
+	return v
+}
+
+// CopyDir copies the regular files and directories of src into dst (which must not exist).
+func CopyDir(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// HashTree returns path → sha256 of every regular file under dir, to prove it unchanged.
+func HashTree(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		h := sha256.Sum256(b)
+		info, _ := d.Info()
+		m[p] = hex.EncodeToString(h[:]) + " " + info.ModTime().String()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
