@@ -98,6 +98,7 @@ DELETE FROM db.t1 WHERE id % 7 = 0;
 UPDATE db.t2 SET v = CONCAT('upd', id) WHERE id % 2 = 0;
 DELETE FROM db.t2 WHERE id > 900;
 SET GLOBAL innodb_max_purge_lag_wait=0;
+INSERT INTO db.t1 VALUES (100000, 'commit: makes purge''s buffered log durable', 0);
 EOF
     ;;
     undo) workload dml "$2"; cat <<'EOF'
