@@ -64,7 +64,7 @@ var mustSee = map[string][]string{
 		"EXTENDED/DELETE_ROW_FORMAT_REDUNDANT"}, // purge of db.t2, made durable by a later commit
 	"ddl":         {"FILE_CREATE", "FILE_RENAME", "FILE_DELETE", "FILE_MODIFY"},
 	"alter_force": {"FILE_CREATE", "FILE_RENAME", "FILE_DELETE", "FREE_PAGE"},
-	"undo": {"EXTENDED/TRIM_PAGES"},
+	"undo":        {"EXTENDED/TRIM_PAGES"},
 }
 
 var knownType = func() map[string]bool {
