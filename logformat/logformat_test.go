@@ -136,7 +136,7 @@ func TestCheckpointRules(t *testing.T) {
 
 func TestEveryRecordType(t *testing.T) {
 	write := PageRecord(Write, false, 5, 3, append(AppendVarint(nil, 100), 1, 2, 3))
-	sameWrite := PageRecord(Write, true, 0, 0, append(AppendVarint(nil, 2), 9))   // at 105
+	sameWrite := PageRecord(Write, true, 0, 0, append(AppendVarint(nil, 2), 9)) // at 105
 	memset := PageRecord(Memset, true, 0, 0, append(AppendVarint(AppendVarint(nil, 1), 8), 0xab))
 	memmove := PageRecord(Memmove, true, 0, 0, AppendVarint(AppendVarint(AppendVarint(nil, 0), 4), 7)) // -4
 	long := PageRecord(Write, false, 7, 9, append(AppendVarint(nil, 200), bytes.Repeat([]byte{7}, 300)...))
