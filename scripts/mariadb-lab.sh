@@ -23,7 +23,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean fixture"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -41,7 +41,7 @@ install() {
 opts_for() {
   case "$1" in
     undo) echo "--innodb-undo-tablespaces=3 --innodb-undo-log-truncate=ON --innodb-max-undo-log-size=10M --innodb-log-file-size=64M" ;;
-    wrapped) echo "--innodb-log-file-size=4M" ;;
+    wrapped|fixture) echo "--innodb-log-file-size=4M" ;;
     bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
     *) echo "--innodb-log-file-size=16M" ;;
   esac
@@ -162,6 +162,19 @@ CREATE DATABASE db;
 CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(255)) ENGINE=InnoDB;
 INSERT INTO db.t SELECT seq, REPEAT('w', 200) FROM seq_1_to_20000;
 UPDATE db.t SET v = REPEAT('x', 200);
+EOF
+    ;;
+    fixture) cat <<'EOF'
+CREATE DATABASE shop;
+CREATE TABLE shop.orders (id INT PRIMARY KEY, customer VARCHAR(40), total DECIMAL(10,2)) ENGINE=InnoDB;
+INSERT INTO shop.orders SELECT seq, CONCAT('customer', seq % 50), seq * 1.5 FROM seq_1_to_500;
+SET GLOBAL innodb_log_checkpoint_now=1;
+INSERT INTO shop.orders SELECT seq, 'late', 9.99 FROM seq_501_to_700;
+UPDATE shop.orders SET total = total + 1 WHERE id % 10 = 0;
+DELETE FROM shop.orders WHERE id % 13 = 0;
+CREATE TABLE shop.audit (id INT PRIMARY KEY) ENGINE=InnoDB;
+RENAME TABLE shop.audit TO shop.audit_log;
+INSERT INTO shop.audit_log SELECT seq FROM seq_1_to_50;
 EOF
     ;;
     clean) cat <<'EOF'
