@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 )
 
 // Offsets in page 0 (fsp0fsp.h): the FSP header starts at 38; its flags word is at +16.
@@ -15,14 +16,25 @@ const (
 	fspHeaderEnd = 38 + 20
 )
 
-// Flags is a decoded FSP_SPACE_FLAGS word. MariaDB's full_crc32 layout (marker bit 4) keeps the
-// page size in bits 0..3; the classic layout (MySQL, MariaDB without full_crc32) keeps it in bits
-// 6..9 and the ROW_FORMAT=COMPRESSED size in bits 1..4 (fsp0types.h FSP_FLAGS_*).
+// Flags is a decoded FSP_SPACE_FLAGS word (fsp0types.h of each vendor). MariaDB's full_crc32
+// layout has a marker in bit 4, the page size in bits 0..3 and the page_compressed algorithm in
+// bits 5..7. The classic layout (MySQL; MariaDB without full_crc32) has POST_ANTELOPE in bit 0,
+// the ROW_FORMAT=COMPRESSED size in bits 1..4, ATOMIC_BLOBS in bit 5, the page size in bits 6..9;
+// MySQL adds DATA_DIR, SHARED, TEMPORARY, ENCRYPTION, SDI in bits 10..14 and MariaDB
+// PAGE_COMPRESSION in bit 16 (with the level in bits 17..20). Bit 4 of the classic layout would
+// make a compressed size code of 8 or more, which is invalid: that is what makes the marker safe.
 type Flags struct {
-	Raw       uint32
-	FullCRC32 bool
-	PageSize  int // logical page size (innodb_page_size)
-	ZipSize   int // physical page size of ROW_FORMAT=COMPRESSED tablespaces, else 0
+	Raw       uint32 `json:"raw"`
+	FullCRC32 bool   `json:"full_crc32"`
+	PageSize  int    `json:"page_size"` // logical page size (innodb_page_size)
+	ZipSize   int    `json:"zip_size"`  // physical page size of ROW_FORMAT=COMPRESSED tablespaces, else 0
+	// PageCompression: MariaDB PAGE_COMPRESSED=1 (classic bit 16, or a full_crc32 algorithm).
+	PageCompression bool `json:"page_compression"`
+	// CompressionAlgo is the full_crc32 page_compressed algorithm (1 zlib, 2 lz4, 3 lzo, 4 lzma,
+	// 5 bzip2, 6 snappy), 0 for none.
+	CompressionAlgo int      `json:"compression_algo"`
+	AtomicBlobs     bool     `json:"atomic_blobs"` // DYNAMIC or COMPRESSED row format possible
+	Names           []string `json:"names"`        // set flags by name
 }
 
 // DecodeFlags decodes FSP_SPACE_FLAGS.
@@ -35,6 +47,12 @@ func DecodeFlags(f uint32) (Flags, error) {
 			return fl, fmt.Errorf("full_crc32 flags 0x%x: invalid page size code %d", f, ss)
 		}
 		fl.PageSize = 512 << ss
+		fl.CompressionAlgo = int(f>>5) & 7
+		fl.PageCompression = fl.CompressionAlgo != 0
+		fl.Names = append(fl.Names, "FULL_CRC32")
+		if fl.PageCompression {
+			fl.Names = append(fl.Names, fmt.Sprintf("PAGE_COMPRESSED(algorithm %d)", fl.CompressionAlgo))
+		}
 		return fl, nil
 	}
 	ss := (f >> 6) & 0xf
@@ -51,7 +69,17 @@ func DecodeFlags(f uint32) (Flags, error) {
 			return fl, fmt.Errorf("flags 0x%x: invalid compressed page size code %d", f, zs)
 		}
 		fl.ZipSize = 512 << zs
+		fl.Names = append(fl.Names, fmt.Sprintf("ZIP_SSIZE(%d bytes)", fl.ZipSize))
 	}
+	fl.AtomicBlobs = f&(1<<5) != 0
+	fl.PageCompression = f&(1<<16) != 0
+	for bit, name := range map[uint]string{0: "POST_ANTELOPE", 5: "ATOMIC_BLOBS", 10: "DATA_DIR",
+		11: "SHARED", 12: "TEMPORARY", 13: "ENCRYPTION", 14: "SDI", 16: "PAGE_COMPRESSION"} {
+		if f&(1<<bit) != 0 {
+			fl.Names = append(fl.Names, name)
+		}
+	}
+	sort.Strings(fl.Names)
 	return fl, nil
 }
 

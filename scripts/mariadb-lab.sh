@@ -19,11 +19,14 @@
 #   verdict.txt     key=value lines read off server.err: crash_recovery (0|1), checkpoint_lsn,
 #                   end_lsn, to_recover_pages (empty when the server printed none)
 #   checksums.tsv   CHECKSUM TABLE of every user table after the server's recovery (table<TAB>checksum)
+#   sys_tablespaces.tsv  information_schema.INNODB_SYS_TABLESPACES of the live server before the
+#                   crash: SPACE, NAME, FLAG, PAGE_SIZE, FILENAME
+#   facts.tsv       where the workload asks for it: table name, column count before instant ALTER
 #   options.txt     the extra mariadbd options the scenario used (one per line)
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean fixture"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean fixture formats_default formats_crc32 formats_4k formats_64k"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -42,6 +45,9 @@ opts_for() {
   case "$1" in
     undo) echo "--innodb-undo-tablespaces=3 --innodb-undo-log-truncate=ON --innodb-max-undo-log-size=10M --innodb-log-file-size=64M" ;;
     wrapped|fixture) echo "--innodb-log-file-size=4M" ;;
+    formats_crc32) echo "--innodb-checksum-algorithm=crc32" ;;
+    formats_4k) echo "--innodb-page-size=4k" ;;
+    formats_64k) echo "--innodb-page-size=64k" ;;
     bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
     *) echo "--innodb-log-file-size=16M" ;;
   esac
@@ -177,6 +183,27 @@ RENAME TABLE shop.audit TO shop.audit_log;
 INSERT INTO shop.audit_log SELECT seq FROM seq_1_to_50;
 EOF
     ;;
+    formats_*) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.dyn (id INT PRIMARY KEY, v VARCHAR(200), KEY(v)) ENGINE=InnoDB ROW_FORMAT=DYNAMIC;
+CREATE TABLE db.red (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ROW_FORMAT=REDUNDANT;
+CREATE TABLE db.pc (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB PAGE_COMPRESSED=1;
+CREATE TABLE db.inst (id INT PRIMARY KEY, a VARCHAR(40), b INT) ENGINE=InnoDB;
+INSERT INTO db.dyn SELECT seq, REPEAT(CHAR(65 + seq % 26), 150) FROM seq_1_to_3000;
+INSERT INTO db.red SELECT seq, REPEAT('r', 100) FROM seq_1_to_2000;
+INSERT INTO db.pc SELECT seq, REPEAT('p', 180) FROM seq_1_to_3000;
+INSERT INTO db.inst SELECT seq, CONCAT('a', seq), seq FROM seq_1_to_3000;
+-- lab:facts
+ALTER TABLE db.inst ADD COLUMN c INT NOT NULL DEFAULT 42, ALGORITHM=INSTANT;
+INSERT INTO db.inst (id, a, b, c) SELECT seq, 'new', seq, 7 FROM seq_3001_to_3100;
+EOF
+      # ROW_FORMAT=COMPRESSED needs innodb_page_size <= 16k and a non-full_crc32-only setting.
+      if [ "$1" != formats_64k ]; then cat <<'EOF'
+CREATE TABLE db.zip (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=2;
+INSERT INTO db.zip SELECT seq, REPEAT(CHAR(97 + seq % 26), 120) FROM seq_1_to_2000;
+EOF
+      fi
+    ;;
     clean) cat <<'EOF'
 CREATE DATABASE db;
 CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
@@ -275,14 +302,25 @@ scenario() {
     --skip-test-db "${opts[@]}" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
   workload "$name" "$out" >"$out/workload.sql"
   start "$d" "$s" "$out/before.err" "${opts[@]}" || { cat "$out/before.err" >&2; die "mariadbd did not start"; }
-  sql "$s" "$(cat "$out/workload.sql")"
+  # The workload runs in two parts around an optional "-- lab:facts" line, where the live server's
+  # column counts are recorded (facts.tsv: table, columns) before any instant ALTER changes them.
+  sql "$s" "$(sed '/^-- lab:facts/,$d' "$out/workload.sql")"
+  if grep -q '^-- lab:facts' "$out/workload.sql"; then
+    sql "$s" "SELECT t.NAME, COUNT(*) FROM information_schema.INNODB_SYS_TABLES t
+      JOIN information_schema.INNODB_SYS_COLUMNS c USING (TABLE_ID) WHERE t.NAME LIKE 'db/%'
+      GROUP BY t.NAME ORDER BY 1" -N >"$out/facts.tsv"
+    sql "$s" "$(sed '1,/^-- lab:facts/d' "$out/workload.sql")"
+  fi
+  # What the live server knows about its tablespaces, just before the crash.
+  sql "$s" "SELECT SPACE, NAME, FLAG, PAGE_SIZE, FILENAME FROM information_schema.INNODB_SYS_TABLESPACES
+    ORDER BY SPACE" -N >"$out/sys_tablespaces.tsv"
   if [ "$name" = undo ]; then
     # Purge truncates the oversized undo tablespace (logged as EXTENDED TRIM_PAGES); wait for it.
     local i; for i in $(seq 1 300); do grep -q "Truncated " "$out/before.err" && break; sleep 0.1; done
     grep -q "Truncated " "$out/before.err" || die "no undo tablespace was truncated"
   fi
   if [ "$name" = wrapped ]; then wrap_until_straddle "$d" "$s" "$out"
-  elif [ "$name" = clean ]; then stop_clean "$d" "$s"
+  elif [ "$name" = clean ] || [ "${name#formats_}" != "$name" ]; then stop_clean "$d" "$s"
   else crash "$d"; fi
   cp -a "$d" "$out/crashed"
   if [ -n "$(ls -A "$out/ext")" ]; then cp -a "$out/ext" "$out/crashed-ext"; fi

@@ -1,0 +1,180 @@
+package cmd
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/discovery"
+	"innoscope/report"
+)
+
+func pagesCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "pages",
+		Usage:     "per-page type, LSN and checksum verdict of one tablespace file; page-type summary; instant ADD COLUMN roots",
+		ArgsUsage: "FILE",
+		Flags: append(append([]cli.Flag{}, outputFlags...),
+			&cli.BoolFlag{Name: "verify", Usage: "check every page's checksum (server rule, and innochecksum 10.11 parity)"},
+			&cli.BoolFlag{Name: "summary", Usage: "only the page-type summary, no per-page rows"},
+			&cli.Int64Flag{Name: "page", Value: -1, Usage: "only this page"}),
+		Action: pagesAction,
+	}
+}
+
+// pagesJSON is the --json form of `pages`.
+type pagesJSON struct {
+	*discovery.Report
+	PageList []discovery.PageInfo `json:"page_list,omitempty"`
+	Findings []report.Finding     `json:"findings"`
+}
+
+func pagesFindings(r *discovery.Report) []report.Finding {
+	fs := []report.Finding{}
+	sp := r.SpaceID
+	for _, no := range r.Corrupt {
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE", SpaceID: &sp, File: r.Path,
+			Message: fmt.Sprintf("page %d: %s", no, r.Reasons[no])})
+	}
+	if n := len(r.InnochecksumCorrupt) - len(r.Corrupt); n > 0 {
+		first := int64(-1)
+		for _, no := range r.InnochecksumCorrupt {
+			if r.Reasons[no] != "" && !contains(r.Corrupt, no) {
+				first = no
+				break
+			}
+		}
+		fs = append(fs, report.Finding{Severity: report.Info, Code: "INNOCHECKSUM_REJECTS", SpaceID: &sp, File: r.Path,
+			Message: fmt.Sprintf("%d pages valid for the server but reported by innochecksum 10.11 (first: page %d: %s)",
+				n, first, r.Reasons[first])})
+	}
+	return fs
+}
+
+func contains(s []int64, x int64) bool {
+	i := sort.Search(len(s), func(i int) bool { return s[i] >= x })
+	return i < len(s) && s[i] == x
+}
+
+func pagesAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return fmt.Errorf("expected one FILE argument (a tablespace file such as ibdata1 or db/t.ibd)")
+	}
+	t, err := discovery.OpenFile(c.Args().First())
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	opt := discovery.InspectOptions{Verify: c.Bool("verify"), From: 0, To: -1}
+	if p := c.Int64("page"); p >= 0 {
+		if p >= t.Pages() {
+			return fmt.Errorf("%s: page %d is beyond the last page %d", t.Path, p, t.Pages()-1)
+		}
+		opt.From, opt.To = p, p+1
+	}
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	summary := c.Bool("summary")
+	var list []discovery.PageInfo
+	var table *report.Stream
+	if !summary {
+		if out.JSON {
+			opt.Each = func(pi discovery.PageInfo) { list = append(list, pi) }
+		} else {
+			if table, err = out.Stream([]string{"PAGE", "TYPE", "LSN", "SPACE", "CHECKSUM", "INDEX"},
+				[]int{10, 16, 14, 8, 24, 40}); err != nil {
+				return err
+			}
+			opt.Each = func(pi discovery.PageInfo) { table.Row(pageRow(out, pi)...) }
+		}
+	}
+	prog := report.NewProgress("reading "+t.Path, t.Pages())
+	opt.Progress = func(done int64) { prog.Set(done) }
+	r, err := discovery.Inspect(t, opt)
+	prog.Done()
+	if err != nil {
+		return err
+	}
+	if table != nil {
+		if err := table.Close(); err != nil {
+			return err
+		}
+	}
+	fs := []report.Finding{}
+	if opt.Verify {
+		fs = pagesFindings(r)
+	}
+	if out.JSON {
+		if err := out.WriteJSON(pagesJSON{Report: r, PageList: list, Findings: fs}); err != nil {
+			return err
+		}
+		return finish(c, fs)
+	}
+	if err := out.Table([]string{"FIELD", "VALUE"}, [][]string{
+		{"file", r.Path}, {"space id", fmt.Sprint(r.SpaceID)},
+		{"flags", fmt.Sprintf("0x%x %v", r.Flags.Raw, r.Flags.Names)},
+		{"page size", fmt.Sprintf("%d (physical %d)", r.PageSize, r.PhysicalSize)},
+		{"pages", fmt.Sprint(r.Pages)},
+	}); err != nil {
+		return err
+	}
+	var rows [][]string
+	for _, k := range sortedKeys(r.Summary) {
+		rows = append(rows, []string{k, fmt.Sprint(r.Summary[k])})
+	}
+	if err := out.Table([]string{"PAGE TYPE", "COUNT"}, rows); err != nil {
+		return err
+	}
+	if len(r.Instant) > 0 {
+		var irows [][]string
+		for _, in := range r.Instant {
+			irows = append(irows, []string{fmt.Sprint(in.Page), fmt.Sprint(in.IndexID), fmt.Sprint(in.NCoreFields),
+				fmt.Sprint(in.MetadataRecord), fmt.Sprint(in.MetadataPage)})
+		}
+		if err := out.Table([]string{"INSTANT ROOT", "INDEX ID", "CORE FIELDS", "METADATA RECORD", "ON PAGE"}, irows); err != nil {
+			return err
+		}
+	}
+	if opt.Verify {
+		fmt.Fprintf(out.Writer(), "checksums: %v; corrupt pages: %d; pages innochecksum 10.11 would report: %d\n",
+			r.Algorithms, len(r.Corrupt), len(r.InnochecksumCorrupt))
+		if len(fs) > 0 {
+			if err := out.Findings(fs); err != nil {
+				return err
+			}
+		}
+	}
+	return finish(c, fs)
+}
+
+func pageRow(out *report.Output, pi discovery.PageInfo) []string {
+	ck := "-"
+	if v := pi.Verdict; v != nil {
+		switch {
+		case v.Corrupt:
+			ck = out.Paint(report.Bad, "CORRUPT")
+		case v.InnochecksumCorrupt:
+			ck = out.Paint(report.Warn, string(v.Algorithm)+" (innochecksum: bad)")
+		default:
+			ck = out.Paint(report.Good, string(v.Algorithm))
+		}
+	}
+	ix := ""
+	if x := pi.Index; x != nil {
+		ix = fmt.Sprintf("id %d level %d recs %d", x.IndexID, x.Level, x.NRecs)
+		if pi.Type == "INSTANT" {
+			ix += fmt.Sprintf(" core %d", x.Instant)
+		}
+	}
+	return []string{fmt.Sprint(pi.No), pi.Type, fmt.Sprint(pi.LSN), fmt.Sprint(pi.SpaceID), ck, ix}
+}
+
+func sortedKeys(m map[string]int) []string {
+	k := make([]string, 0, len(m))
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}

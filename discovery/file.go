@@ -1,0 +1,120 @@
+package discovery
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+)
+
+// File is a tablespace file opened read-only, with its page 0 decoded.
+type File struct {
+	Path     string
+	Size     int64
+	Header   FilHeader // of page 0
+	FSP      FSPHeader
+	Physical int // bytes per page on disk (the compressed size for ROW_FORMAT=COMPRESSED)
+	Vendor   Vendor
+	f        *os.File
+}
+
+// OpenFile opens a datafile and decodes its first page.
+func OpenFile(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	tf, err := readPage0(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return tf, nil
+}
+
+func readPage0(f *os.File, path string) (*File, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	size := fi.Size()
+	// The flags decide the page size, so read the FSP header first.
+	head := make([]byte, fspHeaderEnd+4)
+	if n, err := f.ReadAt(head, 0); n < len(head) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("%s: offset %d: file of %d bytes is too short for page 0: %w", path, n, size, err)
+	}
+	fl, err := DecodeFlags(binary.BigEndian.Uint32(head[fspFlags:]))
+	if err != nil {
+		return nil, fmt.Errorf("%s: offset %d: %w", path, fspFlags, err)
+	}
+	phys := fl.PageSize
+	if fl.ZipSize != 0 {
+		phys = fl.ZipSize
+	}
+	if size < int64(phys) {
+		return nil, fmt.Errorf("%s: offset %d: file of %d bytes is shorter than one %d-byte page", path, size, size, phys)
+	}
+	p := make([]byte, phys)
+	if _, err := f.ReadAt(p, 0); err != nil {
+		return nil, fmt.Errorf("%s: offset 0: %w", path, err)
+	}
+	h, _ := ParseFilHeader(p)
+	fsp, _ := ParseFSPHeader(p)
+	tf := &File{Path: path, Size: size, Header: h, FSP: fsp, Physical: phys, Vendor: vendorOf(fl), f: f}
+	return tf, nil
+}
+
+// vendorOf guesses who wrote a file from its flags: MySQL sets bits 10..14 (DATA_DIR, SHARED,
+// TEMPORARY, ENCRYPTION, SDI), which MariaDB keeps zero; full_crc32 and page compression are
+// MariaDB's.
+func vendorOf(fl Flags) Vendor {
+	switch {
+	case fl.FullCRC32 || fl.PageCompression:
+		return VendorMariaDB
+	case !fl.FullCRC32 && fl.Raw&(0x1f<<10) != 0:
+		return VendorMySQL
+	}
+	return VendorUnknown
+}
+
+// Close closes the file.
+func (t *File) Close() error { return t.f.Close() }
+
+// Pages is the number of whole pages in the file.
+func (t *File) Pages() int64 { return t.Size / int64(t.Physical) }
+
+// EachPage calls fn for pages [from, to) in order (to < 0: to the end), reading sequentially
+// with a large buffer. The slice passed to fn is reused after fn returns.
+func (t *File) EachPage(from, to int64, fn func(no int64, p []byte) error) error {
+	if to < 0 || to > t.Pages() {
+		to = t.Pages()
+	}
+	per := int64(4<<20) / int64(t.Physical)
+	if per < 1 {
+		per = 1
+	}
+	buf := make([]byte, per*int64(t.Physical))
+	for no := from; no < to; {
+		n := per
+		if to-no < n {
+			n = to - no
+		}
+		b := buf[:n*int64(t.Physical)]
+		if _, err := t.f.ReadAt(b, no*int64(t.Physical)); err != nil {
+			return fmt.Errorf("%s: offset %d: %w", t.Path, no*int64(t.Physical), err)
+		}
+		for i := int64(0); i < n; i++ {
+			if err := fn(no+i, b[i*int64(t.Physical):(i+1)*int64(t.Physical)]); err != nil {
+				return err
+			}
+		}
+		no += n
+	}
+	return nil
+}
