@@ -74,7 +74,9 @@ func ParseIndexPage(p []byte) (IndexPage, error) {
 // IsMetadataRecord reports whether the first user record is the instant ADD COLUMN metadata
 // ("default row") record: REC_INFO_MIN_REC_FLAG set (with the deleted flag too after instant
 // DROP or reorder of columns).
-func (ip IndexPage) IsMetadataRecord() bool { return ip.HasUserRecs && ip.FirstRecInfo&recInfoMinRec != 0 }
+func (ip IndexPage) IsMetadataRecord() bool {
+	return ip.HasUserRecs && ip.FirstRecInfo&recInfoMinRec != 0
+}
 
 // MetadataHasDroppedOrReordered: the metadata record also carries the deleted flag.
 func (ip IndexPage) MetadataHasDroppedOrReordered() bool {
