@@ -37,24 +37,21 @@ func pagesFindings(r *discovery.Report) []report.Finding {
 		fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE", SpaceID: &sp, File: r.Path,
 			Message: fmt.Sprintf("page %d: %s", no, r.Reasons[no])})
 	}
-	if n := len(r.InnochecksumCorrupt) - len(r.Corrupt); n > 0 {
-		first := int64(-1)
-		for _, no := range r.InnochecksumCorrupt {
-			if r.Reasons[no] != "" && !contains(r.Corrupt, no) {
-				first = no
-				break
-			}
+	var only []int64 // valid for the server, rejected by innochecksum
+	for _, no := range r.InnochecksumCorrupt {
+		if i := sort.Search(len(r.Corrupt), func(i int) bool { return r.Corrupt[i] >= no }); i == len(r.Corrupt) || r.Corrupt[i] != no {
+			only = append(only, no)
 		}
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "INNOCHECKSUM_REJECTS", SpaceID: &sp, File: r.Path,
-			Message: fmt.Sprintf("%d pages valid for the server but reported by innochecksum 10.11 (first: page %d: %s)",
-				n, first, r.Reasons[first])})
+	}
+	if len(only) > 0 {
+		msg := fmt.Sprintf("%d pages valid for the server but reported by innochecksum 10.11 (first: page %d: %s)",
+			len(only), only[0], r.Reasons[only[0]])
+		if r.InnochecksumStops {
+			msg += "; innochecksum stops at page 0 and checks nothing after it"
+		}
+		fs = append(fs, report.Finding{Severity: report.Info, Code: "INNOCHECKSUM_REJECTS", SpaceID: &sp, File: r.Path, Message: msg})
 	}
 	return fs
-}
-
-func contains(s []int64, x int64) bool {
-	i := sort.Search(len(s), func(i int) bool { return s[i] >= x })
-	return i < len(s) && s[i] == x
 }
 
 func pagesAction(c *cli.Context) error {

@@ -38,8 +38,12 @@ type Report struct {
 	Pages               int64            `json:"pages"`
 	Summary             map[string]int   `json:"summary"`
 	Algorithms          map[string]int   `json:"checksum_algorithms,omitempty"`
-	Corrupt             []int64          `json:"corrupt"`
+	Corrupt []int64 `json:"corrupt"`
+	// InnochecksumCorrupt lists the pages MariaDB 10.11's innochecksum reports. It cannot go on
+	// past a page 0 it rejects ("Page 0 checksum mismatch, can't continue"): then only page 0 is
+	// listed and InnochecksumStops is set.
 	InnochecksumCorrupt []int64          `json:"innochecksum_corrupt"`
+	InnochecksumStops   bool             `json:"innochecksum_stops_at_page0"`
 	Reasons             map[int64]string `json:"reasons,omitempty"` // page → why (corrupt or innochecksum-only)
 	Instant             []InstantRoot    `json:"instant"`
 	Verified            bool             `json:"verified"`
@@ -101,8 +105,9 @@ func Inspect(t *File, opt InspectOptions) (*Report, error) {
 			if v.Corrupt {
 				r.Corrupt = append(r.Corrupt, no)
 			}
-			if v.InnochecksumCorrupt {
+			if v.InnochecksumCorrupt && !r.InnochecksumStops {
 				r.InnochecksumCorrupt = append(r.InnochecksumCorrupt, no)
+				r.InnochecksumStops = no == 0
 			}
 			if v.Reason != "" {
 				r.Reasons[no] = v.Reason
