@@ -30,15 +30,15 @@ type InstantRoot struct {
 
 // Report is the result of inspecting a tablespace file page by page.
 type Report struct {
-	Path                string           `json:"file"`
-	SpaceID             uint32           `json:"space_id"`
-	Flags               Flags            `json:"flags"`
-	PageSize            int              `json:"page_size"`     // logical
-	PhysicalSize        int              `json:"physical_size"` // on disk
-	Pages               int64            `json:"pages"`
-	Summary             map[string]int   `json:"summary"`
-	Algorithms          map[string]int   `json:"checksum_algorithms,omitempty"`
-	Corrupt []int64 `json:"corrupt"`
+	Path         string         `json:"file"`
+	SpaceID      uint32         `json:"space_id"`
+	Flags        Flags          `json:"flags"`
+	PageSize     int            `json:"page_size"`     // logical
+	PhysicalSize int            `json:"physical_size"` // on disk
+	Pages        int64          `json:"pages"`
+	Summary      map[string]int `json:"summary"`
+	Algorithms   map[string]int `json:"checksum_algorithms,omitempty"`
+	Corrupt      []int64        `json:"corrupt"`
 	// InnochecksumCorrupt lists the pages MariaDB 10.11's innochecksum reports. It cannot go on
 	// past a page 0 it rejects ("Page 0 checksum mismatch, can't continue"): then only page 0 is
 	// listed and InnochecksumStops is set.
