@@ -1,0 +1,107 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/discovery"
+	"innoscope/report"
+)
+
+func spacesCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "spaces",
+		Usage:     "every tablespace file: how found, space id, flags, page size, pages, checksum, first-page LSN, location",
+		ArgsUsage: "DIR",
+		Flags:     append(append([]cli.Flag{}, outputFlags...), locationFlags...),
+		Action:    spacesAction,
+	}
+}
+
+// discoverySettings turns the command's settings into discovery's.
+func (s settings) discovery() discovery.Settings {
+	d := discovery.Settings{Datadir: s.Datadir, DataHomeDir: s.DataHomeDir, Directories: s.Directories, UndoDir: s.UndoDir}
+	if s.DataFilePath != "" {
+		for _, spec := range strings.Split(s.DataFilePath, ";") {
+			if name, _, _ := strings.Cut(spec, ":"); name != "" {
+				d.DataFiles = append(d.DataFiles, name)
+			}
+		}
+	}
+	return d
+}
+
+func spacesFindings(ts []discovery.Tablespace) []report.Finding {
+	fs := []report.Finding{}
+	for _, t := range ts {
+		id := t.SpaceID
+		switch {
+		case t.Error != "":
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "UNREADABLE_DATAFILE", File: t.Path, Message: t.Error})
+		case t.Location == discovery.LocUnprotected:
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "UNPROTECTED_LOCATION", SpaceID: &id, File: t.Path,
+				Message: "is in an unprotected location (reached only through " + t.ISL + "); MySQL 8 cannot recover it after a crash until the directory is added to innodb_directories"})
+		case t.Location == discovery.LocUndoDir:
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "UNDO_DIR_DATAFILE", SpaceID: &id, File: t.Path,
+				Message: "a datafile inside the unique innodb_undo_directory, which is not a valid place for datafiles (MySQL WL#13065)"})
+		}
+	}
+	return fs
+}
+
+func spacesAction(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return fmt.Errorf("expected one DIR argument, got %d", c.NArg())
+	}
+	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	ts, err := discovery.Scan(s.discovery())
+	if err != nil {
+		return err
+	}
+	fs := spacesFindings(ts)
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	if out.JSON {
+		if ts == nil {
+			ts = []discovery.Tablespace{}
+		}
+		if err := out.WriteJSON(ts); err != nil {
+			return err
+		}
+		return finish(c, fs)
+	}
+	var rows [][]string
+	for _, t := range ts {
+		loc := t.Location
+		switch loc {
+		case discovery.LocKnown:
+			loc = out.Paint(report.Good, loc)
+		default:
+			loc = out.Paint(report.Warn, loc)
+		}
+		sz := fmt.Sprint(t.PageSize)
+		if t.PhysicalPageSize != t.PageSize {
+			sz += fmt.Sprintf("/%d", t.PhysicalPageSize)
+		}
+		extra := t.Note
+		if t.Error != "" {
+			extra = out.Paint(report.Bad, t.Error)
+		}
+		rows = append(rows, []string{fmt.Sprint(t.SpaceID), t.Path, t.FoundBy, fmt.Sprintf("0x%x", t.Flags.Raw), sz,
+			fmt.Sprint(t.Pages), t.ChecksumAlgorithm, fmt.Sprint(t.FirstPageLSN), loc, extra})
+	}
+	if err := out.Table([]string{"SPACE", "PATH", "FOUND BY", "FLAGS", "PAGE SIZE", "PAGES", "CHECKSUM", "PAGE 0 LSN", "LOCATION", "NOTE"}, rows); err != nil {
+		return err
+	}
+	if len(fs) > 0 {
+		if err := out.Findings(fs); err != nil {
+			return err
+		}
+	}
+	return finish(c, fs)
+}

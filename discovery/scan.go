@@ -1,0 +1,226 @@
+package discovery
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Locations: where a datafile lives relative to the directories the server knows.
+const (
+	LocKnown       = "known"       // under datadir, innodb_data_home_dir or an innodb_directories entry
+	LocUnprotected = "unprotected" // only reachable through an .isl link (MySQL WL#13065 FR3/FR4)
+	LocUndoDir     = "undo-dir"    // a datafile inside a unique innodb_undo_directory (WL#13065 FR5)
+)
+
+// How a file was found.
+const (
+	FoundSystem    = "system"    // innodb_data_file_path
+	FoundUndo      = "undo"      // undoNNN in innodb_undo_directory
+	FoundTemporary = "temporary" // innodb_temp_data_file_path (ibtmp1)
+	FoundScan      = "scan"      // a *.ibd under a scanned directory
+	FoundISL       = "isl"       // named by an .isl link file (DATA DIRECTORY)
+)
+
+// tmpSpaceID is SRV_TMP_SPACE_ID, the fixed id of the temporary tablespace.
+const tmpSpaceID = 0xfffffffe
+
+// Settings are the server's location settings, relative paths already resolved.
+type Settings struct {
+	Datadir     string
+	DataHomeDir string   // default: Datadir
+	DataFiles   []string // innodb_data_file_path file names (default ibdata1)
+	Directories []string // innodb_directories
+	UndoDir     string   // default: Datadir
+	TempFiles   []string // innodb_temp_data_file_path file names (default ibtmp1)
+}
+
+// Tablespace is one datafile found in the known directories.
+type Tablespace struct {
+	Path              string `json:"path"`
+	FoundBy           string `json:"found_by"`
+	ISL               string `json:"isl,omitempty"` // the link file that named it
+	SpaceID           uint32 `json:"space_id"`
+	Flags             Flags  `json:"flags"`
+	PageSize          int    `json:"page_size"`
+	PhysicalPageSize  int    `json:"physical_page_size"`
+	Pages             int64  `json:"pages"`    // file size / physical page size
+	FSPSize           uint32 `json:"fsp_size"` // FSP_SIZE on page 0
+	ChecksumAlgorithm string `json:"checksum_algorithm"`
+	FirstPageLSN      uint64 `json:"first_page_lsn"`
+	Location          string `json:"location"`
+	Note              string `json:"note,omitempty"`
+	Error             string `json:"error,omitempty"` // why page 0 could not be read
+}
+
+var undoName = regexp.MustCompile(`^undo\d{3}$`)
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func abs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		p = a
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// candidate is a file to open, with how it was found.
+type candidate struct{ path, foundBy, isl string }
+
+// Scan finds every tablespace file the settings point at and reads page 0 of each, in
+// parallel. It never writes.
+func Scan(s Settings) ([]Tablespace, error) {
+	if s.DataHomeDir == "" {
+		s.DataHomeDir = s.Datadir
+	}
+	if s.UndoDir == "" {
+		s.UndoDir = s.Datadir
+	}
+	if len(s.DataFiles) == 0 {
+		s.DataFiles = []string{"ibdata1"}
+	}
+	if len(s.TempFiles) == 0 {
+		s.TempFiles = []string{"ibtmp1"}
+	}
+	if fi, err := os.Stat(s.Datadir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s: not a data directory: %v", s.Datadir, err)
+	}
+	var cands []candidate
+	for _, f := range s.DataFiles {
+		cands = append(cands, candidate{filepath.Join(s.DataHomeDir, f), FoundSystem, ""})
+	}
+	for _, f := range s.TempFiles {
+		if p := filepath.Join(s.DataHomeDir, f); exists(p) {
+			cands = append(cands, candidate{p, FoundTemporary, ""})
+		}
+	}
+	if ents, err := os.ReadDir(s.UndoDir); err == nil {
+		for _, e := range ents {
+			if undoName.MatchString(e.Name()) && e.Type().IsRegular() {
+				cands = append(cands, candidate{filepath.Join(s.UndoDir, e.Name()), FoundUndo, ""})
+			}
+		}
+	}
+	scanDirs := append([]string{s.Datadir}, s.Directories...)
+	uniqueUndo := !sameDir(s.UndoDir, s.Datadir)
+	if uniqueUndo {
+		scanDirs = append(scanDirs, s.UndoDir) // to find datafiles misplaced there
+	}
+	for _, d := range scanDirs {
+		filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // unreadable subdirectories are skipped, as the server does
+			}
+			switch {
+			case e.IsDir() && p != d && strings.HasPrefix(e.Name(), "#innodb_"):
+				return filepath.SkipDir
+			case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".ibd"):
+				cands = append(cands, candidate{p, FoundScan, ""})
+			case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".isl"):
+				if b, err := os.ReadFile(p); err == nil {
+					target := strings.TrimSpace(string(bytes.TrimRight(b, "\x00")))
+					cands = append(cands, candidate{target, FoundISL, p})
+				}
+			}
+			return nil
+		})
+	}
+	// One entry per file: the first way it was found wins, except that an .isl adds its name.
+	seen := map[string]int{}
+	var uniq []candidate
+	for _, c := range cands {
+		a := abs(c.path)
+		if i, ok := seen[a]; ok {
+			if c.isl != "" {
+				uniq[i].isl = c.isl
+			}
+			continue
+		}
+		seen[a] = len(uniq)
+		uniq = append(uniq, c)
+	}
+	known := []string{abs(s.Datadir), abs(s.DataHomeDir)}
+	for _, d := range s.Directories {
+		known = append(known, abs(d))
+	}
+	out := make([]Tablespace, len(uniq))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, c := range uniq {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, c candidate) {
+			defer func() { <-sem; wg.Done() }()
+			out[i] = describe(c, known, abs(s.UndoDir), uniqueUndo)
+		}(i, c)
+	}
+	wg.Wait()
+	sort.SliceStable(out, func(i, j int) bool { return out[i].SpaceID < out[j].SpaceID })
+	return out, nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func sameDir(a, b string) bool { return abs(a) == abs(b) }
+
+// describe reads page 0 of one candidate and classifies its location.
+func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tablespace {
+	t := Tablespace{Path: c.path, FoundBy: c.foundBy, ISL: c.isl}
+	a := abs(c.path)
+	t.Location = LocUnprotected
+	for _, k := range known {
+		if within(a, k) {
+			t.Location = LocKnown
+		}
+	}
+	if c.foundBy == FoundUndo {
+		t.Location = LocKnown
+	} else if uniqueUndo && within(a, undoDir) && t.Location != LocKnown {
+		t.Location = LocUndoDir
+	}
+	f, err := OpenFile(c.path)
+	if err != nil {
+		t.Error = err.Error()
+		return t
+	}
+	defer f.Close()
+	fl := f.FSP.Flags
+	t.SpaceID, t.Flags, t.PageSize, t.PhysicalPageSize = f.FSP.SpaceID, fl, fl.PageSize, f.Physical
+	t.Pages, t.FSPSize, t.FirstPageLSN = f.Pages(), f.FSP.Size, f.Header.LSN
+	p0 := make([]byte, f.Physical)
+	if _, err := f.f.ReadAt(p0, 0); err == nil {
+		v := CheckPage(p0, fl, 0, f.FSP.SpaceID)
+		t.ChecksumAlgorithm = string(v.Algorithm)
+		if v.Corrupt {
+			t.ChecksumAlgorithm, t.Note = "corrupt", "page 0: "+v.Reason
+		}
+		if v.Algorithm == AlgEmpty {
+			t.ChecksumAlgorithm = ""
+			if c.foundBy == FoundTemporary {
+				t.SpaceID, t.Note = tmpSpaceID, "page 0 not written yet; the server recreates the temporary tablespace at every start"
+			} else {
+				t.Note = "page 0 is all zero"
+			}
+		}
+	}
+	if fl.FullCRC32 {
+		t.ChecksumAlgorithm = string(AlgFullCRC32)
+	}
+	return t
+}
