@@ -115,3 +115,49 @@ func TestFailOnAndDefaultsFile(t *testing.T) {
 		t.Errorf("defaults-file: %+v vs %+v", a, b)
 	}
 }
+
+// TestBadDatafilesExit2: unusable datafiles give exit 2 and one line naming the file and offset.
+func TestBadDatafilesExit2(t *testing.T) {
+	s := lab.Get(t, "formats_default")
+	real, err := os.ReadFile(filepath.Join(s.Crashed, "db", "dyn.ibd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	garbage := make([]byte, 64<<10)
+	rand.New(rand.NewSource(2)).Read(garbage)
+	garbage[54], garbage[55], garbage[56], garbage[57] = 0, 0, 0x03, 0xc0 // classic flags, page size code 15
+	cases := map[string]struct {
+		path string
+		want []string
+	}{
+		"zero-length": {write("zero.ibd", nil), []string{"zero.ibd", "offset 0", "too short"}},
+		"truncated":   {write("trunc.ibd", real[:10000]), []string{"trunc.ibd", "offset 10000", "shorter than one 16384-byte page"}},
+		"garbage":     {write("garbage.ibd", garbage), []string{"garbage.ibd", "offset 54", "invalid page size"}},
+		"directory":   {dir, []string{dir, "not a regular file"}},
+	}
+	for name, c := range cases {
+		_, errs, code := run("pages", "--verify", c.path)
+		if code != ExitError || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q", name, code, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: %q lacks %q", name, errs, w)
+			}
+		}
+	}
+	// In a data directory the same files are listed with their error, and make the scan fail.
+	data := filepath.Join(dir, "data")
+	lab.CopyDir(t, s.Crashed, data)
+	os.WriteFile(filepath.Join(data, "db", "trunc.ibd"), real[:10000], 0o644)
+	out, _, code := run("spaces", "--json", data)
+	if code != ExitFindings || !strings.Contains(out, "UNREADABLE") && !strings.Contains(out, "shorter than one 16384-byte page") {
+		t.Errorf("spaces with a truncated file: exit %d\n%s", code, out)
+	}
+}

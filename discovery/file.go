@@ -95,7 +95,12 @@ func (t *File) EachPage(from, to int64, fn func(no int64, p []byte) error) error
 	if to < 0 || to > t.Pages() {
 		to = t.Pages()
 	}
-	per := int64(4<<20) / int64(t.Physical)
+	return t.eachPageChunk(from, to, 4<<20, fn)
+}
+
+// eachPageChunk is EachPage reading chunk bytes at a time.
+func (t *File) eachPageChunk(from, to int64, chunk int, fn func(no int64, p []byte) error) error {
+	per := int64(chunk) / int64(t.Physical)
 	if per < 1 {
 		per = 1
 	}

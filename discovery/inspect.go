@@ -1,6 +1,10 @@
 package discovery
 
-import "sort"
+import (
+	"runtime"
+	"sort"
+	"sync"
+)
 
 const filNull = 0xffffffff
 
@@ -53,7 +57,7 @@ type Report struct {
 type InspectOptions struct {
 	Verify   bool           // compute checksum verdicts
 	From, To int64          // page range, To < 0 for the end
-	Each     func(PageInfo) // called for every page in order, if set
+	Each     func(PageInfo) // called for every page in order, if set (the scan is then sequential)
 	Progress func(done int64)
 }
 
@@ -62,78 +66,183 @@ func isIndexType(t PageType, v Vendor) bool {
 	return t == PageIndex || t == PageRtree || (t == PageInstant && v != VendorMySQL)
 }
 
-// Inspect reads the pages of t once, sequentially.
+type leaf struct {
+	page int64
+	info IndexPage
+}
+
+// part is what one worker learns about a contiguous page range.
+type part struct {
+	summary    map[string]int
+	algorithms map[string]int
+	corrupt    []int64
+	icCorrupt  []int64
+	reasons    map[int64]string
+	leftmost   map[uint64]leaf // index id → the first level-0 page with no predecessor
+	roots      []InstantRoot
+}
+
+func newPart() *part {
+	return &part{summary: map[string]int{}, algorithms: map[string]int{}, reasons: map[int64]string{}, leftmost: map[uint64]leaf{}}
+}
+
+// inspector holds what every page's inspection needs.
+type inspector struct {
+	t          *File
+	fl         Flags
+	verify     bool
+	dblwrFirst int64 // first page of the system tablespace's doublewrite buffer
+}
+
+func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo {
+	h, _ := ParseFilHeader(p)
+	pi := PageInfo{No: no, Type: h.Type.Name(in.t.Vendor, in.fl.FullCRC32)}
+	if withInfo {
+		pi.LSN, pi.SpaceID, pi.PageNo, pi.Prev, pi.Next = h.LSN, h.SpaceID, h.PageNo, h.Prev, h.Next
+	}
+	pt.summary[pi.Type]++
+	if in.verify {
+		v := CheckPage(p, in.fl, uint32(no), in.t.FSP.SpaceID)
+		if in.t.FSP.SpaceID == 0 && no >= in.dblwrFirst && no < 3*in.dblwrFirst {
+			// The doublewrite buffer holds copies of other pages: innochecksum reports their
+			// page ids as mismatched, the server never reads them as pages of space 0.
+			v.Algorithm, v.Corrupt = AlgDoublewrite, false
+			if v.InnochecksumCorrupt {
+				v.Reason = "doublewrite buffer page: innochecksum 10.11 reports a page id mismatch (" + v.Reason + ")"
+			}
+		}
+		if v.Algorithm != "" {
+			pt.algorithms[string(v.Algorithm)]++
+		}
+		if v.Corrupt {
+			pt.corrupt = append(pt.corrupt, no)
+		}
+		if v.InnochecksumCorrupt {
+			pt.icCorrupt = append(pt.icCorrupt, no)
+		}
+		if v.Reason != "" {
+			pt.reasons[no] = v.Reason
+		}
+		if withInfo {
+			pi.Verdict = &v
+		}
+	}
+	if isIndexType(h.Type, in.t.Vendor) && in.fl.ZipSize == 0 {
+		if ip, err := ParseIndexPage(p); err == nil {
+			if withInfo {
+				pi.Index = &ip
+			}
+			if ip.Level == 0 && h.Prev == filNull {
+				if _, seen := pt.leftmost[ip.IndexID]; !seen {
+					pt.leftmost[ip.IndexID] = leaf{no, ip}
+				}
+			}
+			if h.Type == PageInstant && in.t.Vendor != VendorMySQL {
+				pt.roots = append(pt.roots, InstantRoot{Page: no, IndexID: ip.IndexID, NCoreFields: int(ip.Instant), MetadataPage: -1})
+			}
+		}
+	}
+	return pi
+}
+
+// Inspect reads pages [From, To) of t. Without a per-page callback the file is mapped read-only
+// and its page ranges are checked in parallel; results are merged in page order.
 func Inspect(t *File, opt InspectOptions) (*Report, error) {
 	fl := t.FSP.Flags
+	from, to := opt.From, opt.To
+	if to < 0 || to > t.Pages() {
+		to = t.Pages()
+	}
+	in := &inspector{t: t, fl: fl, verify: opt.Verify, dblwrFirst: int64(1<<20) / int64(fl.PageSize)}
+	if fl.PageSize > 16384 {
+		in.dblwrFirst = 64 // an extent is 64 pages above 16 KiB pages
+	}
+	var parts []*part
+	var err error
+	if opt.Each == nil && to > from {
+		workers := int64(runtime.GOMAXPROCS(0))
+		if n := to - from; n < workers*64 {
+			workers = 1
+		}
+		parts = make([]*part, workers)
+		var done int64
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for w := int64(0); w < workers; w++ {
+			a, b := from+(to-from)*w/workers, from+(to-from)*(w+1)/workers
+			parts[w] = newPart()
+			wg.Add(1)
+			go func(pt *part, a, b int64) {
+				defer wg.Done()
+				// Reads of 1 MiB keep each chunk in the CPU cache while its pages are checked.
+				werr := t.eachPageChunk(a, b, 1<<20, func(no int64, p []byte) error {
+					in.page(no, p, pt, false)
+					if opt.Progress != nil && no%4096 == 4095 {
+						mu.Lock()
+						done += 4096
+						opt.Progress(done)
+						mu.Unlock()
+					}
+					return nil
+				})
+				if werr != nil {
+					mu.Lock()
+					err = werr
+					mu.Unlock()
+				}
+			}(parts[w], a, b)
+		}
+		wg.Wait()
+	} else {
+		pt := newPart()
+		parts = []*part{pt}
+		err = t.EachPage(from, to, func(no int64, p []byte) error {
+			pi := in.page(no, p, pt, true)
+			if opt.Each != nil {
+				opt.Each(pi)
+			}
+			if opt.Progress != nil {
+				opt.Progress(no + 1)
+			}
+			return nil
+		})
+	}
+	return merge(t, in, parts, opt.Verify), err
+}
+
+// merge combines the parts, which cover consecutive page ranges in order.
+func merge(t *File, in *inspector, parts []*part, verified bool) *Report {
+	fl := in.fl
 	r := &Report{Path: t.Path, SpaceID: t.FSP.SpaceID, Flags: fl, PageSize: fl.PageSize, PhysicalSize: t.Physical,
 		Pages: t.Pages(), Summary: map[string]int{}, Corrupt: []int64{}, InnochecksumCorrupt: []int64{},
-		Instant: []InstantRoot{}, Verified: opt.Verify}
-	if opt.Verify {
+		Instant: []InstantRoot{}, Verified: verified}
+	if verified {
 		r.Algorithms, r.Reasons = map[string]int{}, map[int64]string{}
 	}
-	type leaf struct {
-		page int64
-		info IndexPage
-	}
-	leftmost := map[uint64]leaf{} // index id → its leftmost leaf
-	// The doublewrite buffer is extents 1 and 2 of the system tablespace (innochecksum's
-	// is_page_doublewritebuffer); an extent is 1 MiB, or 64 pages for pages above 16 KiB.
-	dblwrFirst := int64(1<<20) / int64(fl.PageSize)
-	if fl.PageSize > 16384 {
-		dblwrFirst = 64
-	}
+	leftmost := map[uint64]leaf{}
 	var roots []InstantRoot
-	err := t.EachPage(opt.From, opt.To, func(no int64, p []byte) error {
-		h, _ := ParseFilHeader(p)
-		pi := PageInfo{No: no, Type: h.Type.Name(t.Vendor, fl.FullCRC32), LSN: h.LSN, SpaceID: h.SpaceID,
-			PageNo: h.PageNo, Prev: h.Prev, Next: h.Next}
-		r.Summary[pi.Type]++
-		if opt.Verify {
-			v := CheckPage(p, fl, uint32(no), r.SpaceID)
-			if r.SpaceID == 0 && no >= dblwrFirst && no < dblwrFirst+2*dblwrFirst {
-				// The doublewrite buffer holds copies of other pages: innochecksum reports their
-				// page ids as mismatched, the server never reads them as pages of space 0.
-				v.Algorithm, v.Corrupt = AlgDoublewrite, false
-				if v.InnochecksumCorrupt {
-					v.Reason = "doublewrite buffer page: innochecksum 10.11 reports a page id mismatch (" + v.Reason + ")"
-				}
-			}
-			pi.Verdict = &v
-			if v.Algorithm != "" {
-				r.Algorithms[string(v.Algorithm)]++
-			}
-			if v.Corrupt {
-				r.Corrupt = append(r.Corrupt, no)
-			}
-			if v.InnochecksumCorrupt && !r.InnochecksumStops {
-				r.InnochecksumCorrupt = append(r.InnochecksumCorrupt, no)
-				r.InnochecksumStops = no == 0
-			}
-			if v.Reason != "" {
-				r.Reasons[no] = v.Reason
+	for _, pt := range parts {
+		for k, v := range pt.summary {
+			r.Summary[k] += v
+		}
+		for k, v := range pt.algorithms {
+			r.Algorithms[k] += v
+		}
+		for k, v := range pt.reasons {
+			r.Reasons[k] = v
+		}
+		r.Corrupt = append(r.Corrupt, pt.corrupt...)
+		r.InnochecksumCorrupt = append(r.InnochecksumCorrupt, pt.icCorrupt...)
+		for id, l := range pt.leftmost {
+			if _, seen := leftmost[id]; !seen {
+				leftmost[id] = l
 			}
 		}
-		if isIndexType(h.Type, t.Vendor) && fl.ZipSize == 0 {
-			if ip, err := ParseIndexPage(p); err == nil {
-				pi.Index = &ip
-				if ip.Level == 0 && h.Prev == filNull {
-					if _, seen := leftmost[ip.IndexID]; !seen {
-						leftmost[ip.IndexID] = leaf{no, ip}
-					}
-				}
-				if h.Type == PageInstant && t.Vendor != VendorMySQL {
-					roots = append(roots, InstantRoot{Page: no, IndexID: ip.IndexID, NCoreFields: int(ip.Instant), MetadataPage: -1})
-				}
-			}
-		}
-		if opt.Each != nil {
-			opt.Each(pi)
-		}
-		if opt.Progress != nil {
-			opt.Progress(no + 1)
-		}
-		return nil
-	})
+		roots = append(roots, pt.roots...)
+	}
+	if len(r.InnochecksumCorrupt) > 0 && r.InnochecksumCorrupt[0] == 0 {
+		r.InnochecksumCorrupt, r.InnochecksumStops = []int64{0}, true
+	}
 	for _, root := range roots {
 		if l, ok := leftmost[root.IndexID]; ok {
 			root.MetadataPage, root.MetadataRecord = l.page, l.info.IsMetadataRecord()
@@ -142,5 +251,5 @@ func Inspect(t *File, opt InspectOptions) (*Report, error) {
 		r.Instant = append(r.Instant, root)
 	}
 	sort.Slice(r.Instant, func(i, j int) bool { return r.Instant[i].Page < r.Instant[j].Page })
-	return r, err
+	return r
 }

@@ -10,6 +10,8 @@
 #                                               its error log to OUT.err and its verdict to OUT.txt
 #   scripts/mariadb-lab.sh bench-log OUT MIB    a crashed directory whose redo log holds >= MIB MiB
 #                                               of records written since the log was created
+#   scripts/mariadb-lab.sh bench-space OUT GIB  a cleanly shut down directory with a table file of
+#                                               >= GIB GiB (OUT/clean/db/big.ibd)
 #
 # A scenario directory OUT holds:
 #   crashed/        the data directory exactly as SIGKILL left it (what innoscope reads)
@@ -358,11 +360,33 @@ bench_log() {
   echo "redo bytes written: $((lsn - lsn0))" >"$out/bench.txt"
 }
 
+bench_space() {
+  local out=$1 gib=$2
+  [ -e "$out" ] && die "$out exists; give a new directory"
+  mkdir -p "$out"; out=$(cd "$out" && pwd)
+  local d=$out/data s=$out/lab.sock i=0
+  # shellcheck disable=SC2207
+  local opts=($(opts_for bench))
+  mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
+    --skip-test-db "${opts[@]}" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
+  start "$d" "$s" "$out/before.err" "${opts[@]}" || { cat "$out/before.err" >&2; die "mariadbd did not start"; }
+  sql "$s" "CREATE DATABASE db; CREATE TABLE db.big (id INT PRIMARY KEY, a VARCHAR(255), b VARCHAR(255), KEY(a)) ENGINE=InnoDB"
+  while [ "$(stat -c %s "$d/db/big.ibd")" -lt $((gib * 1073741824)) ]; do
+    sql "$s" "INSERT INTO db.big SELECT seq + $i * 200000, MD5(seq + $i), REPEAT(CHAR(65 + seq % 26), 200)
+              FROM seq_1_to_200000"
+    i=$((i + 1))
+  done
+  stop_clean "$d" "$s"
+  mv "$d" "$out/clean"
+  stat -c '%n %s' "$out/clean/db/big.ibd" >"$out/bench.txt"
+}
+
 case "${1:-}" in
   install) install ;;
   list) echo "$SCENARIOS" | tr ' ' '\n' ;;
   scenario) [ $# -eq 3 ] || die "usage: $0 scenario NAME OUT"; scenario "$2" "$3" ;;
   verdict) [ $# -ge 3 ] || die "usage: $0 verdict DIR OUT [MARIADBD-OPTIONS...]"; verdict_of "${@:2}" ;;
+  bench-space) [ $# -eq 3 ] || die "usage: $0 bench-space OUT GIB"; bench_space "$2" "$3" ;;
   bench-log) [ $# -eq 3 ] || die "usage: $0 bench-log OUT MIB"; bench_log "$2" "$3" ;;
-  *) sed -n '2,24p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,26p' "$0" >&2; exit 2 ;;
 esac
