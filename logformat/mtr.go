@@ -220,12 +220,10 @@ func (s *Scanner) decode(p []byte, end int) (int, string) {
 		}
 		body := p[pos : pos+rlen]
 		pos += rlen
+		rec := Record{Pos: start, Len: pos - start}
 		if b&0x70 == uint8(Reserved) {
 			return start, fmt.Sprintf("unknown log record type 0x%02x (RESERVED)", b)
 		}
-		// Build the record in place: Records is reused across mini-transactions.
-		s.mtr.Records = append(s.mtr.Records, Record{Pos: start, Len: pos - start})
-		rec := &s.mtr.Records[len(s.mtr.Records)-1]
 		if b&0x80 != 0 && gotPageOp {
 			rec.SamePage, rec.Space, rec.Page, rec.Type = true, space, page, Type(b&0x70)
 			if rec.Type <= InitPage {
@@ -239,7 +237,7 @@ func (s *Scanner) decode(p []byte, end int) (int, string) {
 			}
 			if idlen == 0 || idlen >= len(body) {
 				if b == uint8(FileCheckpoint)+1 && len(body) == 1 && body[0] == 0 {
-					rec.Type = Padding
+					s.mtr.Records = append(s.mtr.Records, Record{Type: Padding, Pos: start, Len: pos - start})
 					continue
 				}
 				return start, "corrupted page identifier"
@@ -258,13 +256,15 @@ func (s *Scanner) decode(p []byte, end int) (int, string) {
 				if len(body) == 0 {
 					if b == uint8(FileCheckpoint)+2 && space == 0 && page == 0 {
 						rec.Type = Padding
+						s.mtr.Records = append(s.mtr.Records, rec)
 						continue
 					}
 					return start, fmt.Sprintf("file record 0x%02x without a payload", b)
 				}
-				if why := decodeFile(rec, body, p[pos]); why != "" {
+				if why := decodeFile(&rec, body, p[pos]); why != "" {
 					return start, why
 				}
+				s.mtr.Records = append(s.mtr.Records, rec)
 				continue
 			}
 			rec.Type = Type(b & 0x70)
@@ -272,9 +272,10 @@ func (s *Scanner) decode(p []byte, end int) (int, string) {
 		if rec.Len > int(pageSize) {
 			return start, "record longer than a page"
 		}
-		if why := decodePageOp(rec, body, &last, pageSize); why != "" {
+		if why := decodePageOp(&rec, body, &last, pageSize); why != "" {
 			return start, why
 		}
+		s.mtr.Records = append(s.mtr.Records, rec)
 	}
 	return 0, ""
 }
