@@ -289,6 +289,15 @@ checksums() {
   done
 }
 
+# fresh_server OUT OPTS...: install a new data directory OUT/data and start mariadbd on it with
+# the socket OUT/lab.sock (its error log is OUT/before.err).
+fresh_server() {
+  local out=$1 d=$1/data; shift
+  mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
+    --skip-test-db "$@" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
+  start "$d" "$out/lab.sock" "$out/before.err" "$@" || { cat "$out/before.err" >&2; die "mariadbd did not start"; }
+}
+
 scenario() {
   local name=$1 out=$2
   [ -e "$out" ] && die "$out exists; give a new directory"
@@ -300,10 +309,8 @@ scenario() {
   local opts=($(opts_for "$name"))
   printf '%s\n' "${opts[@]}" >"$out/options.txt"
   mkdir -p "$out/ext"
-  mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
-    --skip-test-db "${opts[@]}" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
   workload "$name" "$out" >"$out/workload.sql"
-  start "$d" "$s" "$out/before.err" "${opts[@]}" || { cat "$out/before.err" >&2; die "mariadbd did not start"; }
+  fresh_server "$out" "${opts[@]}"
   # The workload runs in two parts around an optional "-- lab:facts" line, where the live server's
   # column counts are recorded (facts.tsv: table, columns) before any instant ALTER changes them.
   sql "$s" "$(sed '/^-- lab:facts/,$d' "$out/workload.sql")"
@@ -342,9 +349,7 @@ bench_log() {
   local d=$out/data s=$out/lab.sock
   # shellcheck disable=SC2207
   local opts=($(opts_for bench))
-  mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
-    --skip-test-db "${opts[@]}" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
-  start "$d" "$s" "$out/before.err" "${opts[@]}" || { cat "$out/before.err" >&2; die "mariadbd did not start"; }
+  fresh_server "$out" "${opts[@]}"
   sql "$s" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(255), b INT, KEY(b)) ENGINE=InnoDB"
   local lsn0 lsn i=0
   lsn0=$(sql "$s" "SHOW GLOBAL STATUS LIKE 'Innodb_lsn_current'" -N | cut -f2)
@@ -367,9 +372,7 @@ bench_space() {
   local d=$out/data s=$out/lab.sock i=0
   # shellcheck disable=SC2207
   local opts=($(opts_for bench))
-  mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
-    --skip-test-db "${opts[@]}" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
-  start "$d" "$s" "$out/before.err" "${opts[@]}" || { cat "$out/before.err" >&2; die "mariadbd did not start"; }
+  fresh_server "$out" "${opts[@]}"
   sql "$s" "CREATE DATABASE db; CREATE TABLE db.big (id INT PRIMARY KEY, a VARCHAR(255), b VARCHAR(255), KEY(a)) ENGINE=InnoDB"
   while [ "$(stat -c %s "$d/db/big.ibd")" -lt $((gib * 1073741824)) ]; do
     sql "$s" "INSERT INTO db.big SELECT seq + $i * 200000, MD5(seq + $i), REPEAT(CHAR(65 + seq % 26), 200)
