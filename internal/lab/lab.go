@@ -100,10 +100,18 @@ func Get(t testing.TB, name string) *Scenario {
 		}
 		if _, err := os.Stat(filepath.Join(out, "verdict.txt")); err != nil {
 			tmp := out + ".tmp"
-			os.RemoveAll(tmp)
-			cmd := exec.Command("bash", script(), "scenario", name, tmp)
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("lab scenario %s: %v\n%s", name, err, b)
+			// One retry: a throw-away server can fail to install or start for reasons outside
+			// the scenario (the first failure is kept in the test log).
+			for try := 1; ; try++ {
+				os.RemoveAll(tmp)
+				b, err := exec.Command("bash", script(), "scenario", name, tmp).CombinedOutput()
+				if err == nil {
+					break
+				}
+				if try == 2 {
+					t.Fatalf("lab scenario %s: %v\n%s", name, err, b)
+				}
+				t.Logf("lab scenario %s failed, retrying once: %v\n%s", name, err, b)
 			}
 			// Paths inside the scenario (DATA DIRECTORY, .isl) name the .tmp directory, so it
 			// stays where it was made; the final name is a link to it.

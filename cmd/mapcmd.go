@@ -1,0 +1,71 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/replay"
+	"innoscope/report"
+)
+
+func mapCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "map",
+		Usage:     "space id → file name map rebuilt from the redo log's file records, with the LSN of each event",
+		ArgsUsage: "DIR|FILE",
+		Flags: append(append(append([]cli.Flag{}, outputFlags...), locationFlags...),
+			&cli.Uint64Flag{Name: "at-lsn", Usage: "the map as it stands before the first mini-transaction at or after this LSN"},
+			&cli.Uint64Flag{Name: "from-lsn", Usage: "start here instead of the checkpoint (a mini-transaction start)"}),
+		Action: mapAction,
+	}
+}
+
+func mapAction(c *cli.Context) error {
+	l, sc, _, err := startScan(c)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	m, err := replay.Build(sc, c.Uint64("at-lsn"))
+	if err != nil {
+		return err
+	}
+	var fs []report.Finding
+	if err := sc.StopError(); err != nil {
+		fs = append(fs, corruptLogFinding(l, sc.LSN(), err))
+	}
+	spaces := m.Sorted()
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	if out.JSON {
+		if err := out.WriteJSON(spaces); err != nil {
+			return err
+		}
+		return finish(c, fs)
+	}
+	var rows [][]string
+	for _, s := range spaces {
+		state := "exists"
+		if s.Deleted {
+			state = out.Paint(report.Warn, "deleted")
+		}
+		var ev []string
+		for _, e := range s.Events {
+			x := fmt.Sprintf("%s@%d", e.Kind, e.LSN)
+			if e.Kind == replay.Rename {
+				x += " " + e.Name + " -> " + e.NewName
+			} else if e.Name != s.Name {
+				x += " " + e.Name
+			}
+			ev = append(ev, x)
+		}
+		rows = append(rows, []string{fmt.Sprint(s.ID), s.Name, state, strings.Join(ev, "\n")})
+	}
+	if err := out.Table([]string{"SPACE", "NAME", "STATE", "EVENTS (kind@mini-transaction LSN)"}, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(out.Writer(), "file records from LSN %d to the end of the log at %d\n", m.FromLSN, m.EndLSN)
+	return finish(c, fs)
+}

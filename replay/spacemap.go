@@ -1,0 +1,115 @@
+// Package replay turns redo log records into state: the space id → file name map, and (later)
+// pages applied into a working copy.
+package replay
+
+import (
+	"sort"
+
+	"innoscope/logformat"
+)
+
+// EventKind names a file operation logged in the redo log.
+type EventKind string
+
+// Event kinds, from FILE_CREATE, FILE_MODIFY, FILE_RENAME and FILE_DELETE records.
+const (
+	Create EventKind = "create"
+	Modify EventKind = "modify"
+	Rename EventKind = "rename"
+	Delete EventKind = "delete"
+)
+
+// Event is one file record, at the LSN of the mini-transaction that holds it (the LSN
+// `log records` prints and the server's fil_name_process uses).
+type Event struct {
+	LSN     uint64    `json:"lsn"`
+	Kind    EventKind `json:"kind"`
+	Name    string    `json:"name"`
+	NewName string    `json:"new_name,omitempty"`
+}
+
+// Space is one tablespace id's file history in the log.
+type Space struct {
+	ID uint32 `json:"space_id"`
+	// Name is the file name at the map's LSN: the last created, modified or renamed-to name.
+	Name string `json:"name"`
+	// Deleted: the last event is FILE_DELETE.
+	Deleted bool `json:"deleted"`
+	// Names are every name the log ties to this id, the old name of a rename included (a valid
+	// mapping even without a FILE_MODIFY for it: recovery must learn it from the rename).
+	Names  []string `json:"names"`
+	Events []Event  `json:"events"`
+}
+
+// Map is the space id → file name map rebuilt from file records.
+type Map struct {
+	FromLSN uint64 // where the scan started (normally the checkpoint)
+	AtLSN   uint64 // events at or after this LSN are not applied (0: none excluded)
+	EndLSN  uint64 // end of the scanned log
+	Spaces  map[uint32]*Space
+}
+
+// Build reads sc to its end and applies the file records of mini-transactions starting
+// before atLSN (0: all).
+func Build(sc *logformat.Scanner, atLSN uint64) (*Map, error) {
+	m := &Map{FromLSN: sc.LSN(), AtLSN: atLSN, Spaces: map[uint32]*Space{}}
+	for sc.Next() {
+		mtr := sc.MTR()
+		if atLSN != 0 && mtr.LSN >= atLSN {
+			continue
+		}
+		for i := range mtr.Records {
+			r := &mtr.Records[i]
+			var k EventKind
+			switch r.Type {
+			case logformat.FileCreate:
+				k = Create
+			case logformat.FileModify:
+				k = Modify
+			case logformat.FileRename:
+				k = Rename
+			case logformat.FileDelete:
+				k = Delete
+			default:
+				continue
+			}
+			m.apply(r.Space, Event{LSN: mtr.LSN, Kind: k, Name: r.Name, NewName: r.NewName})
+		}
+	}
+	m.EndLSN = sc.LSN()
+	return m, sc.Err()
+}
+
+func (m *Map) apply(id uint32, e Event) {
+	s := m.Spaces[id]
+	if s == nil {
+		s = &Space{ID: id}
+		m.Spaces[id] = s
+	}
+	s.Events = append(s.Events, e)
+	s.addName(e.Name)
+	s.Name, s.Deleted = e.Name, e.Kind == Delete
+	if e.Kind == Rename {
+		s.addName(e.NewName)
+		s.Name = e.NewName
+	}
+}
+
+func (s *Space) addName(n string) {
+	for _, x := range s.Names {
+		if x == n {
+			return
+		}
+	}
+	s.Names = append(s.Names, n)
+}
+
+// Sorted returns the spaces by id.
+func (m *Map) Sorted() []*Space {
+	out := make([]*Space, 0, len(m.Spaces))
+	for _, s := range m.Spaces {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
