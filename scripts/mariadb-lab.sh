@@ -23,6 +23,7 @@
 #   checksums.tsv   CHECKSUM TABLE of every user table after the server's recovery (table<TAB>checksum)
 #   sys_tablespaces.tsv  information_schema.INNODB_SYS_TABLESPACES of the live server before the
 #                   crash: SPACE, NAME, FLAG, PAGE_SIZE, FILENAME
+#   sys_tables.tsv  INNODB_SYS_TABLES of the live server before the crash: NAME, TABLE_ID, SPACE
 #   facts.tsv       where the workload asks for it: table name, column count before instant ALTER
 #   options.txt     the extra mariadbd options the scenario used (one per line)
 #   workload.sql    the SQL that ran before the crash
@@ -323,6 +324,7 @@ scenario() {
   # What the live server knows about its tablespaces, just before the crash.
   sql "$s" "SELECT SPACE, NAME, FLAG, PAGE_SIZE, FILENAME FROM information_schema.INNODB_SYS_TABLESPACES
     ORDER BY SPACE" -N >"$out/sys_tablespaces.tsv"
+  sql "$s" "SELECT NAME, TABLE_ID, SPACE FROM information_schema.INNODB_SYS_TABLES ORDER BY NAME" -N >"$out/sys_tables.tsv"
   if [ "$name" = undo ]; then
     # Purge truncates the oversized undo tablespace (logged as EXTENDED TRIM_PAGES); wait for it.
     local i; for i in $(seq 1 300); do grep -q "Truncated " "$out/before.err" && break; sleep 0.1; done

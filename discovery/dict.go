@@ -1,0 +1,156 @@
+package discovery
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// The data dictionary header (dict0boot.h) is on page 7 of the system tablespace, after the
+// FIL header; SYS_TABLES' clustered index root page number is at +32.
+const (
+	dictHdrPage   = 7
+	dictHdrTables = FilPageData + 32
+	maxTreeDepth  = 16
+)
+
+// DictTable is one SYS_TABLES row (ROW_FORMAT=REDUNDANT in the system tablespace).
+type DictTable struct {
+	Name    string `json:"name"` // "db/t" in the server's file-name encoding
+	ID      uint64 `json:"table_id"`
+	NCols   uint32 `json:"n_cols"` // without the DICT_N_COLS_COMPACT bit
+	Type    uint32 `json:"type"`   // table flags (DICT_TF_*)
+	SpaceID uint32 `json:"space_id"`
+	Deleted bool   `json:"deleted"` // delete-marked: history, not a live table
+	Page    uint32 `json:"page"`    // the leaf page holding the record
+}
+
+// DataDir reports the DATA DIRECTORY flag (DICT_TF_MASK_DATA_DIR, bit 6 of SYS_TABLES.TYPE).
+func (t DictTable) DataDir() bool { return t.Type&(1<<6) != 0 }
+
+// redundantRec gives the fields of a ROW_FORMAT=REDUNDANT record at origin on page p: the
+// field end offsets are stored before the 6 extra bytes, last field first, in 1 or 2 bytes.
+func redundantRec(p []byte, origin int) (fields [][]byte, info byte, next int, err error) {
+	if origin < 6+FilPageData || origin >= len(p)-8 {
+		return nil, 0, 0, fmt.Errorf("record origin %d out of range", origin)
+	}
+	info = p[origin-6] & 0xf0
+	n := int(binary.BigEndian.Uint16(p[origin-4:])&0x7fe) >> 1
+	short := p[origin-3]&1 != 0
+	next = int(binary.BigEndian.Uint16(p[origin-2:]))
+	w := 2
+	if short {
+		w = 1
+	}
+	if n == 0 || origin-6-n*w < FilPageData {
+		return nil, 0, 0, fmt.Errorf("record at %d: %d fields do not fit", origin, n)
+	}
+	start := 0
+	for i := 0; i < n; i++ {
+		at := origin - 6 - (i+1)*w
+		var end int
+		null := false
+		if short {
+			end, null = int(p[at]&0x7f), p[at]&0x80 != 0
+		} else {
+			v := binary.BigEndian.Uint16(p[at:])
+			end, null = int(v&0x3fff), v&0x8000 != 0
+		}
+		if end < start || origin+end > len(p)-8 {
+			return nil, 0, 0, fmt.Errorf("record at %d: field %d ends at %d", origin, i, end)
+		}
+		if null {
+			fields = append(fields, nil)
+		} else {
+			fields = append(fields, p[origin+start:origin+end])
+		}
+		start = end
+	}
+	return fields, info, next, nil
+}
+
+// readPage reads one page of the system tablespace file.
+func (t *File) readPage(no uint32) ([]byte, error) {
+	p := make([]byte, t.Physical)
+	if _, err := t.f.ReadAt(p, int64(no)*int64(t.Physical)); err != nil {
+		return nil, fmt.Errorf("%s: offset %d: %w", t.Path, int64(no)*int64(t.Physical), err)
+	}
+	return p, nil
+}
+
+// walkRedundantTree calls fn for every record of the leaf level of the B-tree rooted at root,
+// in key order: it descends along the first node pointer of each level, then follows the leaves'
+// FIL_PAGE_NEXT links.
+func (t *File) walkRedundantTree(root uint32, fn func(page uint32, fields [][]byte, info byte) error) error {
+	no := root
+	for depth := 0; ; depth++ {
+		p, err := t.readPage(no)
+		if err != nil {
+			return err
+		}
+		ip, err := ParseIndexPage(p)
+		if err != nil || ip.Compact {
+			return fmt.Errorf("%s: page %d is not a ROW_FORMAT=REDUNDANT index page", t.Path, no)
+		}
+		if ip.Level == 0 {
+			break
+		}
+		if depth >= maxTreeDepth || !ip.HasUserRecs {
+			return fmt.Errorf("%s: page %d: no way down the B-tree", t.Path, no)
+		}
+		first := int(binary.BigEndian.Uint16(p[infimumOld-2:]))
+		f, _, _, err := redundantRec(p, first)
+		if err != nil || len(f[len(f)-1]) != 4 {
+			return fmt.Errorf("%s: page %d: bad node pointer: %v", t.Path, no, err)
+		}
+		no = binary.BigEndian.Uint32(f[len(f)-1])
+	}
+	seen := map[uint32]bool{}
+	for no != filNull {
+		if seen[no] {
+			return fmt.Errorf("%s: page %d: the leaf chain loops", t.Path, no)
+		}
+		seen[no] = true
+		p, err := t.readPage(no)
+		if err != nil {
+			return err
+		}
+		rec := int(binary.BigEndian.Uint16(p[infimumOld-2:]))
+		for i := 0; rec != supremumOld; i++ {
+			if i > len(p) {
+				return fmt.Errorf("%s: page %d: the record list loops", t.Path, no)
+			}
+			f, info, next, err := redundantRec(p, rec)
+			if err != nil {
+				return fmt.Errorf("%s: page %d: %w", t.Path, no, err)
+			}
+			if err := fn(no, f, info); err != nil {
+				return err
+			}
+			rec = next
+		}
+		no = binary.BigEndian.Uint32(p[FilPageNext:])
+	}
+	return nil
+}
+
+// ReadDictTables reads SYS_TABLES from the system tablespace file t as it is on disk (changes
+// still in the redo log are not in it). Delete-marked rows are returned flagged.
+func ReadDictTables(t *File) ([]DictTable, error) {
+	hdr, err := t.readPage(dictHdrPage)
+	if err != nil {
+		return nil, err
+	}
+	root := binary.BigEndian.Uint32(hdr[dictHdrTables:])
+	var out []DictTable
+	err = t.walkRedundantTree(root, func(page uint32, f [][]byte, info byte) error {
+		// NAME, DB_TRX_ID, DB_ROLL_PTR, ID, N_COLS, TYPE, MIX_ID, MIX_LEN, CLUSTER_NAME, SPACE
+		if len(f) != 10 || len(f[3]) != 8 || len(f[4]) != 4 || len(f[5]) != 4 || len(f[9]) != 4 {
+			return fmt.Errorf("%s: page %d: SYS_TABLES record with %d fields", t.Path, page, len(f))
+		}
+		be := binary.BigEndian
+		out = append(out, DictTable{Name: string(f[0]), ID: be.Uint64(f[3]), NCols: be.Uint32(f[4]) &^ (1 << 31),
+			Type: be.Uint32(f[5]), SpaceID: be.Uint32(f[9]), Deleted: info&recInfoDeleted != 0, Page: page})
+		return nil
+	})
+	return out, err
+}
