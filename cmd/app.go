@@ -32,7 +32,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{logCommand(), spacesCommand(), pagesCommand(), mapCommand()},
+		Commands:        []*cli.Command{logCommand(), spacesCommand(), pagesCommand(), mapCommand(), diagnoseCommand()},
 		ExitErrHandler:  func(*cli.Context, error) {},
 	}
 }

@@ -151,12 +151,17 @@ func corruptLogFinding(l *openedLog, lsn uint64, err error) report.Finding {
 
 // statsFindings is what a whole scan from the checkpoint says about recovery.
 func statsFindings(l *openedLog, sc *logformat.Scanner, st *logformat.Stats, cpLSN uint64, pageRecs int) []report.Finding {
+	return logFindings(l, sc, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN, pageRecs, st.PagesTouched)
+}
+
+// logFindings: the checkpoint blocks, a corrupt record, a missing FILE_CHECKPOINT, and how much
+// recovery has to apply, from a scan that started at startLSN and ended at end.
+func logFindings(l *openedLog, sc *logformat.Scanner, startLSN, end, fcpEnd, cpLSN uint64, pageRecs, pages int) []report.Finding {
 	fs := checkpointFindings(l)
 	if err := sc.StopError(); err != nil {
-		fs = append(fs, corruptLogFinding(l, st.EndLSN, err))
+		fs = append(fs, corruptLogFinding(l, end, err))
 	}
-	end := st.EndLSN
-	if st.StartLSN == cpLSN && st.FileCheckpointEnd == 0 {
+	if startLSN == cpLSN && fcpEnd == 0 {
 		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: l.Path, LSN: &end,
 			Message: fmt.Sprintf("no FILE_CHECKPOINT(%d) record between the checkpoint and the end of the log; "+
 				"the server refuses to start (\"Missing FILE_CHECKPOINT\")", cpLSN)})
@@ -164,7 +169,7 @@ func statsFindings(l *openedLog, sc *logformat.Scanner, st *logformat.Stats, cpL
 	if pageRecs > 0 {
 		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Path, LSN: &end,
 			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them",
-				pageRecs, st.PagesTouched, cpLSN)})
+				pageRecs, pages, cpLSN)})
 	}
 	return fs
 }

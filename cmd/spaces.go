@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
+	"innoscope/replay"
 	"innoscope/report"
 )
 
@@ -33,24 +34,6 @@ func (s settings) discovery() discovery.Settings {
 	return d
 }
 
-func spacesFindings(ts []discovery.Tablespace) []report.Finding {
-	fs := []report.Finding{}
-	for _, t := range ts {
-		id := t.SpaceID
-		switch {
-		case t.Error != "":
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "UNREADABLE_DATAFILE", File: t.Path, Message: t.Error})
-		case t.Location == discovery.LocUnprotected:
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "UNPROTECTED_LOCATION", SpaceID: &id, File: t.Path,
-				Message: "is in an unprotected location (reached only through " + t.ISL + "); MySQL 8 cannot recover it after a crash until the directory is added to innodb_directories"})
-		case t.Location == discovery.LocUndoDir:
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "UNDO_DIR_DATAFILE", SpaceID: &id, File: t.Path,
-				Message: "a datafile inside the unique innodb_undo_directory, which is not a valid place for datafiles (MySQL WL#13065)"})
-		}
-	}
-	return fs
-}
-
 func spacesAction(c *cli.Context) error {
 	if c.NArg() > 1 {
 		return fmt.Errorf("expected one DIR argument, got %d", c.NArg())
@@ -63,7 +46,7 @@ func spacesAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fs := spacesFindings(ts)
+	fs := replay.LocationFindings(ts, replay.PolicyMariaDB)
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {

@@ -154,3 +154,30 @@ func ReadDictTables(t *File) ([]DictTable, error) {
 	})
 	return out, err
 }
+
+// DoublewriteCopy is a page image in the system tablespace's doublewrite buffer.
+type DoublewriteCopy struct {
+	Space, Page uint32
+	LSN         uint64
+	Image       []byte
+}
+
+// DoublewriteCopies returns the non-empty pages of the doublewrite buffer (extents 1 and 2 of
+// the system tablespace), keyed by the page id each copy carries.
+func DoublewriteCopies(sys *File) (map[[2]uint32][]DoublewriteCopy, error) {
+	first := int64(1<<20) / int64(sys.FSP.Flags.PageSize)
+	if sys.FSP.Flags.PageSize > 16384 {
+		first = 64
+	}
+	out := map[[2]uint32][]DoublewriteCopy{}
+	err := sys.EachPage(first, 3*first, func(no int64, p []byte) error {
+		if isZero(p) {
+			return nil
+		}
+		h, _ := ParseFilHeader(p)
+		k := [2]uint32{h.SpaceID, h.PageNo}
+		out[k] = append(out[k], DoublewriteCopy{h.SpaceID, h.PageNo, h.LSN, append([]byte(nil), p...)})
+		return nil
+	})
+	return out, err
+}

@@ -51,6 +51,10 @@ type Report struct {
 	Reasons             map[int64]string `json:"reasons,omitempty"` // page → why (corrupt or innochecksum-only)
 	Instant             []InstantRoot    `json:"instant"`
 	Verified            bool             `json:"verified"`
+	// MaxLSN is the largest FIL_PAGE_LSN of a page that passed (or was not) checked;
+	// Future lists pages whose LSN is beyond InspectOptions.FutureLSN (when set).
+	MaxLSN uint64  `json:"max_lsn"`
+	Future []int64 `json:"future,omitempty"`
 }
 
 // InspectOptions select what Inspect does.
@@ -59,6 +63,8 @@ type InspectOptions struct {
 	From, To int64          // page range, To < 0 for the end
 	Each     func(PageInfo) // called for every page in order, if set (the scan is then sequential)
 	Progress func(done int64)
+	// FutureLSN, if set, collects the valid pages whose LSN is beyond it (e.g. the end of the log).
+	FutureLSN uint64
 }
 
 // isIndexType reports page types that carry a B-tree page header.
@@ -80,6 +86,8 @@ type part struct {
 	reasons    map[int64]string
 	leftmost   map[uint64]leaf // index id → the first level-0 page with no predecessor
 	roots      []InstantRoot
+	maxLSN     uint64
+	future     []int64
 }
 
 func newPart() *part {
@@ -92,6 +100,7 @@ type inspector struct {
 	fl         Flags
 	verify     bool
 	dblwrFirst int64 // first page of the system tablespace's doublewrite buffer
+	futureLSN  uint64
 }
 
 func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo {
@@ -101,6 +110,18 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 		pi.LSN, pi.SpaceID, pi.PageNo, pi.Prev, pi.Next = h.LSN, h.SpaceID, h.PageNo, h.Prev, h.Next
 	}
 	pt.summary[pi.Type]++
+	corrupt := false
+	defer func() {
+		inDblwr := in.t.FSP.SpaceID == 0 && no >= in.dblwrFirst && no < 3*in.dblwrFirst
+		if !corrupt && !inDblwr {
+			if h.LSN > pt.maxLSN {
+				pt.maxLSN = h.LSN
+			}
+			if in.futureLSN != 0 && h.LSN > in.futureLSN {
+				pt.future = append(pt.future, no)
+			}
+		}
+	}()
 	if in.verify {
 		v := CheckPage(p, in.fl, uint32(no), in.t.FSP.SpaceID)
 		if in.t.FSP.SpaceID == 0 && no >= in.dblwrFirst && no < 3*in.dblwrFirst {
@@ -116,6 +137,7 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 		}
 		if v.Corrupt {
 			pt.corrupt = append(pt.corrupt, no)
+			corrupt = true
 		}
 		if v.InnochecksumCorrupt {
 			pt.icCorrupt = append(pt.icCorrupt, no)
@@ -153,7 +175,7 @@ func Inspect(t *File, opt InspectOptions) (*Report, error) {
 	if to < 0 || to > t.Pages() {
 		to = t.Pages()
 	}
-	in := &inspector{t: t, fl: fl, verify: opt.Verify, dblwrFirst: int64(1<<20) / int64(fl.PageSize)}
+	in := &inspector{t: t, fl: fl, verify: opt.Verify, dblwrFirst: int64(1<<20) / int64(fl.PageSize), futureLSN: opt.FutureLSN}
 	if fl.PageSize > 16384 {
 		in.dblwrFirst = 64 // an extent is 64 pages above 16 KiB pages
 	}
@@ -239,6 +261,10 @@ func merge(t *File, in *inspector, parts []*part, verified bool) *Report {
 			}
 		}
 		roots = append(roots, pt.roots...)
+		r.Future = append(r.Future, pt.future...)
+		if pt.maxLSN > r.MaxLSN {
+			r.MaxLSN = pt.maxLSN
+		}
 	}
 	if len(r.InnochecksumCorrupt) > 0 && r.InnochecksumCorrupt[0] == 0 {
 		r.InnochecksumCorrupt, r.InnochecksumStops = []int64{0}, true

@@ -49,10 +49,33 @@ type Map struct {
 	Spaces  map[uint32]*Space
 }
 
+// PageID names a page.
+type PageID struct{ Space, Page uint32 }
+
+// Analysis is what one pass over the log from the checkpoint tells about recovery.
+type Analysis struct {
+	Map *Map
+	// Pages maps every page a page record names to whether recovery must read it from its file:
+	// false when an INIT_PAGE or FREE_PAGE in the scanned log rebuilds or frees it.
+	Pages       map[PageID]bool
+	PageRecords int
+	// FileCheckpointEnd is the end LSN of the FILE_CHECKPOINT for checkpointLSN (0: not seen).
+	FileCheckpointEnd uint64
+}
+
 // Build reads sc to its end and applies the file records of mini-transactions starting
 // before atLSN (0: all).
 func Build(sc *logformat.Scanner, atLSN uint64) (*Map, error) {
+	a, err := Analyze(sc, atLSN, 0)
+	return a.Map, err
+}
+
+// Analyze reads sc to its end: the space map (file records of mini-transactions before atLSN,
+// 0: all), the pages named by page records and whether recovery reads them, and where the
+// FILE_CHECKPOINT for checkpointLSN is.
+func Analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64) (*Analysis, error) {
 	m := &Map{FromLSN: sc.LSN(), AtLSN: atLSN, Spaces: map[uint32]*Space{}}
+	a := &Analysis{Map: m, Pages: map[PageID]bool{}}
 	for sc.Next() {
 		mtr := sc.MTR()
 		if atLSN != 0 && mtr.LSN >= atLSN {
@@ -60,6 +83,19 @@ func Build(sc *logformat.Scanner, atLSN uint64) (*Map, error) {
 		}
 		for i := range mtr.Records {
 			r := &mtr.Records[i]
+			if r.Type < logformat.FileCreate {
+				a.PageRecords++
+				if !r.SamePage {
+					id := PageID{r.Space, r.Page}
+					read, seen := a.Pages[id]
+					rebuilt := r.Type == logformat.InitPage || r.Type == logformat.FreePage
+					a.Pages[id] = (read || !seen) && !rebuilt
+				}
+				continue
+			}
+			if r.Type == logformat.FileCheckpoint && r.CheckpointLSN == checkpointLSN && checkpointLSN != 0 && a.FileCheckpointEnd == 0 {
+				a.FileCheckpointEnd = mtr.EndLSN
+			}
 			var k EventKind
 			switch r.Type {
 			case logformat.FileCreate:
@@ -77,7 +113,7 @@ func Build(sc *logformat.Scanner, atLSN uint64) (*Map, error) {
 		}
 	}
 	m.EndLSN = sc.LSN()
-	return m, sc.Err()
+	return a, sc.Err()
 }
 
 func (m *Map) apply(id uint32, e Event) {

@@ -20,6 +20,7 @@
 #   server.err      the error log of that recovery run
 #   verdict.txt     key=value lines read off server.err: crash_recovery (0|1), checkpoint_lsn,
 #                   end_lsn, to_recover_pages (empty when the server printed none)
+#   later/          (dml only) server/ after more committed work: datafiles newer than crashed/'s log
 #   checksums.tsv   CHECKSUM TABLE of every user table after the server's recovery (table<TAB>checksum)
 #   sys_tablespaces.tsv  information_schema.INNODB_SYS_TABLESPACES of the live server before the
 #                   crash: SPACE, NAME, FLAG, PAGE_SIZE, FILENAME
@@ -260,11 +261,28 @@ verdict_of() {
   s=$(mktemp -u /tmp/innoscope-lab-XXXXXX.sock)
   rm -f "$out.err"
   if start "$d" "$s" "$out.err" "$@"; then
-    { echo "started=1"; verdict "$out.err"; } >"$out.txt"
+    check_tables "$s" >"$out.checks"
+    { echo "started=1"; verdict "$out.err"
+      echo "tables_checked=$(grep -c . "$out.checks" || true)"
+      if grep -qv $'\tOK$' "$out.checks"; then echo "tables_ok=0"; else echo "tables_ok=1"; fi
+      echo "errors=$(grep -c '\[ERROR\]' "$out.err" || true)"; } >"$out.txt"
     stop_clean "$d" "$s"
   else
-    { echo "started=0"; verdict "$out.err"; } >"$out.txt"
+    { echo "started=0"; verdict "$out.err"; echo "errors=$(grep -c '\[ERROR\]' "$out.err" || true)"; } >"$out.txt"
   fi
+}
+
+# check_tables SOCK: CHECK TABLE of every InnoDB user table the server knows of (from its .frm
+# files too, so a table whose tablespace is gone shows up as an error): table<TAB>worst message.
+check_tables() {
+  local t
+  for t in $(sql "$1" "SELECT CONCAT(table_schema,'.',table_name) FROM information_schema.tables
+      WHERE table_schema NOT IN ('mysql','sys','performance_schema','information_schema')
+      AND (engine='InnoDB' OR engine IS NULL) ORDER BY 1" -N 2>/dev/null); do
+    sql "$1" "CHECK TABLE $t" -N 2>&1 | awk -F'\t' -v t="$t" '
+      NF >= 4 { if ($4 != "OK" || $3 == "error") bad = $3 ": " $4 } NF < 4 { bad = $0 }
+      END { print t "\t" (bad == "" ? "OK" : bad) }'
+  done
 }
 
 # verdict ERRLOG: the server's own statements about recovery, as key=value lines.
@@ -342,6 +360,15 @@ scenario() {
   stop_clean "$d" "$s"
   mv "$d" "$out/server"
   verdict "$out/server.err" >"$out/verdict.txt"
+  if [ "$name" = dml ]; then
+    # later/: the same server after more committed work and a checkpoint, so its datafiles are
+    # newer than crashed/ib_logfile0 (as when an old log is restored beside newer files).
+    cp -a "$out/server" "$d"
+    start "$d" "$s" "$out/later.err" "${opts[@]}" || { cat "$out/later.err" >&2; die "restart failed"; }
+    sql "$s" "UPDATE db.t1 SET n = n + 1; SET GLOBAL innodb_log_checkpoint_now=1"
+    stop_clean "$d" "$s"
+    mv "$d" "$out/later"
+  fi
 }
 
 bench_log() {

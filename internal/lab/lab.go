@@ -40,6 +40,12 @@ type Verdict struct {
 	EndLSN         uint64 // "End of log at LSN="
 	ToRecoverPages int    // "To recover: N pages", -1 when not printed
 	ErrLog         string // path of its error log
+	// From ServerVerdict only: whether CHECK TABLE passed on every user table, how many it
+	// checked, and how many [ERROR] lines the server logged.
+	TablesOK      bool
+	TablesChecked int
+	Errors        int
+	Checks        string // the CHECK TABLE results, one table per line
 }
 
 // Root is the repository root (the directory holding go.mod).
@@ -162,6 +168,12 @@ func ReadVerdict(path string) (Verdict, error) {
 			v.EndLSN = n
 		case "to_recover_pages":
 			v.ToRecoverPages = int(n)
+		case "tables_ok":
+			v.TablesOK = n == 1
+		case "tables_checked":
+			v.TablesChecked = int(n)
+		case "errors":
+			v.Errors = int(n)
 		}
 	}
 	return v, sc.Err()
@@ -181,6 +193,9 @@ func (s *Scenario) ServerVerdict(t testing.TB, dir string) Verdict {
 		t.Fatal(err)
 	}
 	v.ErrLog = out + ".err"
+	if b, err := os.ReadFile(out + ".checks"); err == nil {
+		v.Checks = string(b)
+	}
 	return v
 }
 

@@ -1,0 +1,120 @@
+package cmd
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/discovery"
+	"innoscope/replay"
+	"innoscope/report"
+)
+
+func diagnoseCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "diagnose",
+		Usage:     "all findings: dictionary vs filesystem vs redo log, pages recovery needs, locations",
+		ArgsUsage: "DIR",
+		Flags: append(append(append([]cli.Flag{}, outputFlags...), locationFlags...),
+			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules: mariadb (warn) or mysql8 (WL#13065: unprotected and undo-dir datafiles are errors)"}),
+		Action: diagnoseAction,
+	}
+}
+
+// diagnoseJSON is the --json form of `diagnose` (schemas/diagnose.schema.json).
+type diagnoseJSON struct {
+	Datadir       string           `json:"datadir"`
+	CheckpointLSN uint64           `json:"checkpoint_lsn"`
+	EndLSN        uint64           `json:"end_lsn"`
+	Findings      []report.Finding `json:"findings"`
+	Summary       map[string]int   `json:"summary"`
+}
+
+func diagnoseAction(c *cli.Context) error {
+	pol := replay.Policy(c.String("policy"))
+	if pol != replay.PolicyMariaDB && pol != replay.PolicyMySQL8 {
+		return fmt.Errorf("--policy %q: want mariadb or mysql8", pol)
+	}
+	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
+		return fmt.Errorf("expected one DIR argument")
+	}
+	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	l, sc, cpLSN, err := startScan(c)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	a, err := replay.Analyze(sc, 0, cpLSN)
+	if err != nil {
+		return err
+	}
+	touched := 0
+	for range a.Pages {
+		touched++
+	}
+	fs := logFindings(l, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, touched)
+	ts, err := discovery.Scan(s.discovery())
+	if err != nil {
+		return err
+	}
+	in := replay.Input{Datadir: s.Datadir, Analysis: a, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
+		Pages: map[string]*discovery.Report{}}
+	if sys, err := discovery.OpenFile(filepath.Join(s.systemFile())); err == nil {
+		if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
+				Message: "SYS_TABLES could not be read, so only the redo log says which files should exist: " + err.Error()})
+		}
+		in.Dblwr, _ = discovery.DoublewriteCopies(sys)
+		sys.Close()
+	}
+	prog := report.NewProgress("verifying datafiles", int64(len(ts)))
+	for i, t := range ts {
+		prog.Set(int64(i))
+		if t.Error != "" {
+			continue
+		}
+		f, err := discovery.OpenFile(t.Path)
+		if err != nil {
+			continue
+		}
+		r, err := discovery.Inspect(f, discovery.InspectOptions{Verify: true, To: -1, FutureLSN: a.Map.EndLSN})
+		f.Close()
+		if err != nil {
+			return err
+		}
+		in.Pages[t.Path] = r
+	}
+	prog.Done()
+	fs = append(fs, replay.Diagnose(in)...)
+	sum := map[string]int{"error": 0, "warning": 0, "info": 0}
+	end := a.Map.EndLSN
+	for i := range fs {
+		sum[fs[i].Severity.String()]++
+		if fs[i].LSN == nil {
+			fs[i].LSN = &end // the point of the log at which the finding was evaluated
+		}
+	}
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	if out.JSON {
+		if fs == nil {
+			fs = []report.Finding{}
+		}
+		if err := out.WriteJSON(diagnoseJSON{Datadir: s.Datadir, CheckpointLSN: cpLSN, EndLSN: a.Map.EndLSN, Findings: fs, Summary: sum}); err != nil {
+			return err
+		}
+		return finish(c, fs)
+	}
+	if len(fs) > 0 {
+		if err := out.Findings(fs); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out.Writer(), "%s: %d errors, %d warnings, %d info (checkpoint LSN %d, end of log %d)\n",
+		s.Datadir, sum["error"], sum["warning"], sum["info"], cpLSN, a.Map.EndLSN)
+	return finish(c, fs)
+}

@@ -1,0 +1,233 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"innoscope/internal/lab"
+	"innoscope/logformat"
+	"innoscope/replay"
+)
+
+// mutation is a file operation on a copy of a real crashed directory, and the finding codes
+// (with their severities) innoscope must report for it.
+type mutation struct {
+	name     string
+	scenario string
+	extra    []string // extra options for both innoscope and the server
+	mutate   func(t *testing.T, s *lab.Scenario, dir string)
+	want     map[string]string // code → severity
+}
+
+func mv(t *testing.T, from, to string) {
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func cp(t *testing.T, from, to string) {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// neededPage finds a page of space that recovery must read (no INIT_PAGE rebuilds it) and that
+// exists in the file.
+func neededPage(t *testing.T, dir string, space uint32, filePages int64) uint32 {
+	f, err := os.Open(filepath.Join(dir, "ib_logfile0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	l, _, err := logformat.Open(f, fi.Size(), "ib_logfile0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, _ := l.Checkpoint()
+	a, err := replay.Analyze(l.Scan(cp.LSN, logformat.ScanOptions{}), 0, cp.LSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, read := range a.Pages {
+		if id.Space == space && read && id.Page > 2 && int64(id.Page) < filePages {
+			return id.Page
+		}
+	}
+	t.Fatalf("no page of space %d that recovery reads", space)
+	return 0
+}
+
+func flip(t *testing.T, path string, pageSize, page, at int64) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[page*pageSize+at] ^= 0x5a
+	os.WriteFile(path, b, 0o644)
+}
+
+var mutations = []mutation{
+	{name: "healthy crash", scenario: "dml", want: map[string]string{"UNCLEAN_SHUTDOWN": "info"}},
+	{name: "healthy ddl crash", scenario: "ddl", want: map[string]string{"UNCLEAN_SHUTDOWN": "info"}},
+	{name: "healthy alter crash", scenario: "alter_force", want: map[string]string{"UNCLEAN_SHUTDOWN": "info"}},
+	{name: "clean shutdown", scenario: "formats_default", want: map[string]string{}},
+	{name: "swapped .ibd files", scenario: "dml", want: map[string]string{"SPACE_ID_MISMATCH": "error"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) {
+			mv(t, filepath.Join(d, "db/t1.ibd"), filepath.Join(d, "tmp.ibd"))
+			mv(t, filepath.Join(d, "db/t2.ibd"), filepath.Join(d, "db/t1.ibd"))
+			mv(t, filepath.Join(d, "tmp.ibd"), filepath.Join(d, "db/t2.ibd"))
+		}},
+	{name: "deleted .ibd the log modifies", scenario: "dml", want: map[string]string{"MISSING_FILE": "error"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) { os.Remove(filepath.Join(d, "db/t1.ibd")) }},
+	{name: "deleted .ibd only the dictionary lists", scenario: "formats_default", want: map[string]string{"MISSING_FILE": "error"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) { os.Remove(filepath.Join(d, "db/dyn.ibd")) }},
+	{name: "rename logged but not done", scenario: "ddl", want: map[string]string{"PENDING_RENAME": "warning"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) {
+			mv(t, filepath.Join(d, "db/new_name.ibd"), filepath.Join(d, "db/old_name.ibd"))
+		}},
+	{name: "renamed file gone", scenario: "ddl", want: map[string]string{"PENDING_RENAME": "error"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) { os.Remove(filepath.Join(d, "db/new_name.ibd")) }},
+	{name: "leftover #sql file", scenario: "dml", want: map[string]string{"ORPHAN_FILE": "warning"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) {
+			f := lab.Get(t, "formats_default") // space 9 there; dml has no space 9
+			cp(t, filepath.Join(f.Crashed, "db/zip.ibd"), filepath.Join(d, "db/#sql-ib99.ibd"))
+		}},
+	{name: "copied .ibd over another", scenario: "dml", want: map[string]string{"DUPLICATE_SPACE_ID": "error", "SPACE_ID_MISMATCH": "error"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) {
+			cp(t, filepath.Join(d, "db/t1.ibd"), filepath.Join(d, "db/t2.ibd"))
+		}},
+	{name: "datafile newer than the log", scenario: "dml", want: map[string]string{"FILE_AHEAD_OF_LOG": "error"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) {
+			cp(t, filepath.Join(s.Dir, "later/db/t1.ibd"), filepath.Join(d, "db/t1.ibd"))
+		}},
+	{name: "corrupt page recovery needs", scenario: "dml", want: map[string]string{"CORRUPT_PAGE_NEEDED": "error"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) {
+			p := filepath.Join(d, "db/t1.ibd")
+			fi, _ := os.Stat(p)
+			flip(t, p, 16384, int64(neededPage(t, d, 5, fi.Size()/16384)), 300)
+		}},
+	{name: "corrupt page nobody touches", scenario: "formats_default", want: map[string]string{"CORRUPT_PAGE": "error"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) { flip(t, filepath.Join(d, "db/dyn.ibd"), 16384, 3, 300) }},
+	{name: "datafile in the undo directory", scenario: "formats_default", want: map[string]string{"UNDO_DIR_DATAFILE": "warning"},
+		extra: []string{"--innodb-undo-directory=UNDO"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) {
+			os.Mkdir(filepath.Join(filepath.Dir(d), "undo"), 0o755)
+			cp(t, filepath.Join(d, "db/dyn.ibd"), filepath.Join(filepath.Dir(d), "undo", "stray.ibd"))
+		}},
+}
+
+// TestDiagnoseAgainstServer: for each real crashed directory, as it is or after a file operation
+// on a copy, innoscope reports the expected findings, and the real server started on another
+// copy agrees: an error finding if and only if it refuses to start or CHECK TABLE fails on some
+// table (data is lost or unusable). The JSON validates against schemas/diagnose.schema.json.
+func TestDiagnoseAgainstServer(t *testing.T) {
+	schema := compileSchema(t)
+	for _, m := range mutations {
+		t.Run(strings.ReplaceAll(m.name, " ", "_"), func(t *testing.T) {
+			s := lab.Get(t, m.scenario)
+			base := t.TempDir()
+			dir := filepath.Join(base, "data")
+			lab.CopyDir(t, s.Crashed, dir)
+			if m.mutate != nil {
+				m.mutate(t, s, dir)
+			}
+			var extra []string
+			for _, e := range m.extra {
+				extra = append(extra, strings.ReplaceAll(e, "UNDO", filepath.Join(base, "undo")))
+			}
+			before := lab.HashTree(t, dir)
+			out, errs, code := run(append([]string{"diagnose", "--json", dir}, extra...)...)
+			var j diagnoseJSON
+			if err := json.Unmarshal([]byte(out), &j); err != nil {
+				t.Fatalf("exit %d: %v\n%s", code, err, errs)
+			}
+			var doc any
+			json.Unmarshal([]byte(out), &doc)
+			if err := schema.Validate(doc); err != nil {
+				t.Errorf("JSON does not match the schema: %v", err)
+			}
+			got := map[string]string{}
+			for _, f := range j.Findings {
+				got[f.Code] = f.Severity.String()
+				t.Logf("innoscope: %s %s space %v %s: %s", f.Severity, f.Code, deref(f.SpaceID), f.File, f.Message)
+				if f.File == "" || f.LSN == nil {
+					t.Errorf("finding without file or LSN: %+v", f)
+				}
+			}
+			for code, sev := range m.want {
+				if got[code] != sev {
+					t.Errorf("want %s (%s), got %v", code, sev, got)
+				}
+			}
+			if m.scenario == "formats_default" && len(m.want) == 0 && len(j.Findings) != 0 {
+				t.Errorf("a clean shutdown has findings: %v", got)
+			}
+			if (j.Summary["error"] > 0) != (code == ExitFindings) {
+				t.Errorf("exit %d with %d errors", code, j.Summary["error"])
+			}
+			if after := lab.HashTree(t, dir); !mapsEqual(before, after) {
+				t.Error("diagnose changed the directory")
+			}
+			server := filepath.Join(base, "server")
+			lab.CopyDir(t, dir, server)
+			opts := append(append([]string{}, s.Options...), extra...)
+			v := (&lab.Scenario{Options: opts}).ServerVerdict(t, server)
+			t.Logf("server: started=%v tables_ok=%v (%d checked)\n%s\n%s", v.Started, v.TablesOK, v.TablesChecked,
+				serverLines(t, v.ErrLog), strings.TrimSpace(v.Checks))
+			serverLost := !v.Started || !v.TablesOK
+			if (j.Summary["error"] > 0) != serverLost {
+				t.Errorf("innoscope: %d errors; server: started=%v, tables ok=%v", j.Summary["error"], v.Started, v.TablesOK)
+			}
+		})
+	}
+}
+
+func deref(p *uint32) any {
+	if p == nil {
+		return "-"
+	}
+	return *p
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	b, err := os.ReadFile(filepath.Join(lab.Root(), "schemas", "diagnose.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("diagnose.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("diagnose.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

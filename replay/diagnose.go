@@ -1,0 +1,320 @@
+package replay
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"innoscope/discovery"
+	"innoscope/report"
+)
+
+// Policy selects whose rules location findings follow.
+type Policy string
+
+// Policies: MariaDB (the default) only warns about datafile locations; MySQL 8's WL#13065
+// refuses to recover datafiles outside the known directories and in a unique undo directory.
+const (
+	PolicyMariaDB Policy = "mariadb"
+	PolicyMySQL8  Policy = "mysql8"
+)
+
+// Input is everything a diagnosis compares.
+type Input struct {
+	Datadir  string
+	Analysis *Analysis // the log from the checkpoint (nil: no usable log)
+	EndLSN   uint64
+	Spaces   []discovery.Tablespace
+	Dict     []discovery.DictTable // SYS_TABLES on disk (nil if unreadable)
+	Pages    map[string]*discovery.Report
+	Dblwr    map[[2]uint32][]discovery.DoublewriteCopy
+	Policy   Policy
+}
+
+// expectation is a file name some source maps to a space id.
+type expectation struct {
+	id     uint32
+	name   string // as the source spells it
+	source string // "dictionary" or "redo log"
+	lsn    *uint64
+	logged bool // the log changes this space after the checkpoint
+}
+
+func u32(v uint32) *uint32 { return &v }
+func u64(v uint64) *uint64 { return &v }
+
+// absPath resolves a dictionary or log file name against the data directory.
+func absPath(datadir, name string) string {
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(datadir, name)
+	}
+	if a, err := filepath.Abs(name); err == nil {
+		name = a
+	}
+	if r, err := filepath.EvalSymlinks(name); err == nil {
+		return r
+	}
+	return filepath.Clean(name)
+}
+
+// expectations builds the path → space map recovery will work with: the on-disk dictionary,
+// superseded by the file records of the log.
+func expectations(in Input) map[string]expectation {
+	exp := map[string]expectation{}
+	for _, t := range in.Dict {
+		if t.Deleted || t.SpaceID == 0 || strings.HasPrefix(t.Name, "SYS_") {
+			continue
+		}
+		name := "./" + t.Name + ".ibd"
+		if t.DataDir() {
+			if b, err := os.ReadFile(filepath.Join(in.Datadir, t.Name+".isl")); err == nil {
+				name = strings.TrimSpace(string(b))
+			}
+		}
+		exp[absPath(in.Datadir, name)] = expectation{id: t.SpaceID, name: name, source: "dictionary"}
+	}
+	if in.Analysis == nil {
+		return exp
+	}
+	for _, s := range in.Analysis.Map.Sorted() {
+		for p, e := range exp {
+			if e.id == s.ID {
+				delete(exp, p) // the log's events for this space supersede the dictionary
+			}
+		}
+		for _, n := range s.Names {
+			delete(exp, absPath(in.Datadir, n))
+		}
+		if !s.Deleted {
+			last := s.Events[len(s.Events)-1]
+			exp[absPath(in.Datadir, s.Name)] = expectation{id: s.ID, name: s.Name, source: "redo log", lsn: u64(last.LSN), logged: true}
+		}
+	}
+	return exp
+}
+
+// LocationFindings reports datafiles outside the known directories or in a unique undo
+// directory.
+func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding {
+	var fs []report.Finding
+	for _, t := range ts {
+		switch {
+		case t.Error != "":
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "UNREADABLE_DATAFILE", File: t.Path, Message: t.Error})
+		case t.Location == discovery.LocUnprotected:
+			sev := report.Warning
+			if policy == PolicyMySQL8 {
+				sev = report.Error
+			}
+			fs = append(fs, report.Finding{Severity: sev, Code: "UNPROTECTED_LOCATION", SpaceID: u32(t.SpaceID), File: t.Path,
+				Message: "is in an unprotected location (reached only through " + t.ISL + "); MySQL 8 cannot recover it after a crash until the directory is added to innodb_directories (MariaDB opens it through the .isl)"})
+		case t.Location == discovery.LocUndoDir:
+			sev := report.Warning
+			if policy == PolicyMySQL8 {
+				sev = report.Error
+			}
+			fs = append(fs, report.Finding{Severity: sev, Code: "UNDO_DIR_DATAFILE", SpaceID: u32(t.SpaceID), File: t.Path,
+				Message: "a datafile inside the unique innodb_undo_directory, which is not a valid place for datafiles (MySQL WL#13065 FR5)"})
+		}
+	}
+	return fs
+}
+
+// Diagnose compares dictionary, files and log, and says what recovery will meet.
+func Diagnose(in Input) []report.Finding {
+	fs := LocationFindings(in.Spaces, in.Policy)
+	files := map[string]discovery.Tablespace{}
+	for _, t := range in.Spaces {
+		files[absPath(in.Datadir, t.Path)] = t
+	}
+	exp := expectations(in)
+	handled := map[string]bool{} // expected paths explained by a pending rename
+	if in.Analysis != nil {
+		fs = append(fs, renameFindings(in, exp, files, handled)...)
+	}
+	paths := make([]string, 0, len(exp))
+	for p := range exp {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		e := exp[p]
+		if handled[p] {
+			continue
+		}
+		f, ok := files[p]
+		where := e.source
+		if e.lsn != nil {
+			where = fmt.Sprintf("the redo log (LSN %d)", *e.lsn)
+		}
+		switch {
+		case !ok:
+			msg := fmt.Sprintf("%s maps %s to space %d but there is no such file", where, e.name, e.id)
+			if e.logged {
+				msg += fmt.Sprintf("; the log changes it after the checkpoint, so the server refuses to start (\"Tablespace %d was not found at %s\") unless innodb_force_recovery discards those changes", e.id, e.name)
+			} else {
+				msg += "; the server starts but the table is unusable (\"Could not find a valid tablespace file\")"
+			}
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: p, LSN: e.lsn, Message: msg})
+		case f.Error != "":
+			// reported by LocationFindings
+		case f.Note == "page 0 is all zero":
+			if in.Analysis == nil || in.Analysis.Pages[PageID{e.id, 0}] {
+				fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: p, LSN: e.lsn,
+					Message: fmt.Sprintf("page 0 is all zero and the log does not rebuild it; %s expects space %d", where, e.id)})
+			}
+		case f.SpaceID != e.id:
+			msg := fmt.Sprintf("page 0 carries space %d, but %s maps %s to space %d", f.SpaceID, where, e.name, e.id)
+			for _, o := range in.Spaces {
+				if o.SpaceID == e.id && absPath(in.Datadir, o.Path) != p {
+					msg += fmt.Sprintf("; space %d is in %s", e.id, o.Path)
+				}
+			}
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: p, LSN: e.lsn, Message: msg})
+		}
+	}
+	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
+	fs = append(fs, pageFindings(in, exp)...)
+	return fs
+}
+
+// renameFindings: a FILE_RENAME whose new name is not on disk yet.
+func renameFindings(in Input, exp map[string]expectation, files map[string]discovery.Tablespace, handled map[string]bool) []report.Finding {
+	var fs []report.Finding
+	for _, s := range in.Analysis.Map.Sorted() {
+		if s.Deleted {
+			continue
+		}
+		var last *Event
+		for i := range s.Events {
+			if s.Events[i].Kind == Rename {
+				last = &s.Events[i]
+			}
+		}
+		if last == nil || last.NewName != s.Name {
+			continue
+		}
+		to, from := absPath(in.Datadir, last.NewName), absPath(in.Datadir, last.Name)
+		if _, ok := files[to]; ok {
+			continue
+		}
+		handled[to] = true
+		if f, ok := files[from]; ok && f.SpaceID == s.ID {
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: from, LSN: u64(last.LSN),
+				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet; crash recovery will rename it", last.Name, last.NewName)})
+			continue
+		}
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: to, LSN: u64(last.LSN),
+			Message: fmt.Sprintf("the log renames %s to %s, and neither file exists: the table's data is gone", last.Name, last.NewName)})
+	}
+	return fs
+}
+
+// duplicateAndOrphanFindings: two files with one space id; datafiles nothing refers to.
+func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.Finding {
+	var fs []report.Finding
+	byID := map[uint32][]discovery.Tablespace{}
+	for _, t := range in.Spaces {
+		if t.Error == "" && t.Note == "" && t.FoundBy != discovery.FoundSystem && t.FoundBy != discovery.FoundTemporary {
+			byID[t.SpaceID] = append(byID[t.SpaceID], t)
+		}
+	}
+	ids := make([]uint32, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		ts := byID[id]
+		if len(ts) < 2 {
+			continue
+		}
+		var names, referenced []string
+		for _, t := range ts {
+			names = append(names, t.Path)
+			if _, ok := exp[absPath(in.Datadir, t.Path)]; ok {
+				referenced = append(referenced, t.Path)
+			}
+		}
+		sev, why := report.Warning, "only one of them is referenced by the dictionary or the log"
+		if len(referenced) >= 2 {
+			sev, why = report.Error, "the dictionary or the log refers to more than one of them, so the server cannot open them all"
+		}
+		fs = append(fs, report.Finding{Severity: sev, Code: "DUPLICATE_SPACE_ID", SpaceID: u32(id), File: ts[1].Path,
+			Message: fmt.Sprintf("%d files carry space id %d (%s); %s", len(ts), id, strings.Join(names, ", "), why)})
+	}
+	for _, t := range in.Spaces {
+		if t.FoundBy != discovery.FoundScan && t.FoundBy != discovery.FoundISL {
+			continue
+		}
+		if _, ok := exp[absPath(in.Datadir, t.Path)]; ok {
+			continue
+		}
+		msg := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID)
+		if strings.HasPrefix(filepath.Base(t.Path), "#sql") {
+			msg += "; a leftover of an interrupted ALTER TABLE"
+		}
+		fs = append(fs, report.Finding{Severity: report.Warning, Code: "ORPHAN_FILE", SpaceID: u32(t.SpaceID), File: t.Path, Message: msg})
+	}
+	return fs
+}
+
+// pageFindings: corrupt pages, pages recovery must read that are corrupt, pages from the future.
+func pageFindings(in Input, exp map[string]expectation) []report.Finding {
+	var fs []report.Finding
+	need := map[uint32]map[uint32]bool{} // space → pages recovery reads
+	if in.Analysis != nil {
+		for id, read := range in.Analysis.Pages {
+			if read {
+				if need[id.Space] == nil {
+					need[id.Space] = map[uint32]bool{}
+				}
+				need[id.Space][id.Page] = true
+			}
+		}
+	}
+	paths := make([]string, 0, len(in.Pages))
+	for p := range in.Pages {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		r := in.Pages[p]
+		id := r.SpaceID
+		if e, ok := exp[absPath(in.Datadir, p)]; ok {
+			id = e.id
+		}
+		for _, no := range r.Corrupt {
+			if !need[id][uint32(no)] {
+				fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE", SpaceID: u32(id), File: p,
+					Message: fmt.Sprintf("page %d: %s; recovery does not touch it, reading it later fails", no, r.Reasons[no])})
+				continue
+			}
+			if copyOK(in.Dblwr[[2]uint32{id, uint32(no)}], r.Flags, uint32(no), id) {
+				fs = append(fs, report.Finding{Severity: report.Warning, Code: "CORRUPT_PAGE_NEEDED", SpaceID: u32(id), File: p,
+					Message: fmt.Sprintf("page %d: %s; recovery needs it and will restore it from the doublewrite buffer", no, r.Reasons[no])})
+				continue
+			}
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE_NEEDED", SpaceID: u32(id), File: p,
+				Message: fmt.Sprintf("page %d: %s; recovery must apply log records to it, no INIT_PAGE rebuilds it and the doublewrite buffer has no valid copy", no, r.Reasons[no])})
+		}
+		if len(r.Future) > 0 && in.EndLSN != 0 {
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN),
+				Message: fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than ib_logfile0, the server reports \"log sequence number ... is in the future\"",
+					len(r.Future), r.Future[0], r.MaxLSN)})
+		}
+	}
+	return fs
+}
+
+// copyOK reports whether a doublewrite copy of the page validates.
+func copyOK(copies []discovery.DoublewriteCopy, fl discovery.Flags, page, space uint32) bool {
+	for _, c := range copies {
+		if len(c.Image) == fl.PageSize && !discovery.CheckPage(c.Image, fl, page, space).Corrupt {
+			return true
+		}
+	}
+	return false
+}
