@@ -71,7 +71,7 @@ func redundantRec(p []byte, origin int) (fields [][]byte, info byte, next int, e
 // readPage reads one page of the system tablespace file.
 func (t *File) readPage(no uint32) ([]byte, error) {
 	p := make([]byte, t.Physical)
-	if _, err := t.f.ReadAt(p, int64(no)*int64(t.Physical)); err != nil {
+	if _, err := t.r.ReadAt(p, int64(no)*int64(t.Physical)); err != nil {
 		return nil, fmt.Errorf("%s: offset %d: %w", t.Path, int64(no)*int64(t.Physical), err)
 	}
 	return p, nil

@@ -15,35 +15,37 @@ type File struct {
 	FSP      FSPHeader
 	Physical int // bytes per page on disk (the compressed size for ROW_FORMAT=COMPRESSED)
 	Vendor   Vendor
-	f        *os.File
+	r        io.ReaderAt
+	closer   io.Closer
 }
 
-// OpenFile opens a datafile and decodes its first page.
+// OpenFile opens a datafile read-only and decodes its first page.
 func OpenFile(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	tf, err := readPage0(f, path)
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", path)
+	}
+	var tf *File
+	if err == nil {
+		tf, err = NewFile(f, fi.Size(), path)
+	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
+	tf.closer = f
 	return tf, nil
 }
 
-func readPage0(f *os.File, path string) (*File, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	size := fi.Size()
+// NewFile decodes page 0 of the tablespace image r of the given size; path names it in errors.
+func NewFile(r io.ReaderAt, size int64, path string) (*File, error) {
 	// The flags decide the page size, so read the FSP header first.
 	head := make([]byte, fspHeaderEnd+4)
-	if n, err := f.ReadAt(head, 0); n < len(head) {
+	if n, err := r.ReadAt(head, 0); n < len(head) {
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -61,13 +63,12 @@ func readPage0(f *os.File, path string) (*File, error) {
 		return nil, fmt.Errorf("%s: offset %d: file of %d bytes is shorter than one %d-byte page", path, size, size, phys)
 	}
 	p := make([]byte, phys)
-	if _, err := f.ReadAt(p, 0); err != nil {
+	if _, err := r.ReadAt(p, 0); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: offset 0: %w", path, err)
 	}
 	h, _ := ParseFilHeader(p)
 	fsp, _ := ParseFSPHeader(p)
-	tf := &File{Path: path, Size: size, Header: h, FSP: fsp, Physical: phys, Vendor: vendorOf(fl), f: f}
-	return tf, nil
+	return &File{Path: path, Size: size, Header: h, FSP: fsp, Physical: phys, Vendor: vendorOf(fl), r: r}, nil
 }
 
 // vendorOf guesses who wrote a file from its flags: MySQL sets bits 10..14 (DATA_DIR, SHARED,
@@ -84,7 +85,12 @@ func vendorOf(fl Flags) Vendor {
 }
 
 // Close closes the file.
-func (t *File) Close() error { return t.f.Close() }
+func (t *File) Close() error {
+	if t.closer == nil {
+		return nil
+	}
+	return t.closer.Close()
+}
 
 // Pages is the number of whole pages in the file.
 func (t *File) Pages() int64 { return t.Size / int64(t.Physical) }
@@ -111,7 +117,7 @@ func (t *File) eachPageChunk(from, to int64, chunk int, fn func(no int64, p []by
 			n = to - no
 		}
 		b := buf[:n*int64(t.Physical)]
-		if _, err := t.f.ReadAt(b, no*int64(t.Physical)); err != nil {
+		if _, err := t.r.ReadAt(b, no*int64(t.Physical)); err != nil && err != io.EOF {
 			return fmt.Errorf("%s: offset %d: %w", t.Path, no*int64(t.Physical), err)
 		}
 		for i := int64(0); i < n; i++ {

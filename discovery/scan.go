@@ -204,7 +204,7 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tabl
 	t.SpaceID, t.Flags, t.PageSize, t.PhysicalPageSize = f.FSP.SpaceID, fl, fl.PageSize, f.Physical
 	t.Pages, t.FSPSize, t.FirstPageLSN = f.Pages(), f.FSP.Size, f.Header.LSN
 	p0 := make([]byte, f.Physical)
-	if _, err := f.f.ReadAt(p0, 0); err == nil {
+	if _, err := f.r.ReadAt(p0, 0); err == nil {
 		v := CheckPage(p0, fl, 0, f.FSP.SpaceID)
 		t.ChecksumAlgorithm = string(v.Algorithm)
 		if v.Corrupt {
