@@ -29,6 +29,8 @@ type diagnoseJSON struct {
 	EndLSN        uint64           `json:"end_lsn"`
 	Findings      []report.Finding `json:"findings"`
 	Summary       map[string]int   `json:"summary"`
+	// Dictionary: SYS_TABLES as on disk (changes still in the log are not in it).
+	Dictionary []replay.DictEntry `json:"dictionary"`
 }
 
 func diagnoseAction(c *cli.Context) error {
@@ -104,7 +106,12 @@ func diagnoseAction(c *cli.Context) error {
 		if fs == nil {
 			fs = []report.Finding{}
 		}
-		if err := out.WriteJSON(diagnoseJSON{Datadir: s.Datadir, CheckpointLSN: cpLSN, EndLSN: a.Map.EndLSN, Findings: fs, Summary: sum}); err != nil {
+		dict := replay.Dictionary(in)
+		if dict == nil {
+			dict = []replay.DictEntry{}
+		}
+		if err := out.WriteJSON(diagnoseJSON{Datadir: s.Datadir, CheckpointLSN: cpLSN, EndLSN: a.Map.EndLSN, Findings: fs,
+			Summary: sum, Dictionary: dict}); err != nil {
 			return err
 		}
 		return finish(c, fs)

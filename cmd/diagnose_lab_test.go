@@ -119,6 +119,8 @@ var mutations = []mutation{
 		}},
 	{name: "corrupt page nobody touches", scenario: "formats_default", want: map[string]string{"CORRUPT_PAGE": "error"},
 		mutate: func(t *testing.T, s *lab.Scenario, d string) { flip(t, filepath.Join(d, "db/dyn.ibd"), 16384, 3, 300) }},
+	{name: "missing .frm", scenario: "dml", want: map[string]string{"MISSING_FRM": "warning"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) { os.Remove(filepath.Join(d, "db/t2.frm")) }},
 	{name: "datafile in the undo directory", scenario: "formats_default", want: map[string]string{"UNDO_DIR_DATAFILE": "warning"},
 		extra: []string{"--innodb-undo-directory=UNDO"},
 		mutate: func(t *testing.T, s *lab.Scenario, d string) {
@@ -230,4 +232,32 @@ func compileSchema(t *testing.T) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestDiagnoseLocationPolicy: a DATA DIRECTORY table outside innodb_directories is a warning for
+// MariaDB (which opens it through its .isl: the server started on this scenario and recovered
+// it, see TestLogAgainstServer) and an error under --policy=mysql8 (WL#13065 FR3/FR4); naming its
+// directory in --innodb-directories clears it.
+func TestDiagnoseLocationPolicy(t *testing.T) {
+	s := lab.Get(t, "data_directory")
+	sev := func(args ...string) (string, int) {
+		out, _, code := run(append([]string{"diagnose", "--json", s.Crashed}, args...)...)
+		var j diagnoseJSON
+		json.Unmarshal([]byte(out), &j)
+		for _, f := range j.Findings {
+			if f.Code == "UNPROTECTED_LOCATION" {
+				return f.Severity.String(), code
+			}
+		}
+		return "", code
+	}
+	if got, code := sev(); got != "warning" || code != ExitClean {
+		t.Errorf("default policy: %q exit %d", got, code)
+	}
+	if got, code := sev("--policy", "mysql8"); got != "error" || code != ExitFindings {
+		t.Errorf("mysql8 policy: %q exit %d", got, code)
+	}
+	if got, _ := sev("--innodb-directories", filepath.Join(s.Dir, "ext")); got != "" {
+		t.Errorf("with innodb_directories: %q", got)
+	}
 }

@@ -122,9 +122,36 @@ func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding
 	return fs
 }
 
+// DictEntry is a SYS_TABLES row with what the data directory has for it.
+type DictEntry struct {
+	discovery.DictTable
+	Frm bool `json:"frm"` // the server's table definition file (MariaDB .frm) exists
+}
+
+// Dictionary lists the user tables of SYS_TABLES, delete-marked history included, each with
+// the presence of its .frm file.
+func Dictionary(in Input) []DictEntry {
+	var out []DictEntry
+	for _, t := range in.Dict {
+		if strings.HasPrefix(t.Name, "SYS_") {
+			continue
+		}
+		_, err := os.Stat(filepath.Join(in.Datadir, t.Name+".frm"))
+		out = append(out, DictEntry{DictTable: t, Frm: err == nil})
+	}
+	return out
+}
+
 // Diagnose compares dictionary, files and log, and says what recovery will meet.
 func Diagnose(in Input) []report.Finding {
 	fs := LocationFindings(in.Spaces, in.Policy)
+	for _, d := range Dictionary(in) {
+		if !d.Deleted && !d.Frm && !strings.Contains(d.Name, "#sql") {
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
+				File: filepath.Join(in.Datadir, d.Name+".frm"),
+				Message: fmt.Sprintf("InnoDB's dictionary has table %s (space %d) but its .frm is missing: the server starts, and the table is invisible to SQL until the .frm is restored", d.Name, d.SpaceID)})
+		}
+	}
 	files := map[string]discovery.Tablespace{}
 	for _, t := range in.Spaces {
 		files[absPath(in.Datadir, t.Path)] = t
