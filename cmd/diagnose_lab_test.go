@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"innoscope/discovery"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
@@ -44,6 +45,42 @@ func cp(t *testing.T, from, to string) {
 // neededPage finds a page of space that recovery must read (no INIT_PAGE rebuilds it) and that
 // exists in the file.
 func neededPage(t *testing.T, dir string, space uint32, filePages int64) uint32 {
+	for id, read := range neededPages(t, dir) {
+		if id.Space == space && read && id.Page > 2 && int64(id.Page) < filePages {
+			return id.Page
+		}
+	}
+	t.Fatalf("no page of space %d that recovery reads", space)
+	return 0
+}
+
+// doublewritePage finds a page of space that recovery must read and of which the doublewrite
+// buffer holds a valid copy.
+func doublewritePage(t *testing.T, dir string, space uint32) uint32 {
+	sys, err := discovery.OpenFile(filepath.Join(dir, "ibdata1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	copies, err := discovery.DoublewriteCopies(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, "db/t.ibd"))
+	for k, cs := range copies {
+		if k[0] != space || k[1] < 3 || int64(k[1]) >= fi.Size()/16384 {
+			continue
+		}
+		fl, _ := discovery.DecodeFlags(0x15)
+		if !discovery.CheckPage(cs[0].Image, fl, k[1], space).Corrupt && neededPages(t, dir)[replay.PageID{Space: space, Page: k[1]}] {
+			return k[1]
+		}
+	}
+	t.Fatalf("no page of space %d both needed by recovery and in the doublewrite buffer", space)
+	return 0
+}
+
+func neededPages(t *testing.T, dir string) map[replay.PageID]bool {
 	f, err := os.Open(filepath.Join(dir, "ib_logfile0"))
 	if err != nil {
 		t.Fatal(err)
@@ -59,13 +96,7 @@ func neededPage(t *testing.T, dir string, space uint32, filePages int64) uint32 
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, read := range a.Pages {
-		if id.Space == space && read && id.Page > 2 && int64(id.Page) < filePages {
-			return id.Page
-		}
-	}
-	t.Fatalf("no page of space %d that recovery reads", space)
-	return 0
+	return a.Pages
 }
 
 func flip(t *testing.T, path string, pageSize, page, at int64) {
@@ -116,6 +147,10 @@ var mutations = []mutation{
 			p := filepath.Join(d, "db/t1.ibd")
 			fi, _ := os.Stat(p)
 			flip(t, p, 16384, int64(neededPage(t, d, 5, fi.Size()/16384)), 300)
+		}},
+	{name: "torn page with a doublewrite copy", scenario: "wrapped", want: map[string]string{"CORRUPT_PAGE_NEEDED": "warning"},
+		mutate: func(t *testing.T, s *lab.Scenario, d string) {
+			flip(t, filepath.Join(d, "db/t.ibd"), 16384, int64(doublewritePage(t, d, 5)), 300)
 		}},
 	{name: "corrupt page nobody touches", scenario: "formats_default", want: map[string]string{"CORRUPT_PAGE": "error"},
 		mutate: func(t *testing.T, s *lab.Scenario, d string) { flip(t, filepath.Join(d, "db/dyn.ibd"), 16384, 3, 300) }},

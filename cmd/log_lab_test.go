@@ -44,7 +44,7 @@ func serverLines(t *testing.T, path string) string {
 	}
 	var keep []string
 	for _, l := range strings.Split(string(b), "\n") {
-		for _, k := range []string{"crash recovery", "End of log", "To recover", "FILE_CHECKPOINT", "[ERROR]", "corrupt"} {
+		for _, k := range []string{"crash recovery", "End of log", "To recover", "FILE_CHECKPOINT", "[ERROR]", "corrupt", "doublewrite", "Restoring"} {
 			if strings.Contains(l, k) {
 				keep = append(keep, l)
 				break
