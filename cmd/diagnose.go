@@ -69,6 +69,9 @@ func diagnoseAction(c *cli.Context) error {
 		if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
 				Message: "SYS_TABLES could not be read, so only the redo log says which files should exist: " + err.Error()})
+		} else if in.Indexes, err = discovery.ReadDictIndexes(sys); err != nil {
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
+				Message: "SYS_INDEXES could not be read: " + err.Error()})
 		}
 		in.Dblwr, _ = discovery.DoublewriteCopies(sys)
 		sys.Close()

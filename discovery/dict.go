@@ -8,9 +8,10 @@ import (
 // The data dictionary header (dict0boot.h) is on page 7 of the system tablespace, after the
 // FIL header; SYS_TABLES' clustered index root page number is at +32.
 const (
-	dictHdrPage   = 7
-	dictHdrTables = FilPageData + 32
-	maxTreeDepth  = 16
+	dictHdrPage    = 7
+	dictHdrTables  = FilPageData + 32
+	dictHdrIndexes = FilPageData + 44
+	maxTreeDepth   = 16
 )
 
 // DictTable is one SYS_TABLES row (ROW_FORMAT=REDUNDANT in the system tablespace).
@@ -150,6 +151,39 @@ func ReadDictTables(t *File) ([]DictTable, error) {
 		be := binary.BigEndian
 		out = append(out, DictTable{Name: string(f[0]), ID: be.Uint64(f[3]), NCols: be.Uint32(f[4]) &^ (1 << 31),
 			Type: be.Uint32(f[5]), SpaceID: be.Uint32(f[9]), Deleted: info&recInfoDeleted != 0, Page: page})
+		return nil
+	})
+	return out, err
+}
+
+// DictIndex is one SYS_INDEXES row.
+type DictIndex struct {
+	TableID uint64 `json:"table_id"`
+	ID      uint64 `json:"index_id"`
+	Name    string `json:"name"`
+	NFields uint32 `json:"n_fields"`
+	Type    uint32 `json:"type"` // DICT_CLUSTERED 1, DICT_UNIQUE 2, ...
+	SpaceID uint32 `json:"space_id"`
+	PageNo  uint32 `json:"root_page"`
+	Deleted bool   `json:"deleted"`
+}
+
+// ReadDictIndexes reads SYS_INDEXES: TABLE_ID, ID, DB_TRX_ID, DB_ROLL_PTR, NAME, N_FIELDS,
+// TYPE, SPACE, PAGE_NO and (since MySQL 5.7 / MariaDB 10.2) MERGE_THRESHOLD.
+func ReadDictIndexes(t *File) ([]DictIndex, error) {
+	hdr, err := t.readPage(dictHdrPage)
+	if err != nil {
+		return nil, err
+	}
+	var out []DictIndex
+	err = t.walkRedundantTree(binary.BigEndian.Uint32(hdr[dictHdrIndexes:]), func(page uint32, f [][]byte, info byte) error {
+		if len(f) < 9 || len(f[0]) != 8 || len(f[1]) != 8 || len(f[5]) != 4 || len(f[6]) != 4 || len(f[7]) != 4 || len(f[8]) != 4 {
+			return fmt.Errorf("%s: page %d: SYS_INDEXES record with %d fields", t.Path, page, len(f))
+		}
+		be := binary.BigEndian
+		out = append(out, DictIndex{TableID: be.Uint64(f[0]), ID: be.Uint64(f[1]), Name: string(f[4]),
+			NFields: be.Uint32(f[5]), Type: be.Uint32(f[6]), SpaceID: be.Uint32(f[7]), PageNo: be.Uint32(f[8]),
+			Deleted: info&recInfoDeleted != 0})
 		return nil
 	})
 	return out, err

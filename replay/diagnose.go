@@ -28,6 +28,7 @@ type Input struct {
 	EndLSN   uint64
 	Spaces   []discovery.Tablespace
 	Dict     []discovery.DictTable // SYS_TABLES on disk (nil if unreadable)
+	Indexes  []discovery.DictIndex // SYS_INDEXES on disk
 	Pages    map[string]*discovery.Report
 	Dblwr    map[[2]uint32][]discovery.DoublewriteCopy
 	Policy   Policy
@@ -125,7 +126,8 @@ func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding
 // DictEntry is a SYS_TABLES row with what the data directory has for it.
 type DictEntry struct {
 	discovery.DictTable
-	Frm bool `json:"frm"` // the server's table definition file (MariaDB .frm) exists
+	Frm     bool                  `json:"frm"` // the server's table definition file (MariaDB .frm) exists
+	Indexes []discovery.DictIndex `json:"indexes"`
 }
 
 // Dictionary lists the user tables of SYS_TABLES, delete-marked history included, each with
@@ -137,7 +139,13 @@ func Dictionary(in Input) []DictEntry {
 			continue
 		}
 		_, err := os.Stat(filepath.Join(in.Datadir, t.Name+".frm"))
-		out = append(out, DictEntry{DictTable: t, Frm: err == nil})
+		e := DictEntry{DictTable: t, Frm: err == nil, Indexes: []discovery.DictIndex{}}
+		for _, ix := range in.Indexes {
+			if ix.TableID == t.ID {
+				e.Indexes = append(e.Indexes, ix)
+			}
+		}
+		out = append(out, e)
 	}
 	return out
 }

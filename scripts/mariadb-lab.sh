@@ -25,6 +25,7 @@
 #   sys_tablespaces.tsv  information_schema.INNODB_SYS_TABLESPACES of the live server before the
 #                   crash: SPACE, NAME, FLAG, PAGE_SIZE, FILENAME
 #   sys_tables.tsv  INNODB_SYS_TABLES of the live server before the crash: NAME, TABLE_ID, SPACE
+#   sys_indexes.tsv INNODB_SYS_INDEXES likewise: TABLE_ID, INDEX_ID, NAME, TYPE, N_FIELDS, PAGE_NO, SPACE
 #   facts.tsv       where the workload asks for it: table name, column count before instant ALTER
 #   options.txt     the extra mariadbd options the scenario used (one per line)
 #   workload.sql    the SQL that ran before the crash
@@ -343,6 +344,8 @@ scenario() {
   sql "$s" "SELECT SPACE, NAME, FLAG, PAGE_SIZE, FILENAME FROM information_schema.INNODB_SYS_TABLESPACES
     ORDER BY SPACE" -N >"$out/sys_tablespaces.tsv"
   sql "$s" "SELECT NAME, TABLE_ID, SPACE FROM information_schema.INNODB_SYS_TABLES ORDER BY NAME" -N >"$out/sys_tables.tsv"
+  sql "$s" "SELECT TABLE_ID, INDEX_ID, NAME, TYPE, N_FIELDS, PAGE_NO, SPACE FROM information_schema.INNODB_SYS_INDEXES
+    ORDER BY TABLE_ID, INDEX_ID" -N >"$out/sys_indexes.tsv"
   if [ "$name" = undo ]; then
     # Purge truncates the oversized undo tablespace (logged as EXTENDED TRIM_PAGES); wait for it.
     local i; for i in $(seq 1 300); do grep -q "Truncated " "$out/before.err" && break; sleep 0.1; done
