@@ -275,6 +275,11 @@ func compileSchema(t *testing.T) *jsonschema.Schema {
 // directory in --innodb-directories clears it.
 func TestDiagnoseLocationPolicy(t *testing.T) {
 	s := lab.Get(t, "data_directory")
+	// The server recovered this very directory (in place: the log names the external file by
+	// its absolute path) and CHECKSUM TABLE read the DATA DIRECTORY table afterwards.
+	if sums, _ := os.ReadFile(filepath.Join(s.Dir, "checksums.tsv")); !s.Verdict.Started || !strings.Contains(string(sums), "db.remote") {
+		t.Fatalf("the server did not recover the DATA DIRECTORY table: %+v\n%s", s.Verdict, sums)
+	}
 	sev := func(args ...string) (string, int) {
 		out, _, code := run(append([]string{"diagnose", "--json", s.Crashed}, args...)...)
 		var j diagnoseJSON
