@@ -36,7 +36,7 @@ type recordJSON struct {
 func toRecordJSON(m *logformat.MTR, i int) recordJSON {
 	r := &m.Records[i]
 	j := recordJSON{MTRLSN: m.LSN, MTREndLSN: m.EndLSN, Index: i, Type: r.Type.String(), Space: r.Space,
-		Page: r.Page, SamePage: r.SamePage, Len: r.Len, Name: r.Name, NewName: r.NewName,
+		Page: r.Page, SamePage: r.SamePage, Len: r.Len, Name: r.Name(), NewName: r.NewName(),
 		CheckpointLSN: r.CheckpointLSN, Summary: r.Summary(), Malformed: r.Malformed}
 	switch r.Type {
 	case logformat.Extended:

@@ -199,10 +199,10 @@ func TestEveryRecordType(t *testing.T) {
 	if r := recs[4]; r.Offset != 200 || len(r.Data) != 300 || r.Space != 7 {
 		t.Errorf("long WRITE %+v", r)
 	}
-	if r := recs[11]; r.Insert != (Insert{PrevRec: 99, Shift: 5, EncHdr: 8, HdrC: 2, DataC: 3}) {
-		t.Errorf("INSERT_REUSE_DYNAMIC %+v", r.Insert)
+	if r := recs[11]; r.Ext != (Ext{PrevRec: 99, Shift: 5, EncHdr: 8, HdrC: 2, DataC: 3}) {
+		t.Errorf("INSERT_REUSE_DYNAMIC %+v", r.Ext)
 	}
-	if r := recs[13]; r.DelPrev != 99 || r.DelHdr != 6 || r.DelData != 20 {
+	if r := recs[13]; r.Ext.PrevRec != 99 || r.Ext.HdrC != 6 || r.Ext.DataC != 20 {
 		t.Errorf("DELETE_ROW_FORMAT_DYNAMIC %+v", r)
 	}
 	if r := recs[15]; r.ExtSub() != TrimPages || r.Page != 640 {
@@ -212,7 +212,7 @@ func TestEveryRecordType(t *testing.T) {
 		t.Errorf("OPTION %+v", r)
 	}
 	f := ms[2].Records
-	if f[1].Name != "./db/a.ibd" || f[1].NewName != "./db/b.ibd" || f[3].Type != FileDelete || f[0].Space != 12 {
+	if f[1].Name() != "./db/a.ibd" || f[1].NewName() != "./db/b.ibd" || f[3].Type != FileDelete || f[0].Space != 12 {
 		t.Errorf("file records %+v", f)
 	}
 	if p := ms[3].Records; len(p) != 2 || p[0].Type != Padding || p[1].Type != Padding {

@@ -402,9 +402,6 @@ func decodeFile(rec *Record, body []byte, next byte) string {
 			}
 		}
 	}
-	rec.Name, rec.Data = string(name), body
-	if name2 != nil {
-		rec.NewName = string(name2)
-	}
+	rec.Data = body // Name and NewName read the names from it
 	return ""
 }

@@ -1,6 +1,7 @@
 package logformat
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -89,15 +90,17 @@ func (s ExtSubtype) String() string {
 	return fmt.Sprintf("EXT_UNKNOWN(%d)", uint8(s))
 }
 
-// Insert holds the fields of an INSERT_* EXTENDED record (log0recv.cc, log_phys_t::apply):
-// the predecessor record's offset, the reuse shift (REUSE_DYNAMIC only), the header and data
-// lengths copied from the predecessor and the remaining bytes to insert.
-type Insert struct {
+// Ext holds the decoded fields of an EXTENDED record (log0recv.cc, log_phys_t::apply).
+// INSERT_*: the predecessor record's offset, the reuse shift (INSERT_REUSE_DYNAMIC only), the
+// header length, and the header and data byte counts copied from the predecessor (the rest of the
+// record is in Data). DELETE_ROW_FORMAT_REDUNDANT: PrevRec. DELETE_ROW_FORMAT_DYNAMIC: PrevRec,
+// and the deleted record's header size in HdrC and data size in DataC.
+type Ext struct {
 	PrevRec uint32
-	Shift   uint32 // INSERT_REUSE_DYNAMIC
+	Shift   uint32
 	EncHdr  uint32 // encoded extra-header length (DYNAMIC) or info/status header (REDUNDANT)
-	HdrC    uint32 // bytes of header copied from the predecessor
-	DataC   uint32 // bytes of data copied from the predecessor
+	HdrC    uint32
+	DataC   uint32
 }
 
 // Record is one decoded log record. Byte slices alias the scanner's buffer: copy them to keep
@@ -118,18 +121,32 @@ type Record struct {
 	// undo record, INSERT_* record bytes), OPTION/RESERVED bytes after the subtype.
 	Data []byte
 
-	Sub    uint8  // EXTENDED, OPTION, RESERVED: subtype byte
-	Insert Insert // EXTENDED INSERT_*: decoded fields
-	// DELETE_ROW_FORMAT_*: the predecessor record offset, and for DYNAMIC the header and data
-	// sizes of the deleted record.
-	DelPrev, DelHdr, DelData uint32
+	Sub uint8 // EXTENDED, OPTION, RESERVED: subtype byte
+	Ext Ext   // EXTENDED INSERT_* and DELETE_*: decoded fields
 
-	Name, NewName string // file records: file name; FILE_RENAME: new name
 	CheckpointLSN uint64 // FILE_CHECKPOINT
 
 	// Malformed is set when the payload does not decode as its type requires but the server's
 	// parser would still accept the record (it only checks such payloads when applying them).
 	Malformed string
+}
+
+// Name is a file record's file name (for FILE_RENAME the old one), "" for other records.
+func (r *Record) Name() string {
+	if !r.Type.IsFile() || r.Type == FileCheckpoint {
+		return ""
+	}
+	n, _, _ := bytes.Cut(r.Data, []byte{0})
+	return string(n)
+}
+
+// NewName is FILE_RENAME's new file name, "" for other records.
+func (r *Record) NewName() string {
+	if r.Type != FileRename {
+		return ""
+	}
+	_, n, _ := bytes.Cut(r.Data, []byte{0})
+	return string(n)
 }
 
 // ExtSub returns the EXTENDED subtype.
@@ -152,24 +169,24 @@ func (r *Record) Summary() string {
 		case UndoAppend:
 			s += fmt.Sprintf(", %d bytes", len(r.Data))
 		case InsertHeapRedundant, InsertReuseRedundant, InsertHeapDynamic, InsertReuseDynamic:
-			s += fmt.Sprintf(", prev %d, hdr %d+%d, data %d+%d", r.Insert.PrevRec, r.Insert.EncHdr,
-				r.Insert.HdrC, r.Insert.DataC, len(r.Data))
+			s += fmt.Sprintf(", prev %d, hdr %d+%d, data %d+%d", r.Ext.PrevRec, r.Ext.EncHdr,
+				r.Ext.HdrC, r.Ext.DataC, len(r.Data))
 			if sub == InsertReuseDynamic {
-				s += fmt.Sprintf(", shift %d", r.Insert.Shift)
+				s += fmt.Sprintf(", shift %d", r.Ext.Shift)
 			}
 		case DeleteRowFormatRedundant:
-			s += fmt.Sprintf(", prev %d", r.DelPrev)
+			s += fmt.Sprintf(", prev %d", r.Ext.PrevRec)
 		case DeleteRowFormatDynamic:
-			s += fmt.Sprintf(", prev %d, hdr %d, data %d", r.DelPrev, r.DelHdr, r.DelData)
+			s += fmt.Sprintf(", prev %d, hdr %d, data %d", r.Ext.PrevRec, r.Ext.HdrC, r.Ext.DataC)
 		case TrimPages:
 			s += fmt.Sprintf(", new size %d pages", r.Page)
 		}
 	case Option, Reserved:
 		s = fmt.Sprintf("subtype %d, %d bytes", r.Sub, len(r.Data))
 	case FileCreate, FileDelete, FileModify:
-		s = r.Name
+		s = r.Name()
 	case FileRename:
-		s = r.Name + " -> " + r.NewName
+		s = r.Name() + " -> " + r.NewName()
 	case FileCheckpoint:
 		s = fmt.Sprintf("checkpoint LSN %d", r.CheckpointLSN)
 	}
@@ -205,7 +222,7 @@ func (r *Record) decodeExtended(p []byte) {
 		r.Data = p
 	case InsertHeapRedundant, InsertReuseRedundant, InsertHeapDynamic, InsertReuseDynamic:
 		var ok bool
-		in := &r.Insert
+		in := &r.Ext
 		if in.PrevRec, ok = next(3, 1); !ok {
 			bad("bad predecessor offset")
 			return
@@ -243,14 +260,14 @@ func (r *Record) decodeExtended(p []byte) {
 			bad("DELETE_ROW_FORMAT_REDUNDANT wants exactly one offset")
 			return
 		}
-		r.DelPrev = v
+		r.Ext.PrevRec = v
 	case DeleteRowFormatDynamic:
 		var ok bool
-		if r.DelPrev, ok = next(3, 1); !ok {
+		if r.Ext.PrevRec, ok = next(3, 1); !ok {
 			bad("bad predecessor offset")
 			return
 		}
-		if r.DelHdr, ok = next(2, 1); !ok {
+		if r.Ext.HdrC, ok = next(2, 1); !ok {
 			bad("bad header size")
 			return
 		}
@@ -259,7 +276,7 @@ func (r *Record) decodeExtended(p []byte) {
 			bad("bad data size")
 			return
 		}
-		r.DelData = v
+		r.Ext.DataC = v
 	default:
 		bad(fmt.Sprintf("unknown EXTENDED subtype %d", r.Sub))
 	}

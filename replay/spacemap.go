@@ -109,7 +109,7 @@ func Analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64) (*Analysis, err
 			default:
 				continue
 			}
-			m.apply(r.Space, Event{LSN: mtr.LSN, Kind: k, Name: r.Name, NewName: r.NewName})
+			m.apply(r.Space, Event{LSN: mtr.LSN, Kind: k, Name: r.Name(), NewName: r.NewName()})
 		}
 	}
 	m.EndLSN = sc.LSN()
