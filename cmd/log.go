@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -51,6 +52,16 @@ type headerJSON struct {
 	CheckpointLSN  *uint64          `json:"checkpoint_lsn"`
 	Findings       []report.Finding `json:"findings"`
 	HeaderCRCValid bool             `json:"header_crc_valid"`
+	// Blocks: for the 512-byte block formats (MySQL 8.0.30+), the walk of the file's blocks.
+	Blocks *blocksJSON `json:"blocks,omitempty"`
+}
+
+type blocksJSON struct {
+	Count      int    `json:"count"`
+	EndLSN     uint64 `json:"end_lsn"`
+	StopReason string `json:"stop_reason"`
+	StopDetail string `json:"stop_detail"`
+	StopOffset int64  `json:"stop_offset"`
 }
 
 type checkpointJSON struct {
@@ -64,15 +75,19 @@ type checkpointJSON struct {
 
 // checkpointFindings are what the checkpoint blocks alone say.
 func checkpointFindings(l *openedLog) []report.Finding {
+	return checkpointBlockFindings(l.Path, l.Checkpoints, l.Selected)
+}
+
+func checkpointBlockFindings(path string, cps []logformat.Checkpoint, selected int) []report.Finding {
 	var fs []report.Finding
-	for _, c := range l.Checkpoints {
+	for _, c := range cps {
 		if !c.Valid {
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "CHECKPOINT_REJECTED", File: l.Path,
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "CHECKPOINT_REJECTED", File: path,
 				Message: fmt.Sprintf("checkpoint block at offset %d is rejected: %s", c.Offset, c.Reason)})
 		}
 	}
-	if l.Selected < 0 {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "NO_VALID_CHECKPOINT", File: l.Path,
+	if selected < 0 {
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "NO_VALID_CHECKPOINT", File: path,
 			Message: "no valid checkpoint block: the server will refuse to start (\"No valid checkpoint was found\")"})
 	}
 	return fs
@@ -80,6 +95,11 @@ func checkpointFindings(l *openedLog) []report.Finding {
 
 func logHeader(c *cli.Context) error {
 	l, err := openLog(c)
+	if errors.Is(err, logformat.ErrUnsupported) {
+		if bl, berr := openBlockLog(c); berr == nil {
+			return blockLogHeader(c, bl)
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -96,3 +96,21 @@ func FuzzVarint(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBlocks feeds MySQL 8.0.30+ redo file images to the header and block layers.
+func FuzzBlocks(f *testing.F) {
+	f.Add(blockFile(3, 44, 1))
+	f.Fuzz(func(t *testing.T, img []byte) {
+		if len(img) > 1<<20 {
+			return
+		}
+		l, err := OpenBlockLog(bytes.NewReader(img), int64(len(img)), "fuzz")
+		if err != nil {
+			return
+		}
+		sc, err := l.ScanBlocks()
+		if err == nil && (sc.Stop == "" || int64(sc.Blocks)*BlockSize > int64(len(img))) {
+			t.Fatalf("scan %+v of %d bytes", sc, len(img))
+		}
+	})
+}

@@ -177,9 +177,12 @@ func Open(r io.ReaderAt, size int64, name string) (*Log, Header, error) {
 		return nil, h, err
 	}
 	if !h.Supported {
-		return nil, h, &FormatError{File: name, Offset: 0, Err: ErrUnsupported, Msg: fmt.Sprintf(
-			"%s redo log (format %d, created by %q) is not supported yet; innoscope reads MariaDB 10.8+ logs",
-			h.FormatName, h.Format, h.Creator)}
+		msg := fmt.Sprintf("%s redo log (format %d, created by %q): its records are not decoded yet; innoscope reads MariaDB 10.8+ logs",
+			h.FormatName, h.Format, h.Creator)
+		if h.Format == FormatMySQL80_30 {
+			msg += " (`log header` reads this file's header, checkpoints and blocks)"
+		}
+		return nil, h, &FormatError{File: name, Offset: 0, Err: ErrUnsupported, Msg: msg}
 	}
 	if !h.CRCValid {
 		return nil, h, &FormatError{File: name, Offset: 508, Msg: fmt.Sprintf(

@@ -1,0 +1,167 @@
+package logformat
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// MySQL 8.0.30+ redo files (#innodb_redo/#ib_redoN; log0constants.h): a 2048-byte header
+// (format, log uuid, start LSN, creator, flags; checkpoint blocks at 512 and 1536, encryption
+// at 1024) and then 512-byte blocks, the block holding LSN l at 2048 + (l - start LSN).
+// Each block: hdr_no (4, bit 31 the flush flag) = (LSN/512 mod 2^30) + 1, data_len (2, bytes
+// used including this 12-byte header), first_rec_group (2), epoch_no (4), data, and the
+// CRC-32C of bytes 0..507 in its last 4 bytes.
+const (
+	BlockSize         = 512
+	blockHeaderSize   = 12
+	mysqlFileHdrSize  = 4 * BlockSize
+	mysqlCheckpoint1  = BlockSize
+	mysqlCheckpoint2  = 3 * BlockSize
+	mysqlCheckpointAt = 8 // LOG_CHECKPOINT_LSN inside a checkpoint block (8.0.30+)
+)
+
+// StopBlock: a block whose number is not the one its LSN demands, or from another epoch.
+const StopBlock StopReason = "block"
+
+// Block is one decoded 512-byte log block header.
+type Block struct {
+	LSN           uint64 // LSN of the block's first byte
+	Offset        int64  // in the file
+	HdrNo         uint32 // without the flush bit
+	Flush         bool
+	DataLen       uint16
+	FirstRecGroup uint16 // offset of the first mini-transaction starting in this block, 0: none
+	Epoch         uint32
+}
+
+// BlockLog is an opened MySQL 8.0.30+ redo file.
+type BlockLog struct {
+	Name        string
+	Size        int64
+	Header      Header
+	UUID        uint32
+	Flags       uint32
+	Checkpoints []Checkpoint
+	Selected    int // index in Checkpoints recovery would use, -1 if none
+	r           io.ReaderAt
+}
+
+func blockCRCOK(b []byte) bool { return CRC32C(b[:508]) == binary.BigEndian.Uint32(b[508:]) }
+
+// OpenBlockLog reads the header and checkpoint blocks of a MySQL 8.0.30+ redo file.
+func OpenBlockLog(r io.ReaderAt, size int64, name string) (*BlockLog, error) {
+	if size < mysqlFileHdrSize+BlockSize {
+		return nil, &FormatError{File: name, Offset: size, Msg: fmt.Sprintf("file of %d bytes is too small for a MySQL redo file", size)}
+	}
+	b := make([]byte, mysqlFileHdrSize)
+	if _, err := r.ReadAt(b, 0); err != nil {
+		return nil, &FormatError{File: name, Offset: 0, Msg: "read failed", Err: err}
+	}
+	h, err := ParseHeader(b, name)
+	if err != nil {
+		return nil, err
+	}
+	if h.Format != FormatMySQL80_30 {
+		return nil, &FormatError{File: name, Offset: 0, Err: ErrUnsupported, Msg: fmt.Sprintf("%s redo log is not a MySQL 8.0.30+ file", h.FormatName)}
+	}
+	if !blockCRCOK(b[:BlockSize]) {
+		return nil, &FormatError{File: name, Offset: 508, Msg: "invalid log header checksum"}
+	}
+	h.CRCValid = true
+	l := &BlockLog{Name: name, Size: size, Header: h, UUID: binary.BigEndian.Uint32(b[4:]),
+		Flags: binary.BigEndian.Uint32(b[48:]), Selected: -1, r: r}
+	end := h.FirstLSN + uint64(size-mysqlFileHdrSize)
+	for i, off := range []int64{mysqlCheckpoint1, mysqlCheckpoint2} {
+		blk := b[off : off+BlockSize]
+		c := Checkpoint{Offset: off, LSN: binary.BigEndian.Uint64(blk[mysqlCheckpointAt:]), CRC: binary.BigEndian.Uint32(blk[508:])}
+		switch {
+		case !blockCRCOK(blk):
+			c.Reason = fmt.Sprintf("CRC-32C mismatch: stored 0x%08x, computed 0x%08x", c.CRC, CRC32C(blk[:508]))
+		case c.LSN < h.FirstLSN || c.LSN > end:
+			c.Reason = fmt.Sprintf("checkpoint LSN %d is outside this file's LSNs %d..%d", c.LSN, h.FirstLSN, end)
+		default:
+			c.Valid = true
+		}
+		l.Checkpoints = append(l.Checkpoints, c)
+		if c.Valid && (l.Selected < 0 || c.LSN > l.Checkpoints[l.Selected].LSN) {
+			l.Selected = i
+		}
+	}
+	return l, nil
+}
+
+// BlockScan is the result of walking a MySQL redo file's blocks.
+type BlockScan struct {
+	Blocks     int    // valid blocks read
+	EndLSN     uint64 // end of the written data
+	Stop       StopReason
+	StopDetail string
+	StopOffset int64
+	// RecordGroups are the LSNs at which mini-transactions start, from the blocks'
+	// first_rec_group fields.
+	RecordGroups []uint64
+}
+
+// ScanBlocks walks the blocks from the file's start LSN to the end of the written data: the
+// first block with a bad checksum, another block number or epoch than expected, or less than a
+// full block of data.
+func (l *BlockLog) ScanBlocks() (BlockScan, error) {
+	var sc BlockScan
+	buf := make([]byte, 1<<20)
+	lsn, off := l.Header.FirstLSN, int64(mysqlFileHdrSize)
+	var epoch uint32
+	stop := func(r StopReason, at int64, d string) (BlockScan, error) {
+		sc.Stop, sc.StopDetail, sc.StopOffset = r, d, at
+		return sc, nil
+	}
+	for off < l.Size {
+		n := int64(len(buf))
+		if l.Size-off < n {
+			n = (l.Size - off) / BlockSize * BlockSize
+		}
+		if n == 0 {
+			break
+		}
+		if _, err := l.r.ReadAt(buf[:n], off); err != nil && err != io.EOF {
+			return sc, &FormatError{File: l.Name, Offset: off, Msg: "read failed", Err: err}
+		}
+		for i := int64(0); i < n; i += BlockSize {
+			b := buf[i : i+BlockSize]
+			blk := ParseBlock(b, lsn, off+i)
+			switch want := uint32(lsn/BlockSize&0x3fffffff) + 1; {
+			case !blockCRCOK(b):
+				return stop(StopChecksum, blk.Offset, fmt.Sprintf("block at LSN %d: CRC-32C mismatch", lsn))
+			case blk.HdrNo != want:
+				return stop(StopBlock, blk.Offset, fmt.Sprintf("block at LSN %d has number %d, want %d", lsn, blk.HdrNo, want))
+			case sc.Blocks > 0 && blk.Epoch != epoch:
+				return stop(StopBlock, blk.Offset, fmt.Sprintf("block at LSN %d is of epoch %d, the log before it %d", lsn, blk.Epoch, epoch))
+			case blk.DataLen < blockHeaderSize || blk.DataLen > BlockSize-4:
+				if blk.DataLen != BlockSize {
+					return stop(StopLength, blk.Offset, fmt.Sprintf("block at LSN %d: data length %d", lsn, blk.DataLen))
+				}
+			}
+			epoch = blk.Epoch
+			sc.Blocks++
+			if blk.FirstRecGroup != 0 {
+				sc.RecordGroups = append(sc.RecordGroups, lsn+uint64(blk.FirstRecGroup))
+			}
+			if blk.DataLen < BlockSize {
+				sc.EndLSN = lsn + uint64(blk.DataLen)
+				return stop(StopZero, blk.Offset, fmt.Sprintf("block at LSN %d is the last written: %d bytes of data", lsn, blk.DataLen))
+			}
+			lsn += BlockSize
+			sc.EndLSN = lsn
+		}
+		off += n
+	}
+	return stop(StopRingEnd, l.Size, "end of the file")
+}
+
+// ParseBlock decodes the header of the 512-byte block b that holds LSN lsn at file offset off.
+func ParseBlock(b []byte, lsn uint64, off int64) Block {
+	be := binary.BigEndian
+	h := be.Uint32(b)
+	return Block{LSN: lsn, Offset: off, HdrNo: h &^ (1 << 31), Flush: h&(1<<31) != 0, DataLen: be.Uint16(b[4:]),
+		FirstRecGroup: be.Uint16(b[6:]), Epoch: be.Uint32(b[8:])}
+}
