@@ -108,7 +108,11 @@ type BlockScan struct {
 // full block of data.
 func (l *BlockLog) ScanBlocks() (BlockScan, error) {
 	var sc BlockScan
-	buf := make([]byte, 1<<20)
+	bufSize := int64(1 << 20)
+	if rest := (l.Size - mysqlFileHdrSize) / BlockSize * BlockSize; rest < bufSize {
+		bufSize = rest // whole blocks only, and never more memory than the file justifies
+	}
+	buf := make([]byte, bufSize)
 	lsn, off := l.Header.FirstLSN, int64(mysqlFileHdrSize)
 	var epoch uint32
 	stop := func(r StopReason, at int64, d string) (BlockScan, error) {
