@@ -235,3 +235,31 @@ func TestPeerFixtures(t *testing.T) {
 		t.Errorf("only %d peer files checked", n)
 	}
 }
+
+// TestPeerFixturesSpaces: `spaces` on each directory of real MySQL files lists every .ibd with the
+// space id and page size that `pages` reads from the same file, decodes MySQL 8's SDI flag, and
+// reports the absent system tablespace (these are loose files, not a whole data directory).
+func TestPeerFixturesSpaces(t *testing.T) {
+	base := filepath.Dir(peerFixture(t, "innodb_ruby/INNOCHECKSUM-VERDICTS.tsv"))
+	for _, v := range []string{"5.0", "5.7", "8.0", "8.4", "compact", "redundant"} {
+		dir := filepath.Join(base, "sakila", v)
+		n := 0
+		for _, x := range spacesOf(t, dir) {
+			if x.FoundBy == "system" {
+				if x.Error == "" {
+					t.Errorf("%s: a system tablespace where there is none", dir)
+				}
+				continue
+			}
+			j := pagesOf(t, "--summary", x.Path)
+			sdi := strings.Contains(strings.Join(x.Flags.Names, " "), "SDI")
+			if x.Error != "" || x.SpaceID != j.SpaceID || x.PageSize != 16384 || sdi != (v == "8.0" || v == "8.4") {
+				t.Errorf("%s: %+v (pages says space %d)", x.Path, x, j.SpaceID)
+			}
+			n++
+		}
+		if n < 10 {
+			t.Errorf("%s: only %d tablespaces", dir, n)
+		}
+	}
+}
