@@ -71,3 +71,19 @@ func finish(c *cli.Context, fs []report.Finding) error {
 	}
 	return nil
 }
+
+// writeJSON prints a command's --json result and turns its findings into the exit status.
+func writeJSON(c *cli.Context, out *report.Output, v any, fs []report.Finding) error {
+	if err := out.WriteJSON(v); err != nil {
+		return err
+	}
+	return finish(c, fs)
+}
+
+// orEmpty makes a nil findings list print as [] rather than null.
+func orEmpty(fs []report.Finding) []report.Finding {
+	if fs == nil {
+		return []report.Finding{}
+	}
+	return fs
+}

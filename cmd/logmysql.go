@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,32 +12,15 @@ import (
 // openBlockLog opens the command's log as a MySQL 8.0.30+ redo file (header, checkpoints and
 // blocks; its records are not decoded yet).
 func openBlockLog(c *cli.Context) (*logformat.BlockLog, error) {
-	arg := c.Args().First()
-	dirArg := arg
-	if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
-		dirArg = filepath.Dir(arg)
-	}
-	s, err := loadSettings(c, dirArg)
+	f, size, _, err := openLogFile(c)
 	if err != nil {
 		return nil, err
 	}
-	if arg == "" {
-		arg = s.Datadir
-	}
-	path, err := findLogFile(s, arg)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path) // read-only
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
+	l, err := logformat.OpenBlockLog(f, size, f.Name())
 	if err != nil {
 		f.Close()
-		return nil, err
 	}
-	return logformat.OpenBlockLog(f, fi.Size(), path)
+	return l, err
 }
 
 // blockLogHeader prints `log header` for a MySQL 8.0.30+ redo file.
@@ -60,16 +41,11 @@ func blockLogHeader(c *cli.Context, l *logformat.BlockLog) error {
 	if l.Selected >= 0 {
 		j.CheckpointLSN = &l.Checkpoints[l.Selected].LSN
 	}
-	if j.Findings == nil {
-		j.Findings = []report.Finding{}
-	}
+	j.Findings = orEmpty(j.Findings)
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {
-		if err := out.WriteJSON(j); err != nil {
-			return err
-		}
-		return finish(c, fs)
+		return writeJSON(c, out, j, fs)
 	}
 	rows := [][]string{
 		{"log file", l.Name}, {"format", fmt.Sprintf("%s (%d)", h.FormatName, h.Format)}, {"creator", h.Creator},

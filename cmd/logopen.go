@@ -61,41 +61,48 @@ func findLogFile(s settings, arg string) (string, error) {
 		" (use --innodb-log-group-home-dir if the log lives elsewhere)", dir)
 }
 
-// openLog opens the log named by the command's argument (or --datadir) read-only.
-func openLog(c *cli.Context) (*openedLog, error) {
+// openLogFile finds the log the command's DIR|FILE argument (or --datadir) names and opens it
+// read-only (innoscope never writes to the source directory), with its size and the settings.
+func openLogFile(c *cli.Context) (*os.File, int64, settings, error) {
 	arg := c.Args().First()
 	if c.NArg() > 1 {
-		return nil, fmt.Errorf("expected one DIR or FILE argument, got %d", c.NArg())
-	}
-	isFile := false
-	if fi, err := os.Stat(arg); arg != "" && err == nil && fi.Mode().IsRegular() {
-		isFile = true
+		return nil, 0, settings{}, fmt.Errorf("expected one DIR or FILE argument, got %d", c.NArg())
 	}
 	dirArg := arg
-	if isFile {
+	if fi, err := os.Stat(arg); arg != "" && err == nil && fi.Mode().IsRegular() {
 		dirArg = filepath.Dir(arg)
 	}
 	s, err := loadSettings(c, dirArg)
 	if err != nil {
-		return nil, err
+		return nil, 0, s, err
 	}
 	if arg == "" {
 		arg = s.Datadir
 	}
 	path, err := findLogFile(s, arg)
 	if err != nil {
-		return nil, err
+		return nil, 0, s, err
 	}
-	f, err := os.Open(path) // read-only: innoscope never writes to the source directory
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, s, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
+		return nil, 0, s, err
+	}
+	return f, fi.Size(), s, nil
+}
+
+// openLog opens the MariaDB 10.8+ log named by the command's argument (or --datadir).
+func openLog(c *cli.Context) (*openedLog, error) {
+	f, size, s, err := openLogFile(c)
+	if err != nil {
 		return nil, err
 	}
-	l, _, err := logformat.Open(f, fi.Size(), path)
+	path := f.Name()
+	l, _, err := logformat.Open(f, size, path)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -200,16 +200,11 @@ func logStats(c *cli.Context) error {
 	if st.FileCheckpointEnd != 0 {
 		j.FileCheckpointEndLSN = &st.FileCheckpointEnd
 	}
-	if j.Findings == nil {
-		j.Findings = []report.Finding{}
-	}
+	j.Findings = orEmpty(j.Findings)
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {
-		if err := out.WriteJSON(j); err != nil {
-			return err
-		}
-		return finish(c, fs)
+		return writeJSON(c, out, j, fs)
 	}
 	rows := [][]string{
 		{"log file", j.LogFile},

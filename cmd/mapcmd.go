@@ -40,10 +40,7 @@ func mapAction(c *cli.Context) error {
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {
-		if err := out.WriteJSON(spaces); err != nil {
-			return err
-		}
-		return finish(c, fs)
+		return writeJSON(c, out, spaces, fs)
 	}
 	var rows [][]string
 	for _, s := range spaces {

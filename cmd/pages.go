@@ -103,10 +103,7 @@ func pagesAction(c *cli.Context) error {
 		fs = pagesFindings(r)
 	}
 	if out.JSON {
-		if err := out.WriteJSON(pagesJSON{Report: r, PageList: list, Findings: fs}); err != nil {
-			return err
-		}
-		return finish(c, fs)
+		return writeJSON(c, out, pagesJSON{Report: r, PageList: list, Findings: fs}, fs)
 	}
 	if err := out.Table([]string{"FIELD", "VALUE"}, [][]string{
 		{"file", r.Path}, {"space id", fmt.Sprint(r.SpaceID)},
