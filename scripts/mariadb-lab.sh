@@ -15,7 +15,9 @@
 #
 # A scenario directory OUT holds:
 #   crashed/        the data directory exactly as SIGKILL left it (what innoscope reads)
-#   crashed-ext/    for DATA DIRECTORY scenarios: the external directory as SIGKILL left it
+#   ext/            for DATA DIRECTORY scenarios: a link to ext-crashed/, the external directory as
+#                   SIGKILL left it (what crashed/'s .isl files name); ext-server/ is the server's
+#                   recovered copy of it (what server/ belongs with)
 #   server/         the data directory after the server's own crash recovery and a clean shutdown
 #   server.err      the error log of that recovery run
 #   verdict.txt     key=value lines read off server.err: crash_recovery (0|1), checkpoint_lsn,
@@ -355,7 +357,16 @@ scenario() {
   elif [ "$name" = clean ] || [ "${name#formats_}" != "$name" ]; then stop_clean "$d" "$s"
   else crash "$d"; fi
   cp -a "$d" "$out/crashed"
-  if [ -n "$(ls -A "$out/ext")" ]; then cp -a "$out/ext" "$out/crashed-ext"; fi
+  # DATA DIRECTORY files are named by absolute paths under OUT/ext (in the .isl and the redo
+  # log). Freeze them as ext-crashed, let the server recover a copy through ext -> ext-server,
+  # and point ext back at the frozen files afterwards, so crashed/ stays as SIGKILL left it.
+  local external=""
+  if [ -n "$(ls -A "$out/ext")" ]; then
+    external=1
+    mv "$out/ext" "$out/ext-crashed"
+    cp -a "$out/ext-crashed" "$out/ext-server"
+    ln -s ext-server "$out/ext"
+  fi
   # The server's own verdict: recover the original location in place (DATA DIRECTORY paths in the
   # redo log are absolute and point there), then shut down cleanly.
   start "$d" "$s" "$out/server.err" "${opts[@]}" || { cat "$out/server.err" >&2; die "recovery failed"; }
@@ -363,6 +374,7 @@ scenario() {
   stop_clean "$d" "$s"
   mv "$d" "$out/server"
   verdict "$out/server.err" >"$out/verdict.txt"
+  if [ -n "$external" ]; then rm "$out/ext" && ln -s ext-crashed "$out/ext"; fi
   if [ "$name" = dml ]; then
     # later/: the same server after more committed work and a checkpoint, so its datafiles are
     # newer than crashed/ib_logfile0 (as when an old log is restored beside newer files).
