@@ -19,6 +19,9 @@ const (
 	ExitError    = 2 // could not run: bad input, unreadable file
 )
 
+// Version is innoscope's version.
+const Version = "0.1.0"
+
 // errFindings makes a command exit 1 after it has printed its result.
 var errFindings = errors.New("findings at or above --fail-on")
 
@@ -29,6 +32,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 		Usage: "offline crash-recovery and redo-log forensics for InnoDB data directories",
 		Description: "innoscope reads a MariaDB/MySQL data directory (never writing to it) and tells what\n" +
 			"crash recovery will find. Exit status: 0 clean, 1 findings at or above --fail-on, 2 could not run.",
+		Version:         Version,
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
