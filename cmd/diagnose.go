@@ -55,11 +55,7 @@ func diagnoseAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	touched := 0
-	for range a.Pages {
-		touched++
-	}
-	fs := logFindings(l, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, touched)
+	fs := logFindings(l, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages))
 	ts, err := discovery.Scan(s.discovery())
 	if err != nil {
 		return err
@@ -112,18 +108,12 @@ func diagnoseAction(c *cli.Context) error {
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {
-		if fs == nil {
-			fs = []report.Finding{}
-		}
 		dict := replay.Dictionary(in)
 		if dict == nil {
 			dict = []replay.DictEntry{}
 		}
-		if err := out.WriteJSON(diagnoseJSON{Datadir: s.Datadir, CheckpointLSN: cpLSN, EndLSN: a.Map.EndLSN, Findings: fs,
-			Summary: sum, Dictionary: dict}); err != nil {
-			return err
-		}
-		return finish(c, fs)
+		return writeJSON(c, out, diagnoseJSON{Datadir: s.Datadir, CheckpointLSN: cpLSN, EndLSN: a.Map.EndLSN,
+			Findings: orEmpty(fs), Summary: sum, Dictionary: dict}, fs)
 	}
 	if len(fs) > 0 {
 		if err := out.Findings(fs); err != nil {

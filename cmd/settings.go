@@ -134,8 +134,8 @@ func loadSettings(c *cli.Context, dirArg string) (settings, error) {
 // systemFile is the first file of innodb_data_file_path (default ibdata1), and its directory.
 func (s settings) systemFile() (dir, name string) {
 	name = "ibdata1"
-	if s.DataFilePath != "" {
-		name, _, _ = strings.Cut(s.DataFilePath, ":")
+	if files := s.discovery().DataFiles; len(files) > 0 {
+		name = files[0]
 	}
 	dir = s.DataHomeDir
 	if dir == "" {

@@ -103,6 +103,11 @@ type inspector struct {
 	futureLSN  uint64
 }
 
+// inDoublewrite reports whether page no is in the system tablespace's doublewrite buffer.
+func (in *inspector) inDoublewrite(no int64) bool {
+	return in.t.FSP.SpaceID == 0 && no >= in.dblwrFirst && no < 3*in.dblwrFirst
+}
+
 func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo {
 	h, _ := ParseFilHeader(p)
 	pi := PageInfo{No: no, Type: h.Type.Name(in.t.Vendor, in.fl.FullCRC32)}
@@ -112,8 +117,7 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 	pt.summary[pi.Type]++
 	corrupt := false
 	defer func() {
-		inDblwr := in.t.FSP.SpaceID == 0 && no >= in.dblwrFirst && no < 3*in.dblwrFirst
-		if !corrupt && !inDblwr {
+		if !corrupt && !in.inDoublewrite(no) {
 			if h.LSN > pt.maxLSN {
 				pt.maxLSN = h.LSN
 			}
@@ -124,7 +128,7 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 	}()
 	if in.verify {
 		v := CheckPage(p, in.fl, uint32(no), in.t.FSP.SpaceID)
-		if in.t.FSP.SpaceID == 0 && no >= in.dblwrFirst && no < 3*in.dblwrFirst {
+		if in.inDoublewrite(no) {
 			// The doublewrite buffer holds copies of other pages: innochecksum reports their
 			// page ids as mismatched, the server never reads them as pages of space 0.
 			v.Algorithm, v.Corrupt = AlgDoublewrite, false
@@ -175,10 +179,7 @@ func Inspect(t *File, opt InspectOptions) (*Report, error) {
 	if to < 0 || to > t.Pages() {
 		to = t.Pages()
 	}
-	in := &inspector{t: t, fl: fl, verify: opt.Verify, dblwrFirst: int64(1<<20) / int64(fl.PageSize), futureLSN: opt.FutureLSN}
-	if fl.PageSize > 16384 {
-		in.dblwrFirst = 64 // an extent is 64 pages above 16 KiB pages
-	}
+	in := &inspector{t: t, fl: fl, verify: opt.Verify, dblwrFirst: doublewriteFirst(fl.PageSize), futureLSN: opt.FutureLSN}
 	var parts []*part
 	var err error
 	if opt.Each == nil && to > from {

@@ -70,7 +70,9 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-func abs(p string) string {
+// ResolvePath makes p absolute and resolves symbolic links (cleaned only, where it does not
+// exist), so that two names of one file compare equal.
+func ResolvePath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {
 		p = a
 	}
@@ -145,7 +147,7 @@ func Scan(s Settings) ([]Tablespace, error) {
 	seen := map[string]int{}
 	var uniq []candidate
 	for _, c := range cands {
-		a := abs(c.path)
+		a := ResolvePath(c.path)
 		if i, ok := seen[a]; ok {
 			if c.isl != "" {
 				uniq[i].isl = c.isl
@@ -155,9 +157,9 @@ func Scan(s Settings) ([]Tablespace, error) {
 		seen[a] = len(uniq)
 		uniq = append(uniq, c)
 	}
-	known := []string{abs(s.Datadir), abs(s.DataHomeDir)}
+	known := []string{ResolvePath(s.Datadir), ResolvePath(s.DataHomeDir)}
 	for _, d := range s.Directories {
-		known = append(known, abs(d))
+		known = append(known, ResolvePath(d))
 	}
 	out := make([]Tablespace, len(uniq))
 	var wg sync.WaitGroup
@@ -167,7 +169,7 @@ func Scan(s Settings) ([]Tablespace, error) {
 		sem <- struct{}{}
 		go func(i int, c candidate) {
 			defer func() { <-sem; wg.Done() }()
-			out[i] = describe(c, known, abs(s.UndoDir), uniqueUndo)
+			out[i] = describe(c, known, ResolvePath(s.UndoDir), uniqueUndo)
 		}(i, c)
 	}
 	wg.Wait()
@@ -177,12 +179,12 @@ func Scan(s Settings) ([]Tablespace, error) {
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-func sameDir(a, b string) bool { return abs(a) == abs(b) }
+func sameDir(a, b string) bool { return ResolvePath(a) == ResolvePath(b) }
 
 // describe reads page 0 of one candidate and classifies its location.
 func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tablespace {
 	t := Tablespace{Path: c.path, FoundBy: c.foundBy, ISL: c.isl}
-	a := abs(c.path)
+	a := ResolvePath(c.path)
 	t.Location = LocUnprotected
 	for _, k := range known {
 		if within(a, k) {

@@ -51,13 +51,7 @@ func absPath(datadir, name string) string {
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(datadir, name)
 	}
-	if a, err := filepath.Abs(name); err == nil {
-		name = a
-	}
-	if r, err := filepath.EvalSymlinks(name); err == nil {
-		return r
-	}
-	return filepath.Clean(name)
+	return discovery.ResolvePath(name)
 }
 
 // expectations builds the path → space map recovery will work with: the on-disk dictionary,
@@ -100,22 +94,18 @@ func expectations(in Input) map[string]expectation {
 // directory.
 func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding {
 	var fs []report.Finding
+	sev := report.Warning
+	if policy == PolicyMySQL8 {
+		sev = report.Error
+	}
 	for _, t := range ts {
 		switch {
 		case t.Error != "":
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "UNREADABLE_DATAFILE", File: t.Path, Message: t.Error})
 		case t.Location == discovery.LocUnprotected:
-			sev := report.Warning
-			if policy == PolicyMySQL8 {
-				sev = report.Error
-			}
 			fs = append(fs, report.Finding{Severity: sev, Code: "UNPROTECTED_LOCATION", SpaceID: u32(t.SpaceID), File: t.Path,
 				Message: "is in an unprotected location (reached only through " + t.ISL + "); MySQL 8 cannot recover it after a crash until the directory is added to innodb_directories (MariaDB opens it through the .isl)"})
 		case t.Location == discovery.LocUndoDir:
-			sev := report.Warning
-			if policy == PolicyMySQL8 {
-				sev = report.Error
-			}
 			fs = append(fs, report.Finding{Severity: sev, Code: "UNDO_DIR_DATAFILE", SpaceID: u32(t.SpaceID), File: t.Path,
 				Message: "a datafile inside the unique innodb_undo_directory, which is not a valid place for datafiles (MySQL WL#13065 FR5)"})
 		}
