@@ -15,6 +15,7 @@ type File struct {
 	FSP      FSPHeader
 	Physical int // bytes per page on disk (the compressed size for ROW_FORMAT=COMPRESSED)
 	Vendor   Vendor
+	page0    []byte // the first page, as read by NewFile
 	r        io.ReaderAt
 	closer   io.Closer
 }
@@ -68,7 +69,7 @@ func NewFile(r io.ReaderAt, size int64, path string) (*File, error) {
 	}
 	h, _ := ParseFilHeader(p)
 	fsp, _ := ParseFSPHeader(p)
-	return &File{Path: path, Size: size, Header: h, FSP: fsp, Physical: phys, Vendor: vendorOf(fl), r: r}, nil
+	return &File{Path: path, Size: size, Header: h, FSP: fsp, Physical: phys, Vendor: vendorOf(fl), page0: p, r: r}, nil
 }
 
 // vendorOf guesses who wrote a file from its flags: MySQL sets bits 10..14 (DATA_DIR, SHARED,

@@ -205,20 +205,17 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tabl
 	fl := f.FSP.Flags
 	t.SpaceID, t.Flags, t.PageSize, t.PhysicalPageSize = f.FSP.SpaceID, fl, fl.PageSize, f.Physical
 	t.Pages, t.FSPSize, t.FirstPageLSN = f.Pages(), f.FSP.Size, f.Header.LSN
-	p0 := make([]byte, f.Physical)
-	if _, err := f.r.ReadAt(p0, 0); err == nil {
-		v := CheckPage(p0, fl, 0, f.FSP.SpaceID)
-		t.ChecksumAlgorithm = string(v.Algorithm)
-		if v.Corrupt {
-			t.ChecksumAlgorithm, t.Note = "corrupt", "page 0: "+v.Reason
-		}
-		if v.Algorithm == AlgEmpty {
-			t.ChecksumAlgorithm = ""
-			if c.foundBy == FoundTemporary {
-				t.SpaceID, t.Note = tmpSpaceID, "page 0 not written yet; the server recreates the temporary tablespace at every start"
-			} else {
-				t.Note = "page 0 is all zero"
-			}
+	v := CheckPage(f.page0, fl, 0, f.FSP.SpaceID)
+	t.ChecksumAlgorithm = string(v.Algorithm)
+	if v.Corrupt {
+		t.ChecksumAlgorithm, t.Note = "corrupt", "page 0: "+v.Reason
+	}
+	if v.Algorithm == AlgEmpty {
+		t.ChecksumAlgorithm = ""
+		if c.foundBy == FoundTemporary {
+			t.SpaceID, t.Note = tmpSpaceID, "page 0 not written yet; the server recreates the temporary tablespace at every start"
+		} else {
+			t.Note = "page 0 is all zero"
 		}
 	}
 	if fl.FullCRC32 {
