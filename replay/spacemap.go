@@ -61,6 +61,15 @@ type Analysis struct {
 	PageRecords int
 	// FileCheckpointEnd is the end LSN of the FILE_CHECKPOINT for checkpointLSN (0: not seen).
 	FileCheckpointEnd uint64
+	// Trims are the undo tablespace truncations (EXTENDED TRIM_PAGES), the last one per space.
+	Trims map[uint32]Trim
+}
+
+// Trim is an undo tablespace truncation: the mini-transaction at LSN cuts the file to Pages
+// pages, and the records before it for that tablespace are void.
+type Trim struct {
+	LSN   uint64
+	Pages uint32
 }
 
 // Build reads sc to its end and applies the file records of mini-transactions starting
@@ -75,7 +84,7 @@ func Build(sc *logformat.Scanner, atLSN uint64) (*Map, error) {
 // FILE_CHECKPOINT for checkpointLSN is.
 func Analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64) (*Analysis, error) {
 	m := &Map{FromLSN: sc.LSN(), AtLSN: atLSN, Spaces: map[uint32]*Space{}}
-	a := &Analysis{Map: m, Pages: map[PageID]bool{}}
+	a := &Analysis{Map: m, Pages: map[PageID]bool{}, Trims: map[uint32]Trim{}}
 	for sc.Next() {
 		mtr := sc.MTR()
 		if atLSN != 0 && mtr.LSN >= atLSN {
@@ -85,6 +94,10 @@ func Analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64) (*Analysis, err
 			r := &mtr.Records[i]
 			if r.Type < logformat.FileCreate {
 				a.PageRecords++
+				if r.Type == logformat.Extended && r.ExtSub() == logformat.TrimPages {
+					a.Trims[r.Space] = Trim{LSN: mtr.LSN, Pages: r.Page} // names the new size, not a page
+					continue
+				}
 				if !r.SamePage {
 					id := PageID{r.Space, r.Page}
 					read, seen := a.Pages[id]

@@ -7,7 +7,8 @@
 #   scripts/mariadb-lab.sh list                 list the scenarios
 #   scripts/mariadb-lab.sh scenario NAME OUT    make scenario NAME under the new directory OUT
 #   scripts/mariadb-lab.sh verdict DIR OUT [OPT...]  start mariadbd on DIR (a disposable copy), write
-#                                               its error log to OUT.err and its verdict to OUT.txt
+#                                               its error log to OUT.err, its verdict to OUT.txt,
+#                                               CHECK TABLE to OUT.checks, CHECKSUM TABLE to OUT.checksums
 #   scripts/mariadb-lab.sh bench-log OUT MIB    a crashed directory whose redo log holds >= MIB MiB
 #                                               of records written since the log was created
 #   scripts/mariadb-lab.sh bench-space OUT GIB  a cleanly shut down directory with a table file of
@@ -265,6 +266,7 @@ verdict_of() {
   rm -f "$out.err"
   if start "$d" "$s" "$out.err" "$@"; then
     check_tables "$s" >"$out.checks"
+    checksums "$s" >"$out.checksums"
     { echo "started=1"; verdict "$out.err"
       echo "tables_checked=$(grep -c . "$out.checks" || true)"
       if grep -qv $'\tOK$' "$out.checks"; then echo "tables_ok=0"; else echo "tables_ok=1"; fi

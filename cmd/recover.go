@@ -1,0 +1,253 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/logformat"
+	"innoscope/replay"
+	"innoscope/report"
+)
+
+func recoverCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "recover",
+		Usage: "replay crash recovery into a working copy (the source is never written)",
+		Description: "Copies DIR into --into (sparsely; DATA DIRECTORY files go to --external-dir, by default\n" +
+			"COPY" + replay.ExternalSuffix + ", and the copy's .isl files are rewritten to point there), applies every mini-transaction from the\n" +
+			"checkpoint to the end of the log as the server's crash recovery does, and leaves a redo log with\n" +
+			"nothing to recover. Start the server on the copy with --datadir=COPY and the default file layout\n" +
+			"(system, undo and log files are in the copy's root). Until it has finished, the copy holds\n" +
+			replay.IncompleteMarker + " and is not usable; --force removes such a copy and starts again.",
+		ArgsUsage: "DIR",
+		Flags: append(append(append([]cli.Flag{}, outputFlags...), locationFlags...),
+			&cli.StringFlag{Name: "into", Usage: "the working copy to create (a new or empty directory)"},
+			&cli.StringFlag{Name: "external-dir", Usage: "where files from outside the data directory go (default COPY" + replay.ExternalSuffix + ")"},
+			&cli.BoolFlag{Name: "force", Usage: "use an existing empty --into, or restart an interrupted one"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be applied (pages per space, file operations); write nothing"},
+			&cli.Int64Flag{Name: "cache-mib", Value: 512, Usage: "page images held in memory before a batch is written"}),
+		Action: recoverAction,
+	}
+}
+
+// recoverJSON is the --json form of `recover`.
+type recoverJSON struct {
+	Source string                `json:"source"`
+	Into   string                `json:"into,omitempty"`
+	DryRun bool                  `json:"dry_run"`
+	Copy   *replay.CopyStats     `json:"copy,omitempty"`
+	Result *replay.RecoverResult `json:"result,omitempty"`
+	Plan   *recoverPlan          `json:"plan,omitempty"`
+}
+
+// recoverPlan is what a dry run reports: pages with records per space, and the file events.
+type recoverPlan struct {
+	CheckpointLSN uint64            `json:"checkpoint_lsn"`
+	EndLSN        uint64            `json:"end_lsn"`
+	PageRecords   int               `json:"page_records"`
+	PagesBySpace  map[uint32]int    `json:"pages_by_space"`
+	FileEvents    []replay.Space    `json:"file_events"`
+	Trims         map[uint32]uint32 `json:"undo_truncations"`
+}
+
+func recoverAction(c *cli.Context) error {
+	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
+		return fmt.Errorf("expected one DIR argument")
+	}
+	into := c.String("into")
+	if into == "" && !c.Bool("dry-run") {
+		return fmt.Errorf("--into COPY is required (or --dry-run)")
+	}
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	p, err := prepareRecovery(c)
+	if err != nil {
+		return err
+	}
+	defer p.log.Close()
+	j := recoverJSON{Source: p.settings.Datadir, Into: into, DryRun: c.Bool("dry-run")}
+	if j.DryRun {
+		j.Plan = p.plan()
+		if out.JSON {
+			return out.WriteJSON(j)
+		}
+		return printPlan(out, j.Plan)
+	}
+	st, res, err := p.run(into, c.String("external-dir"), c.Bool("force"), c.Int64("cache-mib")<<20)
+	if err != nil {
+		return err
+	}
+	j.Copy, j.Result = &st, res
+	if out.JSON {
+		return out.WriteJSON(j)
+	}
+	return printRecovery(out, into, &st, res)
+}
+
+// preparedRecovery is a source opened and analysed for replay.
+type preparedRecovery struct {
+	log      *openedLog
+	settings settings
+	cpLSN    uint64
+	an       *replay.Analysis
+}
+
+// prepareRecovery opens the source's log read-only and runs the pre-pass; it refuses logs the
+// server would refuse to recover.
+func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
+	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return nil, err
+	}
+	l, sc, cpLSN, err := startScan(c)
+	if err != nil {
+		return nil, err
+	}
+	a, err := replay.Analyze(sc, 0, cpLSN)
+	if err == nil {
+		for _, f := range logFindings(l, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, 0, 0) {
+			if f.Severity == report.Error {
+				err = fmt.Errorf("%s: %s: %s", f.File, f.Code, f.Message)
+				break
+			}
+		}
+	}
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	return &preparedRecovery{log: l, settings: s, cpLSN: cpLSN, an: a}, nil
+}
+
+func (p *preparedRecovery) plan() *recoverPlan {
+	pl := &recoverPlan{CheckpointLSN: p.cpLSN, EndLSN: p.an.Map.EndLSN, PageRecords: p.an.PageRecords,
+		PagesBySpace: map[uint32]int{}, FileEvents: []replay.Space{}, Trims: map[uint32]uint32{}}
+	for id := range p.an.Pages {
+		pl.PagesBySpace[id.Space]++
+	}
+	for _, s := range p.an.Map.Sorted() {
+		pl.FileEvents = append(pl.FileEvents, *s)
+	}
+	for id, t := range p.an.Trims {
+		pl.Trims[id] = t.Pages
+	}
+	return pl
+}
+
+// run copies the source into target, replays the log into the copy and resets the copy's log.
+func (p *preparedRecovery) run(target, external string, force bool, cache int64) (replay.CopyStats, *replay.RecoverResult, error) {
+	s := p.settings
+	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external}
+	if err := cp.CheckTarget(force); err != nil {
+		return replay.CopyStats{}, nil, err
+	}
+	var total int64
+	filepath.Walk(s.Datadir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			total += fi.Size()
+		}
+		return nil
+	})
+	prog := report.NewProgress("copying", total)
+	var copied int64
+	st, err := cp.Make(func(n int64) { copied += n; prog.Set(copied) })
+	prog.Done()
+	if err != nil {
+		return st, nil, fmt.Errorf("copying %s to %s: %w", s.Datadir, target, err)
+	}
+	prog = report.NewProgress("applying", int64(p.an.PageRecords))
+	sc := p.log.Scan(p.cpLSN, logformat.ScanOptions{PageSize: p.log.PageSize})
+	res, err := replay.Recover(sc, replay.RecoverOptions{Copy: cp.Settings(), PageSize: p.log.PageSize, Analysis: p.an,
+		CopyPath: cp.Path, CacheBytes: cache, Progress: func(done, total int) { prog.Set(int64(done)) }})
+	prog.Done()
+	if err != nil {
+		return st, nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", target, err)
+	}
+	if err := replay.ResetLog(filepath.Join(target, "ib_logfile0"), p.log.Size, res.EndLSN); err != nil {
+		return st, nil, err
+	}
+	if err := os.Remove(filepath.Join(target, replay.IncompleteMarker)); err != nil {
+		return st, nil, err
+	}
+	return st, res, replay.SyncDir(target)
+}
+
+func printPlan(out *report.Output, pl *recoverPlan) error {
+	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords)
+	ids := make([]uint32, 0, len(pl.PagesBySpace))
+	for id := range pl.PagesBySpace {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	var rows [][]string
+	for _, id := range ids {
+		name := ""
+		for _, s := range pl.FileEvents {
+			if s.ID == id {
+				name = s.Name
+			}
+		}
+		rows = append(rows, []string{fmt.Sprint(id), name, fmt.Sprint(pl.PagesBySpace[id])})
+	}
+	if err := out.Table([]string{"SPACE", "FILE", "PAGES"}, rows); err != nil {
+		return err
+	}
+	rows = nil
+	for _, s := range pl.FileEvents {
+		for _, e := range s.Events {
+			name := e.Name
+			if e.NewName != "" {
+				name += " -> " + e.NewName
+			}
+			rows = append(rows, []string{fmt.Sprint(e.LSN), string(e.Kind), fmt.Sprint(s.ID), name})
+		}
+	}
+	for id, n := range pl.Trims {
+		rows = append(rows, []string{"", "truncate", fmt.Sprint(id), fmt.Sprintf("undo tablespace to %d pages", n)})
+	}
+	return out.Table([]string{"LSN", "FILE OPERATION", "SPACE", "NAME"}, rows)
+}
+
+func printRecovery(out *report.Output, into string, st *replay.CopyStats, r *replay.RecoverResult) error {
+	rows := [][]string{
+		{"copy", into},
+		{"files copied", fmt.Sprintf("%d (%d bytes, %d bytes left as holes, %d external, %d .isl relinked)",
+			st.Files, st.Bytes, st.Holes, st.External, st.Relinked)},
+		{"checkpoint LSN", fmt.Sprint(r.CheckpointLSN)},
+		{"end of log LSN", fmt.Sprint(r.EndLSN)},
+		{"mini-transactions", fmt.Sprint(r.MTRs)},
+		{"records applied", fmt.Sprint(r.RecordsApplied)},
+		{"records skipped", fmt.Sprintf("%d (already in the page, before an INIT_PAGE, or of dropped/truncated spaces)", r.RecordsSkipped)},
+		{"pages read / applied", fmt.Sprintf("%d / %d (%d from the doublewrite buffer, %d freed)", r.PagesRead, r.PagesApplied, r.PagesFromDblwr, r.PagesFreed)},
+		{"batches", fmt.Sprint(r.Batches)},
+	}
+	if err := out.Table([]string{"FIELD", "VALUE"}, rows); err != nil {
+		return err
+	}
+	rows = nil
+	for _, s := range r.Spaces {
+		var ops []string
+		if s.Created {
+			ops = append(ops, "created")
+		}
+		if s.RenamedFrom != "" {
+			ops = append(ops, "renamed from "+s.RenamedFrom)
+		}
+		if s.TrimmedTo > 0 {
+			ops = append(ops, fmt.Sprintf("truncated to %d pages", s.TrimmedTo))
+		}
+		if s.ExtendedTo > 0 {
+			ops = append(ops, fmt.Sprintf("extended to %d pages", s.ExtendedTo))
+		}
+		rows = append(rows, []string{fmt.Sprint(s.ID), s.Path, fmt.Sprint(s.PagesWritten), fmt.Sprint(ops)})
+	}
+	if err := out.Table([]string{"SPACE", "FILE", "PAGES WRITTEN", "FILE OPERATIONS"}, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(out.Writer(), "recovered: the copy has nothing left to recover (log reset at LSN %d)\n", r.EndLSN)
+	return nil
+}

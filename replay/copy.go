@@ -1,0 +1,326 @@
+package replay
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"innoscope/discovery"
+)
+
+// IncompleteMarker exists in a working copy from the moment copying starts until recovery has
+// finished and the copy's redo log says there is nothing to recover.
+const IncompleteMarker = "innoscope-recover.incomplete"
+
+// ExternalSuffix names the default directory, beside the copy, for the files that lived
+// outside the source data directory (DATA DIRECTORY tables, innodb_directories): COPY.external/N/
+// mirrors the N-th such source directory, and the copy's .isl files point there. It is not
+// inside the copy because the server takes every subdirectory of its data directory for a
+// database (and logs "Invalid (old?) table or database name" for ones like .x or #x).
+const ExternalSuffix = ".external"
+
+// Copy lays out a working copy of a data directory: everything under the data directory, the
+// system, undo and log files kept elsewhere (moved into the copy's root, the default layout),
+// and external datafiles (under External, their .isl links rewritten).
+type Copy struct {
+	Source   discovery.Settings
+	LogDir   string // where the source's ib_logfile0 is ("" = data directory)
+	Target   string
+	External string // where external datafiles go (default Target + ExternalSuffix)
+	roots    []extRoot
+}
+
+func (c *Copy) external() string {
+	if c.External == "" {
+		return c.Target + ExternalSuffix
+	}
+	return c.External
+}
+
+// extRoot maps a source directory outside the data directory to its place in the copy.
+type extRoot struct{ src, dst string }
+
+// CopyStats counts what Make copied.
+type CopyStats struct {
+	Files    int   `json:"files"`
+	Bytes    int64 `json:"bytes"`      // logical size of the copied files
+	External int   `json:"external"`   // datafiles copied from outside the data directory
+	Relinked int   `json:"relinked"`   // .isl files rewritten to point into the copy
+	Skipped  int   `json:"skipped"`    // sockets and other non-regular files
+	Holes    int64 `json:"hole_bytes"` // all-zero bytes left as holes (sparse copy)
+}
+
+// CheckTarget refuses a copy that would overlap the source or hold anything but an empty
+// directory (with force: or an interrupted copy of ours, which is then removed), and the same
+// for its external directory.
+func (c *Copy) CheckTarget(force bool) error {
+	src := discovery.ResolvePath(c.Source.Datadir)
+	incomplete := false
+	if _, err := os.Stat(filepath.Join(c.Target, IncompleteMarker)); err == nil {
+		if !force {
+			return fmt.Errorf("--into %s holds an interrupted recovery (%s is there): it is not usable; pass --force to remove it and start again",
+				c.Target, IncompleteMarker)
+		}
+		incomplete = true
+	}
+	for _, d := range []string{c.Target, c.external()} {
+		t := discovery.ResolvePath(d)
+		if src == t || within(t, src) || within(src, t) {
+			return fmt.Errorf("%s overlaps the source data directory %s: the copy must be elsewhere", d, src)
+		}
+		ents, err := os.ReadDir(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		switch {
+		case incomplete:
+			for _, e := range ents {
+				if err := os.RemoveAll(filepath.Join(d, e.Name())); err != nil {
+					return err
+				}
+			}
+		case len(ents) == 0 && !force:
+			return fmt.Errorf("%s exists (empty); pass --force to use it", d)
+		case len(ents) != 0:
+			return fmt.Errorf("%s is not empty: innoscope only writes into new or empty directories", d)
+		}
+	}
+	return nil
+}
+
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// Settings describes the copy for discovery: the default layout in the target.
+func (c *Copy) Settings() discovery.Settings {
+	s := discovery.Settings{Datadir: c.Target, DataFiles: c.Source.DataFiles}
+	for _, r := range c.roots {
+		s.Directories = append(s.Directories, r.dst)
+	}
+	return s
+}
+
+// Path maps a file name from the source's redo log to the copy: names relative to the data
+// directory stay relative to the copy; absolute ones move with their external directory. A
+// name outside every copied place maps to a path in the external directory that does not exist, so
+// nothing outside the copy is ever touched.
+func (c *Copy) Path(name string) string {
+	if !filepath.IsAbs(name) {
+		return filepath.Join(c.Target, name)
+	}
+	a := discovery.ResolvePath(name)
+	if within(a, discovery.ResolvePath(c.Source.Datadir)) {
+		rel, _ := filepath.Rel(discovery.ResolvePath(c.Source.Datadir), a)
+		return filepath.Join(c.Target, rel)
+	}
+	for _, r := range c.roots {
+		if within(a, r.src) {
+			rel, _ := filepath.Rel(r.src, a)
+			return filepath.Join(r.dst, rel)
+		}
+	}
+	return filepath.Join(c.external(), "unmapped", filepath.Clean(a))
+}
+
+// Make creates the target, marks it incomplete and copies the files into it, sparsely.
+func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
+	var st CopyStats
+	if err := os.MkdirAll(c.Target, 0o750); err != nil {
+		return st, err
+	}
+	if err := os.WriteFile(filepath.Join(c.Target, IncompleteMarker),
+		[]byte("innoscope recover has not finished: this copy is not a recovered data directory\n"), 0o640); err != nil {
+		return st, err
+	}
+	cp := &copier{st: &st, progress: progress, buf: make([]byte, 1<<20)}
+	src := c.Source
+	if err := cp.tree(src.Datadir, c.Target); err != nil {
+		return st, err
+	}
+	// Files the server keeps outside the data directory go to the copy's root.
+	var loose []string
+	if src.DataHomeDir != "" && !sameDir(src.DataHomeDir, src.Datadir) {
+		for _, n := range src.DataFiles {
+			loose = append(loose, filepath.Join(src.DataHomeDir, n))
+		}
+	}
+	if src.UndoDir != "" && !sameDir(src.UndoDir, src.Datadir) {
+		ms, _ := filepath.Glob(filepath.Join(src.UndoDir, "undo[0-9][0-9][0-9]"))
+		loose = append(loose, ms...)
+	}
+	if c.LogDir != "" && !sameDir(c.LogDir, src.Datadir) {
+		loose = append(loose, filepath.Join(c.LogDir, "ib_logfile0"))
+	}
+	for _, p := range loose {
+		if err := cp.file(p, filepath.Join(c.Target, filepath.Base(p))); err != nil {
+			return st, err
+		}
+	}
+	return st, c.copyExternal(cp)
+}
+
+func sameDir(a, b string) bool { return discovery.ResolvePath(a) == discovery.ResolvePath(b) }
+
+// external copies the datafiles that .isl links and innodb_directories reach outside the data
+// directory, and rewrites the copy's .isl files to point at them.
+func (c *Copy) copyExternal(cp *copier) error {
+	dd := discovery.ResolvePath(c.Source.Datadir)
+	var links []string // .isl files in the copy
+	filepath.WalkDir(c.Target, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() && strings.HasSuffix(p, ".isl") {
+			links = append(links, p)
+		}
+		return nil
+	})
+	sort.Strings(links)
+	root := func(dir string) string { // a source directory's place in the copy
+		for _, r := range c.roots {
+			if r.src == dir {
+				return r.dst
+			}
+		}
+		dst := filepath.Join(c.external(), strconv.Itoa(len(c.roots)+1))
+		c.roots = append(c.roots, extRoot{src: dir, dst: dst})
+		return dst
+	}
+	for _, l := range links {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			return err
+		}
+		target := strings.TrimSpace(string(bytes.TrimRight(b, "\x00")))
+		a := discovery.ResolvePath(target)
+		if !filepath.IsAbs(target) || within(a, dd) {
+			continue
+		}
+		// DATA DIRECTORY='/x' keeps the file at /x/db/t.ibd: /x is the root.
+		src := filepath.Dir(filepath.Dir(a))
+		dst := filepath.Join(root(src), strings.TrimPrefix(a, src+"/"))
+		if err := cp.file(a, dst); err != nil {
+			return err
+		}
+		cp.st.External++
+		if err := os.WriteFile(l, []byte(dst+"\n"), 0o640); err != nil {
+			return err
+		}
+		cp.st.Relinked++
+	}
+	for _, d := range c.Source.Directories {
+		a := discovery.ResolvePath(d)
+		if within(a, dd) || a == dd {
+			continue
+		}
+		dst := root(a)
+		err := filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || !e.Type().IsRegular() || !strings.HasSuffix(p, ".ibd") {
+				return err
+			}
+			out := filepath.Join(dst, strings.TrimPrefix(p, a+"/"))
+			if _, err := os.Stat(out); err == nil {
+				return nil // already copied through an .isl
+			}
+			cp.st.External++
+			return cp.file(p, out)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copier copies files sparsely: all-zero blocks become holes.
+type copier struct {
+	st       *CopyStats
+	progress func(int64)
+	buf      []byte
+}
+
+// tree copies the directory src into dst (following links to directories and files).
+func (cp *copier) tree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		fi, err := os.Stat(p) // follows symbolic links
+		if err != nil {
+			return err
+		}
+		switch {
+		case fi.IsDir() && e.Type()&fs.ModeSymlink != 0:
+			return cp.tree(p, out)
+		case fi.IsDir():
+			return os.MkdirAll(out, 0o750)
+		case fi.Mode().IsRegular():
+			return cp.file(p, out)
+		}
+		cp.st.Skipped++ // sockets, pipes, devices
+		return nil
+	})
+}
+
+// file copies one regular file, keeping its permission bits.
+func (cp *copier) file(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()|0o600)
+	if err != nil {
+		return err
+	}
+	var off int64
+	for {
+		n, rerr := io.ReadFull(in, cp.buf)
+		if n > 0 {
+			if allZero(cp.buf[:n]) {
+				cp.st.Holes += int64(n)
+			} else if _, err := out.WriteAt(cp.buf[:n], off); err != nil {
+				out.Close()
+				return fmt.Errorf("%s: %w", dst, err)
+			}
+			off += int64(n)
+			if cp.progress != nil {
+				cp.progress(int64(n))
+			}
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		} else if rerr != nil {
+			out.Close()
+			return fmt.Errorf("%s: offset %d: %w", src, off, rerr)
+		}
+	}
+	if err := out.Truncate(off); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	cp.st.Files++
+	cp.st.Bytes += off
+	return out.Close()
+}

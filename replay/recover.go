@@ -1,0 +1,298 @@
+package replay
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"innoscope/discovery"
+	"innoscope/logformat"
+)
+
+// RecoverOptions drive Recover.
+type RecoverOptions struct {
+	// Copy describes the working copy (its data directory and the system and undo files in it).
+	Copy discovery.Settings
+	// PageSize is innodb_page_size.
+	PageSize int
+	// Analysis is the pre-pass over the same log range (Analyze from the checkpoint).
+	Analysis *Analysis
+	// CopyPath maps a file name from the redo log (relative to the source data directory, or
+	// absolute for DATA DIRECTORY tables) to its path in the copy.
+	CopyPath func(logName string) string
+	// CacheBytes bounds the page images held in memory; past it, recovered pages are written
+	// to the copy in a batch (as the server does when its buffer pool fills). Default 512 MiB.
+	CacheBytes int64
+	// Progress, if set, is called with the records processed and their total.
+	Progress func(done, total int)
+}
+
+// SpaceResult is what recovery did to one tablespace.
+type SpaceResult struct {
+	ID           uint32 `json:"space_id"`
+	Path         string `json:"path"`
+	PagesWritten int    `json:"pages_written"`
+	Created      bool   `json:"created,omitempty"`
+	RenamedFrom  string `json:"renamed_from,omitempty"`
+	TrimmedTo    int64  `json:"trimmed_to_pages,omitempty"`
+	ExtendedTo   int64  `json:"extended_to_pages,omitempty"`
+}
+
+// RecoverResult summarises a replay.
+type RecoverResult struct {
+	CheckpointLSN  uint64        `json:"checkpoint_lsn"`
+	EndLSN         uint64        `json:"end_lsn"`
+	MTRs           int           `json:"mtr_count"`
+	RecordsApplied int           `json:"records_applied"`
+	RecordsSkipped int           `json:"records_skipped"` // already in the page (page LSN rule), before an INIT, or of dropped/trimmed spaces
+	PagesRead      int           `json:"pages_read"`
+	PagesFromDblwr int           `json:"pages_from_doublewrite"`
+	PagesApplied   int           `json:"pages_applied"` // distinct pages written with applied records
+	PagesFreed     int           `json:"pages_freed"`
+	Batches        int           `json:"batches"`
+	Spaces         []SpaceResult `json:"spaces"`
+}
+
+// cached is one page image held during recovery.
+type cached struct {
+	ts      *tsFile
+	data    frame  // nil: not read and not yet initialised by INIT_PAGE
+	diskLSN uint64 // FIL_PAGE_LSN when read (0 when rebuilt from INIT_PAGE)
+	endLSN  uint64 // end LSN of the last mini-transaction touching the page
+	dirty   bool   // records were applied since the page was read
+	freed   bool   // the last mini-transaction touching it freed it
+	mtr     uint64 // the mini-transaction currently being applied to it
+	mtrDid  bool   // that mini-transaction changed more than freeing it
+}
+
+// recovery is the state of one Recover run.
+type recovery struct {
+	opt     RecoverOptions
+	an      *Analysis
+	spaces  map[uint32]*tsFile // nil value: the space's records are skipped (dropped space)
+	cache   map[PageID]*cached
+	written map[PageID]bool // pages this run wrote to the copy (their disk image is recovered)
+	applied map[PageID]bool
+	dblwr   map[[2]uint32][]discovery.DoublewriteCopy
+	found   map[uint32][]string // space id -> files with that id on page 0 (scan of the copy)
+	res     RecoverResult
+	done    int
+}
+
+// Recover applies every mini-transaction of sc (from the checkpoint to the end of the log)
+// to the working copy described by opt, as the server's crash recovery does: pages are read
+// (torn ones from the doublewrite buffer), a mini-transaction is applied to a page only if it
+// starts at or after the page's LSN, pages that a later INIT_PAGE rebuilds are not read, freed
+// pages are not written, and the written pages carry the end LSN of their last
+// mini-transaction and a checksum in their tablespace's scheme. File operations follow: undo
+// truncation, extension to FSP_SIZE, and renames. The copy's redo log is not touched.
+func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) {
+	if opt.CacheBytes <= 0 {
+		opt.CacheBytes = 512 << 20
+	}
+	r := &recovery{opt: opt, an: opt.Analysis, spaces: map[uint32]*tsFile{}, cache: map[PageID]*cached{},
+		written: map[PageID]bool{}, applied: map[PageID]bool{}}
+	r.res.CheckpointLSN = sc.LSN()
+	defer r.closeAll()
+	if err := r.openSpaces(); err != nil {
+		return nil, err
+	}
+	if err := r.trimUndo(); err != nil {
+		return nil, err
+	}
+	for sc.Next() {
+		m := sc.MTR()
+		r.res.MTRs++
+		if err := r.applyMTR(m); err != nil {
+			return nil, err
+		}
+		if r.cachedBytes() > opt.CacheBytes {
+			if err := r.flush(); err != nil {
+				return nil, err
+			}
+		}
+		if opt.Progress != nil {
+			opt.Progress(r.done, r.an.PageRecords)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if err := sc.StopError(); err != nil {
+		return nil, err
+	}
+	r.res.EndLSN = sc.LSN()
+	if err := r.flush(); err != nil {
+		return nil, err
+	}
+	if err := r.finishFiles(); err != nil {
+		return nil, err
+	}
+	r.res.PagesApplied = len(r.applied)
+	return &r.res, nil
+}
+
+func (r *recovery) cachedBytes() int64 { return int64(len(r.cache)) * int64(r.opt.PageSize) }
+
+// applyMTR applies the page records of one mini-transaction.
+func (r *recovery) applyMTR(m *logformat.MTR) error {
+	var cur *cached
+	skip := false
+	var touched []*cached
+	for i := range m.Records {
+		rec := &m.Records[i]
+		if rec.Type.IsFile() || rec.Type == logformat.Padding {
+			continue // file operations were gathered by the pre-pass
+		}
+		r.done++
+		if rec.Type == logformat.Extended && rec.ExtSub() == logformat.TrimPages {
+			cur, skip = nil, true // handled before applying (trimUndo)
+			r.res.RecordsSkipped++
+			continue
+		}
+		if !rec.SamePage {
+			var err error
+			if cur, err = r.page(PageID{rec.Space, rec.Page}, m.LSN); err != nil {
+				return err
+			}
+			skip = cur == nil
+			if cur != nil {
+				if cur.mtr != m.LSN {
+					cur.mtr, cur.mtrDid = m.LSN, false
+					cur.endLSN = m.EndLSN
+					touched = append(touched, cur)
+				}
+				// The page LSN rule: a page that already holds this mini-transaction's changes
+				// (its LSN is past the mini-transaction's start) is left alone.
+				skip = m.LSN < cur.diskLSN
+			}
+		}
+		if skip {
+			r.res.RecordsSkipped++
+			continue
+		}
+		if cur.data == nil && rec.Type != logformat.InitPage && rec.Type != logformat.FreePage {
+			r.res.RecordsSkipped++ // before the INIT_PAGE that rebuilds the page
+			continue
+		}
+		if err := r.applyRecord(cur, rec); err != nil {
+			return fmt.Errorf("%s page %d: mini-transaction at LSN %d, record %d (%s): %w",
+				cur.ts, rec.Page, m.LSN, i, rec.Type, err)
+		}
+		r.res.RecordsApplied++
+	}
+	for _, p := range touched {
+		if p.mtrDid {
+			p.dirty, p.freed = true, false
+		} else if p.freed {
+			p.dirty = false // a page whose last change frees it is not written
+		}
+		if p.dirty && pageNo(p) == 0 && !p.ts.flagsSet {
+			p.ts.setFlags(p.data)
+		}
+	}
+	return nil
+}
+
+func pageNo(p *cached) uint32 {
+	if p.data == nil {
+		return filNull
+	}
+	return binary.BigEndian.Uint32(p.data[filPageOffset:])
+}
+
+// page returns the cached image of id, reading it if needed; nil when the space's records
+// are skipped (a dropped tablespace) or the mini-transaction at lsn precedes its truncation.
+func (r *recovery) page(id PageID, lsn uint64) (*cached, error) {
+	if t, ok := r.an.Trims[id.Space]; ok && lsn < t.LSN {
+		return nil, nil
+	}
+	if p := r.cache[id]; p != nil {
+		return p, nil
+	}
+	ts, err := r.space(id.Space)
+	if ts == nil || err != nil {
+		return nil, err
+	}
+	p := &cached{ts: ts}
+	// A page that some INIT_PAGE or FREE_PAGE in the log rebuilds or frees is not read: its
+	// records before that are not applied (the server's mlog_init / skip_read).
+	if r.an.Pages[id] || r.written[id] {
+		if err := r.read(p, id); err != nil {
+			return nil, err
+		}
+	}
+	r.cache[id] = p
+	return p, nil
+}
+
+// read loads a page from the copy, from the doublewrite buffer when the file's copy is torn.
+func (r *recovery) read(p *cached, id PageID) error {
+	img, err := p.ts.read(id.Page)
+	if err != nil {
+		return err
+	}
+	r.res.PagesRead++
+	fl := p.ts.flags
+	if p.ts.flagsSet && discovery.IsPageCompressed(img, fl) {
+		if img, err = discovery.Decompress(img, fl, p.ts.logical); err != nil {
+			return fmt.Errorf("%s page %d: %w", p.ts, id.Page, err)
+		}
+	} else if v := discovery.CheckPage(img, fl, id.Page, id.Space); v.Corrupt && p.ts.flagsSet {
+		good := r.fromDoublewrite(id, fl)
+		if good == nil {
+			return fmt.Errorf("%s page %d is corrupt (%s) and the doublewrite buffer has no valid copy: the server cannot recover it either",
+				p.ts, id.Page, v.Reason)
+		}
+		img = good
+		r.res.PagesFromDblwr++
+	}
+	p.data = img
+	p.diskLSN = binary.BigEndian.Uint64(img[filPageLSN:])
+	return nil
+}
+
+// fromDoublewrite returns the newest valid doublewrite copy of id, or nil.
+func (r *recovery) fromDoublewrite(id PageID, fl discovery.Flags) []byte {
+	var best []byte
+	var bestLSN uint64
+	for _, c := range r.dblwr[[2]uint32{id.Space, id.Page}] {
+		if len(c.Image) != r.spaces[id.Space].phys {
+			continue
+		}
+		if v := discovery.CheckPage(c.Image, fl, id.Page, id.Space); !v.Corrupt && c.LSN >= bestLSN {
+			best, bestLSN = append([]byte(nil), c.Image...), c.LSN
+		}
+	}
+	return best
+}
+
+// flush writes every dirty cached page to the copy and empties the cache (one batch).
+func (r *recovery) flush() error {
+	ids := make([]PageID, 0, len(r.cache))
+	for id, p := range r.cache {
+		if p.freed {
+			r.res.PagesFreed++
+		}
+		if p.dirty && !p.freed && p.data != nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if ids[i].Space != ids[j].Space {
+			return ids[i].Space < ids[j].Space
+		}
+		return ids[i].Page < ids[j].Page
+	})
+	for _, id := range ids {
+		p := r.cache[id]
+		discovery.SealPage(p.data, p.ts.flags, p.endLSN)
+		if err := p.ts.write(id.Page, p.data); err != nil {
+			return err
+		}
+		r.written[id], r.applied[id] = true, true
+	}
+	r.cache = map[PageID]*cached{}
+	r.res.Batches++
+	return nil
+}

@@ -1,0 +1,133 @@
+package replay
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+
+	"innoscope/discovery"
+)
+
+// tsFile is one tablespace of the working copy: its files (the system tablespace may span
+// several innodb_data_file_path files, each holding a run of pages), its flags, and what
+// recovery does to it besides writing pages.
+type tsFile struct {
+	id       uint32
+	path     string // the (first) file's path in the copy
+	segs     []segment
+	flags    discovery.Flags
+	phys     int  // bytes per page on disk
+	logical  int  // innodb_page_size
+	flagsSet bool // flags come from a valid page 0 (not a default for an unwritten file)
+	created  bool // recovery created the file
+	written  int  // pages written
+	trimTo   int64
+}
+
+// segment is one file of a tablespace: pages [first, first+count) live in it (count < 0: the
+// last file, unbounded).
+type segment struct {
+	f     *os.File
+	path  string
+	first int64
+	count int64
+}
+
+func (t *tsFile) String() string { return fmt.Sprintf("tablespace %d (%s)", t.id, t.path) }
+
+// locate returns the file holding page no and the byte offset in it.
+func (t *tsFile) locate(no uint32) (*segment, int64) {
+	for i := range t.segs {
+		s := &t.segs[i]
+		if int64(no) >= s.first && (s.count < 0 || int64(no) < s.first+s.count) {
+			return s, (int64(no) - s.first) * int64(t.phys)
+		}
+	}
+	return nil, 0
+}
+
+// read returns page no as stored (a zero page beyond the end of the file).
+func (t *tsFile) read(no uint32) ([]byte, error) {
+	p := make([]byte, t.phys)
+	s, off := t.locate(no)
+	if s == nil {
+		return nil, fmt.Errorf("%s: page %d is beyond the system tablespace files", t, no)
+	}
+	if n, err := s.f.ReadAt(p, off); err != nil && !(err == io.EOF && (n == 0 || n == len(p))) {
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s: offset %d: page %d is cut short by the end of the file", s.path, off, no)
+		}
+		return nil, fmt.Errorf("%s: offset %d: %w", s.path, off, err)
+	}
+	return p, nil
+}
+
+// write stores page no.
+func (t *tsFile) write(no uint32, p []byte) error {
+	s, off := t.locate(no)
+	if s == nil {
+		return fmt.Errorf("%s: page %d is beyond the system tablespace files", t, no)
+	}
+	if _, err := s.f.WriteAt(p, off); err != nil {
+		return fmt.Errorf("%s: offset %d: writing page %d: %w", s.path, off, no, err)
+	}
+	t.written++
+	return nil
+}
+
+// setFlags adopts the flags of page 0 once it holds valid ones.
+func (t *tsFile) setFlags(page0 []byte) {
+	raw := binary.BigEndian.Uint32(page0[fspSpaceFlags:])
+	if fl, err := discovery.DecodeFlags(raw); err == nil && fl.PageSize == t.logical {
+		t.flags, t.flagsSet = fl, true
+		if fl.ZipSize != 0 {
+			t.phys = fl.ZipSize
+		}
+	}
+}
+
+// pages is the number of whole pages in the files.
+func (t *tsFile) pages() (int64, error) {
+	var n int64
+	for _, s := range t.segs {
+		fi, err := s.f.Stat()
+		if err != nil {
+			return 0, err
+		}
+		if s.count >= 0 {
+			n += s.count
+			continue
+		}
+		n += fi.Size() / int64(t.phys)
+	}
+	return n, nil
+}
+
+// resize makes the last file end at page n (growing sparsely or truncating).
+func (t *tsFile) resize(n int64) error {
+	s := &t.segs[len(t.segs)-1]
+	size := (n - s.first) * int64(t.phys)
+	if size < 0 {
+		size = 0
+	}
+	if err := s.f.Truncate(size); err != nil {
+		return fmt.Errorf("%s: resizing to %d pages: %w", s.path, n, err)
+	}
+	return nil
+}
+
+func (t *tsFile) sync() error {
+	for _, s := range t.segs {
+		if err := s.f.Sync(); err != nil {
+			return fmt.Errorf("%s: fsync: %w", s.path, err)
+		}
+	}
+	return nil
+}
+
+func (t *tsFile) close() {
+	for _, s := range t.segs {
+		s.f.Close()
+	}
+}
