@@ -34,7 +34,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean fixture formats_default formats_crc32 formats_4k formats_64k"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed fixture formats_default formats_crc32 formats_4k formats_64k"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -54,6 +54,7 @@ opts_for() {
     undo) echo "--innodb-undo-tablespaces=3 --innodb-undo-log-truncate=ON --innodb-max-undo-log-size=10M --innodb-log-file-size=64M" ;;
     wrapped|fixture) echo "--innodb-log-file-size=4M" ;;
     formats_crc32) echo "--innodb-checksum-algorithm=crc32" ;;
+    compressed) echo "--innodb-checksum-algorithm=crc32 --innodb-page-size=4k --innodb-log-file-size=16M" ;;
     formats_4k) echo "--innodb-page-size=4k" ;;
     formats_64k) echo "--innodb-page-size=64k" ;;
     bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
@@ -176,6 +177,25 @@ CREATE DATABASE db;
 CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(255)) ENGINE=InnoDB;
 INSERT INTO db.t SELECT seq, REPEAT('w', 200) FROM seq_1_to_20000;
 UPDATE db.t SET v = REPEAT('x', 200);
+EOF
+    ;;
+    compressed) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.zip (id INT PRIMARY KEY, v VARCHAR(200), KEY(v)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=2;
+CREATE TABLE db.pc (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB PAGE_COMPRESSED=1;
+CREATE TABLE db.red (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ROW_FORMAT=REDUNDANT;
+INSERT INTO db.zip SELECT seq, REPEAT(CHAR(97 + seq % 26), 120) FROM seq_1_to_2000;
+INSERT INTO db.pc SELECT seq, REPEAT('p', 180) FROM seq_1_to_2000;
+INSERT INTO db.red SELECT seq, REPEAT('r', 100) FROM seq_1_to_1000;
+SET GLOBAL innodb_log_checkpoint_now=1;
+INSERT INTO db.zip SELECT seq, REPEAT('z', 150) FROM seq_2001_to_3000;
+UPDATE db.zip SET v = REPEAT('u', 100) WHERE id % 3 = 0;
+DELETE FROM db.zip WHERE id % 7 = 0;
+INSERT INTO db.pc SELECT seq, REPEAT('q', 150) FROM seq_2001_to_3000;
+UPDATE db.pc SET v = 'short' WHERE id % 5 = 0;
+UPDATE db.red SET v = REPEAT('s', 50) WHERE id % 2 = 0;
+DELETE FROM db.red WHERE id > 900;
+INSERT INTO db.red VALUES (5000, 'commit');
 EOF
     ;;
     fixture) cat <<'EOF'

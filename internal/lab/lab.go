@@ -46,6 +46,7 @@ type Verdict struct {
 	TablesChecked int
 	Errors        int
 	Checks        string // the CHECK TABLE results, one table per line
+	Checksums     string // CHECKSUM TABLE of every user table (table<TAB>checksum lines)
 }
 
 // Root is the repository root (the directory holding go.mod).
@@ -196,7 +197,21 @@ func (s *Scenario) ServerVerdict(t testing.TB, dir string) Verdict {
 	if b, err := os.ReadFile(out + ".checks"); err == nil {
 		v.Checks = string(b)
 	}
+	if b, err := os.ReadFile(out + ".checksums"); err == nil {
+		v.Checksums = string(b)
+	}
 	return v
+}
+
+// Checksums is CHECKSUM TABLE of every user table after the server's own crash recovery of the
+// scenario (the lab's checksums.tsv).
+func (s *Scenario) Checksums(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.Dir, "checksums.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // CopyDir copies the regular files and directories of src into dst (which must not exist).
