@@ -36,7 +36,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{logCommand(), spacesCommand(), pagesCommand(), mapCommand(), diagnoseCommand(), recoverCommand()},
+		Commands:        []*cli.Command{logCommand(), spacesCommand(), pagesCommand(), mapCommand(), diagnoseCommand(), recoverCommand(), verifyCommand()},
 		ExitErrHandler:  func(*cli.Context, error) {},
 	}
 }

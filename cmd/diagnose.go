@@ -42,69 +42,11 @@ func diagnoseAction(c *cli.Context) error {
 	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
 		return fmt.Errorf("expected one DIR argument")
 	}
-	s, err := loadSettings(c, c.Args().First())
+	d, err := runDiagnosis(c, pol, c.Bool("skip-pages"))
 	if err != nil {
 		return err
 	}
-	l, sc, cpLSN, err := startScan(c)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	a, err := replay.Analyze(sc, 0, cpLSN)
-	if err != nil {
-		return err
-	}
-	fs := logFindings(l, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages))
-	ts, err := discovery.Scan(s.discovery())
-	if err != nil {
-		return err
-	}
-	in := replay.Input{Datadir: s.Datadir, Analysis: a, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
-		Pages: map[string]*discovery.Report{}}
-	if sys, err := discovery.OpenFile(filepath.Join(s.systemFile())); err == nil {
-		if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
-				Message: "SYS_TABLES could not be read, so only the redo log says which files should exist: " + err.Error()})
-		} else if in.Indexes, err = discovery.ReadDictIndexes(sys); err != nil {
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
-				Message: "SYS_INDEXES could not be read: " + err.Error()})
-		}
-		in.Dblwr, _ = discovery.DoublewriteCopies(sys)
-		sys.Close()
-	}
-	prog := report.NewProgress("verifying datafiles", int64(len(ts)))
-	if c.Bool("skip-pages") {
-		ts = nil // only page 0 of each file (read by the scan) is looked at
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "PAGES_NOT_CHECKED", File: s.Datadir,
-			Message: "--skip-pages: datafile pages were not verified, so corrupt pages and pages newer than the log are not reported"})
-	}
-	for i, t := range ts {
-		prog.Set(int64(i))
-		if t.Error != "" {
-			continue
-		}
-		f, err := discovery.OpenFile(t.Path)
-		if err != nil {
-			continue
-		}
-		r, err := discovery.Inspect(f, discovery.InspectOptions{Verify: true, To: -1, FutureLSN: a.Map.EndLSN})
-		f.Close()
-		if err != nil {
-			return err
-		}
-		in.Pages[t.Path] = r
-	}
-	prog.Done()
-	fs = append(fs, replay.Diagnose(in)...)
-	sum := map[string]int{"error": 0, "warning": 0, "info": 0}
-	end := a.Map.EndLSN
-	for i := range fs {
-		sum[fs[i].Severity.String()]++
-		if fs[i].LSN == nil {
-			fs[i].LSN = &end // the point of the log at which the finding was evaluated
-		}
-	}
+	s, in, fs, sum, cpLSN, a := d.settings, d.in, d.findings, d.summary, d.cpLSN, d.an
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {
@@ -123,4 +65,83 @@ func diagnoseAction(c *cli.Context) error {
 	fmt.Fprintf(out.Writer(), "%s: %d errors, %d warnings, %d info (checkpoint LSN %d, end of log %d)\n",
 		s.Datadir, sum["error"], sum["warning"], sum["info"], cpLSN, a.Map.EndLSN)
 	return finish(c, fs)
+}
+
+// diagnosis is the result of runDiagnosis.
+type diagnosis struct {
+	settings settings
+	in       replay.Input
+	findings []report.Finding
+	summary  map[string]int
+	cpLSN    uint64
+	an       *replay.Analysis
+}
+
+// runDiagnosis compares the log, the files, their pages and the dictionary of the command's
+// data directory (every finding carries an LSN: its record's, or the end of the log).
+func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis, error) {
+	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return nil, err
+	}
+	l, sc, cpLSN, err := startScan(c)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	a, err := replay.Analyze(sc, 0, cpLSN)
+	if err != nil {
+		return nil, err
+	}
+	fs := logFindings(l, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages))
+	ts, err := discovery.Scan(s.discovery())
+	if err != nil {
+		return nil, err
+	}
+	in := replay.Input{Datadir: s.Datadir, Analysis: a, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
+		Pages: map[string]*discovery.Report{}}
+	if sys, err := discovery.OpenFile(filepath.Join(s.systemFile())); err == nil {
+		if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
+				Message: "SYS_TABLES could not be read, so only the redo log says which files should exist: " + err.Error()})
+		} else if in.Indexes, err = discovery.ReadDictIndexes(sys); err != nil {
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
+				Message: "SYS_INDEXES could not be read: " + err.Error()})
+		}
+		in.Dblwr, _ = discovery.DoublewriteCopies(sys)
+		sys.Close()
+	}
+	prog := report.NewProgress("verifying datafiles", int64(len(ts)))
+	if skipPages {
+		ts = nil // only page 0 of each file (read by the scan) is looked at
+		fs = append(fs, report.Finding{Severity: report.Info, Code: "PAGES_NOT_CHECKED", File: s.Datadir,
+			Message: "--skip-pages: datafile pages were not verified, so corrupt pages and pages newer than the log are not reported"})
+	}
+	for i, t := range ts {
+		prog.Set(int64(i))
+		if t.Error != "" {
+			continue
+		}
+		f, err := discovery.OpenFile(t.Path)
+		if err != nil {
+			continue
+		}
+		r, err := discovery.Inspect(f, discovery.InspectOptions{Verify: true, To: -1, FutureLSN: a.Map.EndLSN})
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		in.Pages[t.Path] = r
+	}
+	prog.Done()
+	fs = append(fs, replay.Diagnose(in)...)
+	sum := map[string]int{"error": 0, "warning": 0, "info": 0}
+	end := a.Map.EndLSN
+	for i := range fs {
+		sum[fs[i].Severity.String()]++
+		if fs[i].LSN == nil {
+			fs[i].LSN = &end // the point of the log at which the finding was evaluated
+		}
+	}
+	return &diagnosis{settings: s, in: in, findings: fs, summary: sum, cpLSN: cpLSN, an: a}, nil
 }

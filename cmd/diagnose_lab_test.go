@@ -14,6 +14,7 @@ import (
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
+	"innoscope/report"
 )
 
 // mutation is a file operation on a copy of a real crashed directory, and the finding codes
@@ -216,6 +217,27 @@ func TestDiagnoseAgainstServer(t *testing.T) {
 			if after := lab.HashTree(t, dir); !mapsEqual(before, after) {
 				t.Error("diagnose changed the directory")
 			}
+			vout, verrs, vcode := run(append([]string{"verify", "--json", "--tmpdir", base, dir}, extra...)...)
+			var vj verifyJSON
+			if err := json.Unmarshal([]byte(vout), &vj); err != nil {
+				t.Fatalf("verify: exit %d: %v\n%s", vcode, err, verrs)
+			}
+			vcodes := map[string]bool{}
+			for _, f := range vj.Findings {
+				vcodes[f.Code] = true
+				if f.Severity == report.Error && !strings.HasPrefix(f.Code, "REPLAY") && !strings.HasPrefix(f.Code, "COPY_") {
+					continue
+				}
+				if f.Severity == report.Error {
+					t.Logf("verify: %s %s: %s", f.Code, f.File, f.Message)
+				}
+			}
+			if vj.OK != (vcode == ExitClean) {
+				t.Errorf("verify ok=%v, exit %d", vj.OK, vcode)
+			}
+			if after := lab.HashTree(t, dir); !mapsEqual(before, after) {
+				t.Error("verify changed the directory")
+			}
 			server := filepath.Join(base, "server")
 			lab.CopyDir(t, dir, server)
 			opts := append(append([]string{}, s.Options...), extra...)
@@ -226,6 +248,12 @@ func TestDiagnoseAgainstServer(t *testing.T) {
 			if (j.Summary["error"] > 0) != serverLost {
 				t.Errorf("innoscope: %d errors; server: started=%v, tables ok=%v", j.Summary["error"], v.Started, v.TablesOK)
 			}
+			// verify is the same gate, with the replay done: ok exactly when the server recovers
+			// the directory with every table usable.
+			if vj.OK == serverLost {
+				t.Errorf("verify ok=%v (%v); server: started=%v, tables ok=%v", vj.OK, vcodes, v.Started, v.TablesOK)
+			}
+			t.Logf("verify: ok=%v, replay failed=%v, server started=%v", vj.OK, vcodes["REPLAY_FAILED"], v.Started)
 		})
 	}
 }

@@ -3,12 +3,15 @@ package cmd
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"innoscope/discovery"
 	"innoscope/internal/lab"
@@ -91,8 +94,11 @@ func pageDiff(t *testing.T, ours, crashed, theirs string) (compared int, diffs [
 // server started on the copy runs no crash recovery, logs no error, passes CHECK TABLE, and gives
 // the same CHECKSUM TABLE as its own crash recovery of the same directory.
 func TestRecoverAgainstServer(t *testing.T) {
+	applied := map[string]int{}
+	trimmed, ran := 0, 0
 	for _, name := range recoverScenarios {
 		t.Run(name, func(t *testing.T) {
+			ran++
 			s := lab.Get(t, name)
 			var before []map[string]string
 			for _, d := range sourceTrees(s) {
@@ -107,6 +113,14 @@ func TestRecoverAgainstServer(t *testing.T) {
 				}
 			}
 			r := j.Result
+			for k, n := range r.Applied {
+				applied[k] += n
+			}
+			for _, sp := range r.Spaces {
+				if sp.TrimmedTo > 0 {
+					trimmed++
+				}
+			}
 			t.Logf("recover: checkpoint %d, end %d, %d mtrs, %d records applied, %d skipped, %d pages read, %d applied, %d freed",
 				r.CheckpointLSN, r.EndLSN, r.MTRs, r.RecordsApplied, r.RecordsSkipped, r.PagesRead, r.PagesApplied, r.PagesFreed)
 			if s.Verdict.CrashRecovery && (r.CheckpointLSN != s.Verdict.CheckpointLSN || r.EndLSN != s.Verdict.EndLSN) {
@@ -154,5 +168,190 @@ func TestRecoverAgainstServer(t *testing.T) {
 				t.Errorf("CHECKSUM TABLE on the copy:\n%s\nafter the server's own recovery:\n%s", v.Checksums, want)
 			}
 		})
+	}
+	// Every page operation a release server logs was applied somewhere (TRIM_PAGES: an undo
+	// tablespace was cut to its new size).
+	if ran != len(recoverScenarios) {
+		return // -run chose some scenarios only
+	}
+	t.Logf("applied records by type: %v; %d undo tablespaces truncated", applied, trimmed)
+	for _, k := range []string{"INIT_PAGE", "FREE_PAGE", "WRITE", "MEMSET", "MEMMOVE",
+		"INIT_ROW_FORMAT_REDUNDANT", "INIT_ROW_FORMAT_DYNAMIC", "UNDO_INIT", "UNDO_APPEND",
+		"INSERT_HEAP_REDUNDANT", "INSERT_REUSE_REDUNDANT", "INSERT_HEAP_DYNAMIC", "INSERT_REUSE_DYNAMIC",
+		"DELETE_ROW_FORMAT_REDUNDANT", "DELETE_ROW_FORMAT_DYNAMIC"} {
+		if applied[k] == 0 {
+			t.Errorf("no %s record was applied in any scenario", k)
+		}
+	}
+	if trimmed == 0 {
+		t.Error("no undo tablespace truncation was replayed")
+	}
+}
+
+// recoverAndStart recovers dir into a new copy, starts the real server on the copy and checks
+// that it runs no crash recovery, logs no error, and gives want as CHECKSUM TABLE.
+func recoverAndStart(t *testing.T, s *lab.Scenario, dir, want string) *replay.RecoverResult {
+	t.Helper()
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	var j recoverJSON
+	runJSON(t, &j, "recover", "--json", dir, "--into", copyDir)
+	v := s.ServerVerdict(t, copyDir)
+	if !v.Started || v.CrashRecovery || !v.TablesOK || v.Errors != 0 || v.Checksums != want {
+		t.Errorf("server on the copy: started=%v crash_recovery=%v tables_ok=%v errors=%d\n%s\nCHECKSUM TABLE:\n%s\nwant:\n%s",
+			v.Started, v.CrashRecovery, v.TablesOK, v.Errors, serverLines(t, v.ErrLog), v.Checksums, want)
+	}
+	return j.Result
+}
+
+// TestRecoverFileAndPageRepairs: recover replays a rename the crash left undone (the server's
+// own recovery does it too) and restores a torn page recovery needs from the doublewrite
+// buffer; the server agrees with the result.
+func TestRecoverFileAndPageRepairs(t *testing.T) {
+	t.Run("pending rename", func(t *testing.T) {
+		s := lab.Get(t, "ddl")
+		dir := filepath.Join(t.TempDir(), "data")
+		lab.CopyDir(t, s.Crashed, dir)
+		mv(t, filepath.Join(dir, "db/new_name.ibd"), filepath.Join(dir, "db/old_name.ibd"))
+		r := recoverAndStart(t, s, dir, s.Checksums(t))
+		renamed := false
+		for _, sp := range r.Spaces {
+			if sp.RenamedFrom != "" {
+				renamed = true
+				if filepath.Base(sp.RenamedFrom) != "old_name.ibd" || filepath.Base(sp.Path) != "new_name.ibd" {
+					t.Errorf("renamed %s -> %s", sp.RenamedFrom, sp.Path)
+				}
+			}
+		}
+		if !renamed {
+			t.Errorf("no rename replayed: %+v", r.Spaces)
+		}
+	})
+	t.Run("torn page with a doublewrite copy", func(t *testing.T) {
+		s := lab.Get(t, "wrapped")
+		dir := filepath.Join(t.TempDir(), "data")
+		lab.CopyDir(t, s.Crashed, dir)
+		flip(t, filepath.Join(dir, "db/t.ibd"), 16384, int64(doublewritePage(t, dir, 5)), 300)
+		if r := recoverAndStart(t, s, dir, s.Checksums(t)); r.PagesFromDblwr != 1 {
+			t.Errorf("%d pages taken from the doublewrite buffer, want 1", r.PagesFromDblwr)
+		}
+	})
+}
+
+// TestRecoverRefusals: recover writes only into a new or empty directory away from the source,
+// and --dry-run writes nothing.
+func TestRecoverRefusals(t *testing.T) {
+	s := lab.Get(t, "ddl")
+	base := t.TempDir()
+	full := filepath.Join(base, "full")
+	os.MkdirAll(full, 0o755)
+	os.WriteFile(filepath.Join(full, "x"), []byte("x"), 0o644)
+	empty := filepath.Join(base, "empty")
+	os.MkdirAll(empty, 0o755)
+	before := lab.HashTree(t, s.Crashed)
+	for _, c := range []struct {
+		into, want string
+		force      bool
+	}{
+		{full, "is not empty", true},
+		{empty, "pass --force", false},
+		{filepath.Join(s.Crashed, "sub"), "overlaps the source", false},
+		{s.Crashed, "overlaps the source", true},
+	} {
+		args := []string{"recover", s.Crashed, "--into", c.into}
+		if c.force {
+			args = append(args, "--force")
+		}
+		_, errs, code := run(args...)
+		if code != ExitError || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 with %q", args, code, errs, c.want)
+		}
+	}
+	out, errs, code := run("recover", "--dry-run", "--json", s.Crashed)
+	var j recoverJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != ExitClean || j.Plan == nil {
+		t.Fatalf("dry run: exit %d %v\n%s", code, err, errs)
+	}
+	m := mapOf(t, s.Crashed)
+	if len(j.Plan.FileEvents) != len(m) || j.Plan.EndLSN != s.Verdict.EndLSN || len(j.Plan.PagesBySpace) == 0 {
+		t.Errorf("dry-run plan %+v; map has %d spaces, the server's end of log is %d", j.Plan, len(m), s.Verdict.EndLSN)
+	}
+	if after := lab.HashTree(t, s.Crashed); !mapsEqual(before, after) {
+		t.Error("the source changed")
+	}
+	if ents, _ := os.ReadDir(empty); len(ents) != 0 {
+		t.Error("a refused run wrote into the target")
+	}
+}
+
+// startCLI runs innoscope as a child process.
+func startCLI(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	c := exec.Command(os.Args[0], append([]string{"--"}, args...)...)
+	c.Env = append(os.Environ(), "INNOSCOPE_AS_CLI=1")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestRecoverInterrupted kills recover with SIGKILL while it copies and while it applies: the
+// copy stays marked incomplete, a second run refuses it, and --force starts again and gives a
+// copy the server starts on without crash recovery, with the same table contents as its own
+// recovery.
+func TestRecoverInterrupted(t *testing.T) {
+	s := lab.Get(t, "undo") // the largest scenario: about 100 MB to copy, 220,000 mini-transactions
+	before := lab.HashTree(t, s.Crashed)
+	base := t.TempDir()
+	start := time.Now()
+	runJSON(t, &recoverJSON{}, "recover", "--json", s.Crashed, "--into", filepath.Join(base, "whole"))
+	full := time.Since(start)
+	var killed []string
+	for i, at := range []time.Duration{0, full / 2} {
+		copyDir := filepath.Join(base, fmt.Sprint("killed", i))
+		marker := filepath.Join(copyDir, replay.IncompleteMarker)
+		c := startCLI(t, "recover", s.Crashed, "--into", copyDir)
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(marker); err == nil {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(at)
+		c.Process.Kill()
+		err := c.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != -1 {
+			t.Logf("kill %d after %v came too late: the run had ended (%v)", i, at, err)
+			continue
+		}
+		if _, err := os.Stat(marker); err != nil {
+			t.Fatalf("killed %v after the marker appeared: the copy is not marked incomplete", at)
+		}
+		_, errs, code := run("recover", s.Crashed, "--into", copyDir)
+		if code != ExitError || !strings.Contains(errs, "interrupted recovery") {
+			t.Errorf("second run on an interrupted copy: exit %d, %s", code, errs)
+		}
+		_, errs, code = run("verify", "--keep", copyDir, s.Crashed)
+		if code != ExitError && code != ExitFindings {
+			t.Errorf("verify --keep into an interrupted copy: exit %d %s", code, errs)
+		}
+		killed = append(killed, copyDir)
+	}
+	t.Logf("an uninterrupted run took %v; killed runs: %d", full, len(killed))
+	if len(killed) == 0 {
+		t.Fatal("no run was killed before it ended")
+	}
+	copyDir := killed[len(killed)-1]
+	runJSON(t, &recoverJSON{}, "recover", "--json", "--force", s.Crashed, "--into", copyDir)
+	if _, err := os.Stat(filepath.Join(copyDir, replay.IncompleteMarker)); err == nil {
+		t.Error("the restarted copy is still marked incomplete")
+	}
+	v := s.ServerVerdict(t, copyDir)
+	if !v.Started || v.CrashRecovery || !v.TablesOK || v.Errors != 0 || v.Checksums != s.Checksums(t) {
+		t.Errorf("server on the restarted copy: started=%v crash_recovery=%v tables_ok=%v errors=%d\n%s\n%s",
+			v.Started, v.CrashRecovery, v.TablesOK, v.Errors, v.Checksums, serverLines(t, v.ErrLog))
+	}
+	if !mapsEqual(before, lab.HashTree(t, s.Crashed)) {
+		t.Error("the source changed")
 	}
 }

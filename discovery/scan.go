@@ -70,16 +70,26 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// ResolvePath makes p absolute and resolves symbolic links (cleaned only, where it does not
-// exist), so that two names of one file compare equal.
+// ResolvePath makes p absolute and resolves symbolic links, so that two names of one file
+// compare equal. Where p does not exist, its longest existing ancestor is resolved and the rest
+// appended, so that a new path under a linked directory still compares as under it.
 func ResolvePath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {
 		p = a
 	}
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
 	}
-	return filepath.Clean(p)
 }
 
 // candidate is a file to open, with how it was found.

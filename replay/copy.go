@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -143,7 +144,8 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 		[]byte("innoscope recover has not finished: this copy is not a recovered data directory\n"), 0o640); err != nil {
 		return st, err
 	}
-	cp := &copier{st: &st, progress: progress, buf: make([]byte, 1<<20)}
+	cp := &copier{st: &st, progress: progress, buf: make([]byte, 1<<20),
+		skip: []string{discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())}}
 	src := c.Source
 	if err := cp.tree(src.Datadir, c.Target); err != nil {
 		return st, err
@@ -245,13 +247,23 @@ type copier struct {
 	st       *CopyStats
 	progress func(int64)
 	buf      []byte
+	skip     []string // resolved directories never to copy from (the copy itself)
 }
 
-// tree copies the directory src into dst (following links to directories and files).
+// tree copies the directory src into dst, following links to directories and files; each
+// directory is copied once (a cycle of links ends), and the copy itself is never entered.
 func (cp *copier) tree(src, dst string) error {
+	root := discovery.ResolvePath(src)
+	if slices.Contains(cp.skip, root) {
+		return nil
+	}
+	cp.skip = append(cp.skip, root)
 	return filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if p == src {
+			return os.MkdirAll(dst, 0o750)
 		}
 		rel, _ := filepath.Rel(src, p)
 		out := filepath.Join(dst, rel)
@@ -261,8 +273,13 @@ func (cp *copier) tree(src, dst string) error {
 		}
 		switch {
 		case fi.IsDir() && e.Type()&fs.ModeSymlink != 0:
-			return cp.tree(p, out)
+			return cp.tree(p, out) // WalkDir does not descend into links itself
 		case fi.IsDir():
+			rp := discovery.ResolvePath(p)
+			if slices.Contains(cp.skip, rp) {
+				return filepath.SkipDir
+			}
+			cp.skip = append(cp.skip, rp)
 			return os.MkdirAll(out, 0o750)
 		case fi.Mode().IsRegular():
 			return cp.file(p, out)

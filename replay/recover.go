@@ -40,17 +40,19 @@ type SpaceResult struct {
 
 // RecoverResult summarises a replay.
 type RecoverResult struct {
-	CheckpointLSN  uint64        `json:"checkpoint_lsn"`
-	EndLSN         uint64        `json:"end_lsn"`
-	MTRs           int           `json:"mtr_count"`
-	RecordsApplied int           `json:"records_applied"`
-	RecordsSkipped int           `json:"records_skipped"` // already in the page (page LSN rule), before an INIT, or of dropped/trimmed spaces
-	PagesRead      int           `json:"pages_read"`
-	PagesFromDblwr int           `json:"pages_from_doublewrite"`
-	PagesApplied   int           `json:"pages_applied"` // distinct pages written with applied records
-	PagesFreed     int           `json:"pages_freed"`
-	Batches        int           `json:"batches"`
-	Spaces         []SpaceResult `json:"spaces"`
+	CheckpointLSN  uint64 `json:"checkpoint_lsn"`
+	EndLSN         uint64 `json:"end_lsn"`
+	MTRs           int    `json:"mtr_count"`
+	RecordsApplied int    `json:"records_applied"`
+	RecordsSkipped int    `json:"records_skipped"` // already in the page (page LSN rule), before an INIT, or of dropped/trimmed spaces
+	PagesRead      int    `json:"pages_read"`
+	PagesFromDblwr int    `json:"pages_from_doublewrite"`
+	PagesApplied   int    `json:"pages_applied"` // distinct pages written with applied records
+	PagesFreed     int    `json:"pages_freed"`
+	Batches        int    `json:"batches"`
+	// Applied counts the applied records by type (EXTENDED ones by subtype).
+	Applied map[string]int `json:"applied_by_type"`
+	Spaces  []SpaceResult  `json:"spaces"`
 }
 
 // cached is one page image held during recovery.
@@ -60,6 +62,7 @@ type cached struct {
 	diskLSN uint64 // FIL_PAGE_LSN when read (0 when rebuilt from INIT_PAGE)
 	endLSN  uint64 // end LSN of the last mini-transaction touching the page
 	dirty   bool   // records were applied since the page was read
+	restore bool   // read from the doublewrite buffer: written back even if no record applies
 	freed   bool   // the last mini-transaction touching it freed it
 	mtr     uint64 // the mini-transaction currently being applied to it
 	mtrDid  bool   // that mini-transaction changed more than freeing it
@@ -92,7 +95,7 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 	}
 	r := &recovery{opt: opt, an: opt.Analysis, spaces: map[uint32]*tsFile{}, cache: map[PageID]*cached{},
 		written: map[PageID]bool{}, applied: map[PageID]bool{}}
-	r.res.CheckpointLSN = sc.LSN()
+	r.res.CheckpointLSN, r.res.Applied = sc.LSN(), map[string]int{}
 	defer r.closeAll()
 	if err := r.openSpaces(); err != nil {
 		return nil, err
@@ -180,6 +183,11 @@ func (r *recovery) applyMTR(m *logformat.MTR) error {
 				cur.ts, rec.Page, m.LSN, i, rec.Type, err)
 		}
 		r.res.RecordsApplied++
+		if rec.Type == logformat.Extended {
+			r.res.Applied[rec.ExtSub().String()]++
+		} else {
+			r.res.Applied[rec.Type.String()]++
+		}
 	}
 	for _, p := range touched {
 		if p.mtrDid {
@@ -245,6 +253,7 @@ func (r *recovery) read(p *cached, id PageID) error {
 				p.ts, id.Page, v.Reason)
 		}
 		img = good
+		p.restore = true // the server writes the doublewrite copy back to the file
 		r.res.PagesFromDblwr++
 	}
 	p.data = img
@@ -274,7 +283,7 @@ func (r *recovery) flush() error {
 		if p.freed {
 			r.res.PagesFreed++
 		}
-		if p.dirty && !p.freed && p.data != nil {
+		if (p.dirty || p.restore) && !p.freed && p.data != nil {
 			ids = append(ids, id)
 		}
 	}
@@ -286,11 +295,14 @@ func (r *recovery) flush() error {
 	})
 	for _, id := range ids {
 		p := r.cache[id]
-		discovery.SealPage(p.data, p.ts.flags, p.endLSN)
+		if p.dirty {
+			discovery.SealPage(p.data, p.ts.flags, p.endLSN)
+			r.applied[id] = true
+		}
 		if err := p.ts.write(id.Page, p.data); err != nil {
 			return err
 		}
-		r.written[id], r.applied[id] = true, true
+		r.written[id] = true
 	}
 	r.cache = map[PageID]*cached{}
 	r.res.Batches++

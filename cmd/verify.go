@@ -1,0 +1,165 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/discovery"
+	"innoscope/logformat"
+	"innoscope/replay"
+	"innoscope/report"
+)
+
+func verifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "verify",
+		Usage: "CI gate: diagnose, replay recovery into a temporary copy, validate every page of the copy",
+		Description: "Exit 0 when recovery would succeed and the replayed copy validates, 1 when a finding is at or\n" +
+			"above --fail-on (the diagnosis's, REPLAY_FAILED, COPY_CORRUPT_PAGE, COPY_PAGE_AHEAD_OF_LOG,\n" +
+			"COPY_LOG_NOT_CLEAN), 2 when it could not run. The source is never written.",
+		ArgsUsage: "DIR",
+		Flags: append(append(append([]cli.Flag{}, outputFlags...), locationFlags...),
+			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules for the diagnosis: mariadb or mysql8"},
+			&cli.BoolFlag{Name: "skip-pages", Usage: "the diagnosis reads only page 0 of each source file (the copy is still verified page by page)"},
+			&cli.StringFlag{Name: "tmpdir", Usage: "where the temporary copy goes (default: the system temporary directory)"},
+			&cli.StringFlag{Name: "keep", Usage: "keep the replayed copy in this new directory instead of a temporary one"}),
+		Action: verifyAction,
+	}
+}
+
+// verifyJSON is the --json form of `verify`.
+type verifyJSON struct {
+	OK            bool             `json:"ok"`
+	Datadir       string           `json:"datadir"`
+	CheckpointLSN uint64           `json:"checkpoint_lsn"`
+	EndLSN        uint64           `json:"end_lsn"`
+	PagesApplied  int              `json:"pages_applied"`
+	PagesVerified int64            `json:"pages_verified"` // pages of the copy checked
+	Copy          string           `json:"copy,omitempty"` // with --keep
+	Findings      []report.Finding `json:"findings"`
+}
+
+func verifyAction(c *cli.Context) error {
+	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
+		return fmt.Errorf("expected one DIR argument")
+	}
+	pol := replay.Policy(c.String("policy"))
+	if pol != replay.PolicyMariaDB && pol != replay.PolicyMySQL8 {
+		return fmt.Errorf("--policy %q: want mariadb or mysql8", pol)
+	}
+	d, err := runDiagnosis(c, pol, c.Bool("skip-pages"))
+	if err != nil {
+		return err
+	}
+	j := verifyJSON{Datadir: d.settings.Datadir, CheckpointLSN: d.cpLSN, EndLSN: d.an.Map.EndLSN, Findings: d.findings}
+	end := j.EndLSN
+	fail := func(code, file, msg string) {
+		j.Findings = append(j.Findings, report.Finding{Severity: report.Error, Code: code, File: file, LSN: &end, Message: msg})
+	}
+	target := c.String("keep")
+	if target == "" {
+		tmp, err := os.MkdirTemp(c.String("tmpdir"), "innoscope-verify-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp) // the copy and its .external directory
+		target = filepath.Join(tmp, "copy")
+	} else {
+		j.Copy = target
+	}
+	if p, err := prepareRecovery(c); err != nil {
+		fail("REPLAY_FAILED", d.settings.Datadir, "recovery cannot be replayed: "+err.Error())
+	} else {
+		_, res, err := p.run(target, "", false, 512<<20)
+		p.log.Close()
+		if err != nil {
+			fail("REPLAY_FAILED", target, err.Error())
+		} else {
+			j.PagesApplied = res.PagesApplied
+			j.PagesVerified = verifyCopy(target, d.settings, res.EndLSN, fail)
+		}
+	}
+	j.OK = true
+	for _, f := range j.Findings {
+		if f.Severity == report.Error {
+			j.OK = false
+		}
+	}
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	if out.JSON {
+		j.Findings = orEmpty(j.Findings)
+		return writeJSON(c, out, j, j.Findings)
+	}
+	if len(j.Findings) > 0 {
+		if err := out.Findings(j.Findings); err != nil {
+			return err
+		}
+	}
+	verdict := out.Paint(report.Good, "OK")
+	if !j.OK {
+		verdict = out.Paint(report.Bad, "FAILED")
+	}
+	fmt.Fprintf(out.Writer(), "%s: %s: replayed %d..%d, %d pages applied, %d pages of the copy verified\n",
+		j.Datadir, verdict, j.CheckpointLSN, j.EndLSN, j.PagesApplied, j.PagesVerified)
+	return finish(c, j.Findings)
+}
+
+// verifyCopy checks a replayed copy: its log leaves nothing to recover and every page of every
+// datafile is valid and not newer than the end of the log. It returns the pages checked.
+func verifyCopy(dir string, src settings, endLSN uint64, fail func(code, file, msg string)) int64 {
+	logPath := filepath.Join(dir, "ib_logfile0")
+	if f, err := os.Open(logPath); err != nil {
+		fail("COPY_LOG_NOT_CLEAN", logPath, err.Error())
+	} else {
+		fi, _ := f.Stat()
+		l, _, err := logformat.Open(f, fi.Size(), logPath)
+		if err != nil {
+			fail("COPY_LOG_NOT_CLEAN", logPath, err.Error())
+		} else if cp, ok := l.Checkpoint(); !ok {
+			fail("COPY_LOG_NOT_CLEAN", logPath, "no valid checkpoint")
+		} else {
+			sc := l.Scan(cp.LSN, logformat.ScanOptions{})
+			for sc.Next() {
+			}
+			if cp.LSN != endLSN || sc.LSN() != cp.LSN+16 {
+				fail("COPY_LOG_NOT_CLEAN", logPath, fmt.Sprintf("checkpoint %d, end of log %d: the server would run crash recovery", cp.LSN, sc.LSN()))
+			}
+		}
+		f.Close()
+	}
+	copySettings := (&replay.Copy{Source: src.discovery(), Target: dir}).Settings()
+	ts, err := discovery.Scan(copySettings)
+	if err != nil {
+		fail("COPY_CORRUPT_PAGE", dir, err.Error())
+		return 0
+	}
+	var pages int64
+	for _, t := range ts {
+		if t.FoundBy == discovery.FoundTemporary {
+			continue
+		}
+		f, err := discovery.OpenFile(t.Path)
+		if err != nil {
+			fail("COPY_CORRUPT_PAGE", t.Path, err.Error())
+			continue
+		}
+		r, err := discovery.Inspect(f, discovery.InspectOptions{Verify: true, To: -1, FutureLSN: endLSN})
+		f.Close()
+		if err != nil {
+			fail("COPY_CORRUPT_PAGE", t.Path, err.Error())
+			continue
+		}
+		pages += r.Pages
+		for _, no := range r.Corrupt {
+			fail("COPY_CORRUPT_PAGE", t.Path, fmt.Sprintf("page %d of the replayed copy: %s", no, r.Reasons[no]))
+		}
+		if len(r.Future) > 0 {
+			fail("COPY_PAGE_AHEAD_OF_LOG", t.Path, fmt.Sprintf("%d pages newer than the end of the log (first: page %d)", len(r.Future), r.Future[0]))
+		}
+	}
+	return pages
+}
