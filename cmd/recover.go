@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -42,6 +43,9 @@ type recoverJSON struct {
 	Copy   *replay.CopyStats     `json:"copy,omitempty"`
 	Result *replay.RecoverResult `json:"result,omitempty"`
 	Plan   *recoverPlan          `json:"plan,omitempty"`
+	// Seconds is the wall time of each phase: copy, replay (reading, applying and writing
+	// pages, file operations, fsync), log (writing the new redo log).
+	Seconds map[string]float64 `json:"seconds,omitempty"`
 }
 
 // recoverPlan is what a dry run reports: pages with records per space, and the file events.
@@ -77,15 +81,15 @@ func recoverAction(c *cli.Context) error {
 		}
 		return printPlan(out, j.Plan)
 	}
-	st, res, err := p.run(into, c.String("external-dir"), c.Bool("force"), c.Int64("cache-mib")<<20)
+	o, err := p.run(into, c.String("external-dir"), c.Bool("force"), c.Int64("cache-mib")<<20)
 	if err != nil {
 		return err
 	}
-	j.Copy, j.Result = &st, res
+	j.Copy, j.Result, j.Seconds = &o.copy, o.result, o.seconds
 	if out.JSON {
 		return out.WriteJSON(j)
 	}
-	return printRecovery(out, into, &st, res)
+	return printRecovery(out, into, &o.copy, o.result, o.seconds)
 }
 
 // preparedRecovery is a source opened and analysed for replay.
@@ -138,12 +142,33 @@ func (p *preparedRecovery) plan() *recoverPlan {
 	return pl
 }
 
+// logSpans are the byte ranges of the source log that recovery reads: the header and checkpoint
+// blocks, and the ring from the checkpoint to the end of the log (in two pieces if it wraps).
+func (p *preparedRecovery) logSpans() []replay.Span {
+	l := p.log
+	spans := []replay.Span{{Off: 0, Len: logformat.StartOffset}}
+	start, n := l.FileOffset(p.cpLSN), int64(p.an.Map.EndLSN-p.cpLSN)
+	if room := l.Size - start; n > room {
+		return append(spans, replay.Span{Off: start, Len: room}, replay.Span{Off: logformat.StartOffset, Len: n - room})
+	}
+	return append(spans, replay.Span{Off: start, Len: n})
+}
+
+// recoverOutcome is what run did.
+type recoverOutcome struct {
+	copy    replay.CopyStats
+	result  *replay.RecoverResult
+	seconds map[string]float64
+}
+
 // run copies the source into target, replays the log into the copy and resets the copy's log.
-func (p *preparedRecovery) run(target, external string, force bool, cache int64) (replay.CopyStats, *replay.RecoverResult, error) {
+func (p *preparedRecovery) run(target, external string, force bool, cache int64) (*recoverOutcome, error) {
 	s := p.settings
-	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external}
+	o := &recoverOutcome{seconds: map[string]float64{}}
+	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external,
+		LogSpans: p.logSpans()}
 	if err := cp.CheckTarget(force); err != nil {
-		return replay.CopyStats{}, nil, err
+		return nil, err
 	}
 	var total int64
 	filepath.Walk(s.Datadir, func(_ string, fi os.FileInfo, err error) error {
@@ -152,28 +177,37 @@ func (p *preparedRecovery) run(target, external string, force bool, cache int64)
 		}
 		return nil
 	})
+	t0 := time.Now()
 	prog := report.NewProgress("copying", total)
 	var copied int64
-	st, err := cp.Make(func(n int64) { copied += n; prog.Set(copied) })
+	var err error
+	o.copy, err = cp.Make(func(n int64) { copied += n; prog.Set(copied) })
 	prog.Done()
 	if err != nil {
-		return st, nil, fmt.Errorf("copying %s to %s: %w", s.Datadir, target, err)
+		return nil, fmt.Errorf("copying %s to %s: %w", s.Datadir, target, err)
 	}
+	t1 := time.Now()
 	prog = report.NewProgress("applying", int64(p.an.PageRecords))
 	sc := p.log.Scan(p.cpLSN, logformat.ScanOptions{PageSize: p.log.PageSize})
-	res, err := replay.Recover(sc, replay.RecoverOptions{Copy: cp.Settings(), PageSize: p.log.PageSize, Analysis: p.an,
+	o.result, err = replay.Recover(sc, replay.RecoverOptions{Copy: cp.Settings(), PageSize: p.log.PageSize, Analysis: p.an,
 		CopyPath: cp.Path, CacheBytes: cache, Progress: func(done, total int) { prog.Set(int64(done)) }})
 	prog.Done()
 	if err != nil {
-		return st, nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", target, err)
+		return nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", target, err)
 	}
-	if err := replay.ResetLog(filepath.Join(target, "ib_logfile0"), p.log.Size, res.EndLSN); err != nil {
-		return st, nil, err
+	t2 := time.Now()
+	if err := replay.ResetLog(filepath.Join(target, "ib_logfile0"), p.log.Size, o.result.EndLSN); err != nil {
+		return nil, err
 	}
 	if err := os.Remove(filepath.Join(target, replay.IncompleteMarker)); err != nil {
-		return st, nil, err
+		return nil, err
 	}
-	return st, res, replay.SyncDir(target)
+	if err := replay.SyncDir(target); err != nil {
+		return nil, err
+	}
+	o.seconds["copy"], o.seconds["replay"], o.seconds["log"] =
+		t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), time.Since(t2).Seconds()
+	return o, nil
 }
 
 func printPlan(out *report.Output, pl *recoverPlan) error {
@@ -212,7 +246,7 @@ func printPlan(out *report.Output, pl *recoverPlan) error {
 	return out.Table([]string{"LSN", "FILE OPERATION", "SPACE", "NAME"}, rows)
 }
 
-func printRecovery(out *report.Output, into string, st *replay.CopyStats, r *replay.RecoverResult) error {
+func printRecovery(out *report.Output, into string, st *replay.CopyStats, r *replay.RecoverResult, sec map[string]float64) error {
 	rows := [][]string{
 		{"copy", into},
 		{"files copied", fmt.Sprintf("%d (%d bytes, %d bytes left as holes, %d external, %d .isl relinked)",
@@ -224,6 +258,7 @@ func printRecovery(out *report.Output, into string, st *replay.CopyStats, r *rep
 		{"records skipped", fmt.Sprintf("%d (already in the page, before an INIT_PAGE, or of dropped/truncated spaces)", r.RecordsSkipped)},
 		{"pages read / applied", fmt.Sprintf("%d / %d (%d from the doublewrite buffer, %d freed)", r.PagesRead, r.PagesApplied, r.PagesFromDblwr, r.PagesFreed)},
 		{"batches", fmt.Sprint(r.Batches)},
+		{"seconds", fmt.Sprintf("copy %.2f, replay %.2f, log %.2f", sec["copy"], sec["replay"], sec["log"])},
 	}
 	if err := out.Table([]string{"FIELD", "VALUE"}, rows); err != nil {
 		return err

@@ -73,13 +73,13 @@ func verifyAction(c *cli.Context) error {
 	if p, err := prepareRecovery(c); err != nil {
 		fail("REPLAY_FAILED", d.settings.Datadir, "recovery cannot be replayed: "+err.Error())
 	} else {
-		_, res, err := p.run(target, "", false, 512<<20)
+		o, err := p.run(target, "", false, 512<<20)
 		p.log.Close()
 		if err != nil {
 			fail("REPLAY_FAILED", target, err.Error())
 		} else {
-			j.PagesApplied = res.PagesApplied
-			j.PagesVerified = verifyCopy(target, d.settings, res.EndLSN, fail)
+			j.PagesApplied = o.result.PagesApplied
+			j.PagesVerified = verifyCopy(target, d.settings, o.result.EndLSN, fail)
 		}
 	}
 	j.OK = true

@@ -35,6 +35,11 @@ type Copy struct {
 	LogDir   string // where the source's ib_logfile0 is ("" = data directory)
 	Target   string
 	External string // where external datafiles go (default Target + ExternalSuffix)
+	// LogSpans, if set, are the byte ranges of the source's ib_logfile0 to copy (the header
+	// and checkpoint blocks, the records from the checkpoint to the end of the log): the copy
+	// stays recoverable by the server while it is incomplete, without copying a mostly stale,
+	// possibly large ring.
+	LogSpans []Span
 	roots    []extRoot
 }
 
@@ -145,7 +150,14 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 		return st, err
 	}
 	cp := &copier{st: &st, progress: progress, buf: make([]byte, 1<<20),
-		skip: []string{discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())}}
+		skip: []string{discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())}, logSpans: c.LogSpans}
+	if c.LogSpans != nil {
+		dir := c.LogDir
+		if dir == "" {
+			dir = c.Source.Datadir
+		}
+		cp.logPath = discovery.ResolvePath(filepath.Join(dir, "ib_logfile0"))
+	}
 	src := c.Source
 	if err := cp.tree(src.Datadir, c.Target); err != nil {
 		return st, err
@@ -248,7 +260,12 @@ type copier struct {
 	progress func(int64)
 	buf      []byte
 	skip     []string // resolved directories never to copy from (the copy itself)
+	logPath  string   // the resolved source redo log, of which only logSpans are copied
+	logSpans []Span
 }
+
+// Span is a byte range of a file.
+type Span struct{ Off, Len int64 }
 
 // tree copies the directory src into dst, following links to directories and files; each
 // directory is copied once (a cycle of links ends), and the copy itself is never entered.
@@ -289,7 +306,8 @@ func (cp *copier) tree(src, dst string) error {
 	})
 }
 
-// file copies one regular file, keeping its permission bits.
+// file copies one regular file, keeping its permission bits. Of the source's redo log only
+// the spans recovery reads are copied; the rest becomes a hole.
 func (cp *copier) file(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
@@ -307,29 +325,17 @@ func (cp *copier) file(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	var off int64
-	for {
-		n, rerr := io.ReadFull(in, cp.buf)
-		if n > 0 {
-			if allZero(cp.buf[:n]) {
-				cp.st.Holes += int64(n)
-			} else if _, err := out.WriteAt(cp.buf[:n], off); err != nil {
-				out.Close()
-				return fmt.Errorf("%s: %w", dst, err)
-			}
-			off += int64(n)
-			if cp.progress != nil {
-				cp.progress(int64(n))
-			}
-		}
-		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
-			break
-		} else if rerr != nil {
+	spans := []Span{{0, fi.Size()}}
+	if cp.logPath != "" && discovery.ResolvePath(src) == cp.logPath {
+		spans = cp.logSpans
+	}
+	for _, sp := range spans {
+		if err := cp.span(in, out, sp); err != nil {
 			out.Close()
-			return fmt.Errorf("%s: offset %d: %w", src, off, rerr)
+			return fmt.Errorf("copying %s: %w", src, err)
 		}
 	}
-	if err := out.Truncate(off); err != nil {
+	if err := out.Truncate(fi.Size()); err != nil {
 		out.Close()
 		return err
 	}
@@ -338,6 +344,35 @@ func (cp *copier) file(src, dst string) error {
 		return err
 	}
 	cp.st.Files++
-	cp.st.Bytes += off
+	cp.st.Bytes += fi.Size()
 	return out.Close()
+}
+
+// span copies the bytes [sp.Off, sp.Off+sp.Len) (up to the end of the source), leaving all-zero
+// blocks as holes.
+func (cp *copier) span(in, out *os.File, sp Span) error {
+	for off, end := sp.Off, sp.Off+sp.Len; off < end; {
+		b := cp.buf
+		if int64(len(b)) > end-off {
+			b = b[:end-off]
+		}
+		n, rerr := in.ReadAt(b, off)
+		if n > 0 {
+			if allZero(b[:n]) {
+				cp.st.Holes += int64(n)
+			} else if _, err := out.WriteAt(b[:n], off); err != nil {
+				return err
+			}
+			off += int64(n)
+			if cp.progress != nil {
+				cp.progress(int64(n))
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		} else if rerr != nil {
+			return fmt.Errorf("offset %d: %w", off, rerr)
+		}
+	}
+	return nil
 }

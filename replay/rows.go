@@ -5,14 +5,22 @@ package replay
 // page_apply_delete_redundant and page_apply_delete_dynamic (page0cur.cc). The consistency
 // checks follow the server's: a page that does not fit the record is reported, not changed.
 
+// recOK reports whether rec can be a record origin on the page: its header bytes and its next
+// pointer lie inside the page, before the directory. The server trusts its pages here; a damaged
+// page must give an error instead of a stray write.
+func (f frame) recOK(rec int) bool { return rec >= oldExtraBytes && rec < len(f)-pageDir }
+
 // splitSlot is page_dir_split_slot: slot (a byte offset) owns dirSlotMaxNOwned+1 records; a
 // new slot below it takes the lower half.
-func splitSlot(f frame, slot int) {
+func splitSlot(f frame, slot int) error {
 	comp := f.comp()
 	const nOwned = dirSlotMaxNOwned + 1
 	rec := f.u16(slot + 2)
-	for i := nOwned / 2; i > 0; i-- {
+	for i := nOwned / 2; i > 0 && f.recOK(rec); i-- {
 		rec = f.next(rec, comp)
+	}
+	if !f.recOK(rec) || !f.recOK(f.u16(slot)) {
+		return corrupt("directory split", "record list leaves the page")
 	}
 	n := f.nSlots()
 	last := len(f) - (pageDir + 2) - n*2
@@ -21,19 +29,23 @@ func splitSlot(f frame, slot int) {
 	f.put16(slot, rec)
 	f.setNOwned(f.u16(slot), nOwned/2, comp)
 	f.setNOwned(f.u16(slot-2), nOwned-nOwned/2, comp)
+	return nil
 }
 
 // balanceSlot is page_dir_balance_slot: slot number s owns too few records; merge it with the
 // slot above or move one record over.
-func balanceSlot(f frame, s int) {
+func balanceSlot(f frame, s int) error {
 	comp := f.comp()
 	n := f.nSlots()
 	if s+1 == n {
-		return // the last slot cannot be balanced
+		return nil // the last slot cannot be balanced
 	}
 	slot := f.slot(s)
 	upRec := f.u16(slot - 2)
 	slotRec := f.u16(slot)
+	if !f.recOK(upRec) || !f.recOK(slotRec) {
+		return corrupt("directory balance", "slot points outside the page")
+	}
 	upOwned := f.nOwned(upRec, comp)
 	if upOwned <= dirSlotMinNOwned {
 		f.setNOwned(slotRec, 0, comp)
@@ -42,13 +54,17 @@ func balanceSlot(f frame, s int) {
 		copy(f[last+2:slot+2], f[last:slot])
 		f.put16(last, 0)
 		f.setHdr(pageNDirSlots, n-1)
-		return
+		return nil
+	}
+	newRec := f.next(slotRec, comp)
+	if !f.recOK(newRec) {
+		return corrupt("directory balance", "record list leaves the page")
 	}
 	f.setNOwned(slotRec, 0, comp)
-	newRec := f.next(slotRec, comp)
 	f.setNOwned(newRec, dirSlotMinNOwned, comp)
 	f.setNOwned(upRec, upOwned-1, comp)
 	f.put16(slot, newRec)
+	return nil
 }
 
 // memFree is page_mem_free: a deleted record goes to the PAGE_FREE list, or, when it is the
@@ -262,7 +278,7 @@ func insertRedundant(f frame, reuse bool, prev, encHdr, hdrC, dataC int, data []
 	updateDirection(f, lastInsert, prevRec, nextRec)
 	f.setHdr(pageNRecs, f.hdr(pageNRecs)+1)
 	if nOwned == dirSlotMaxNOwned {
-		splitSlot(f, oslot)
+		return splitSlot(f, oslot)
 	}
 	return nil
 }

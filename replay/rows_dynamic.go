@@ -102,7 +102,7 @@ func insertDynamic(f frame, reuse bool, prev, shift, encHdrL, hdrC, dataC int, d
 	updateDirection(f, lastInsert, prevRec, nextRec)
 	f.setHdr(pageNRecs, f.hdr(pageNRecs)+1)
 	if nOwned == dirSlotMaxNOwned {
-		splitSlot(f, oslot)
+		return splitSlot(f, oslot)
 	}
 	return nil
 }
@@ -170,7 +170,7 @@ func deleteRow(f frame, comp bool, prev, hdrSize, dataSize int) error {
 	f.setNOwned(s, slotOwned, comp)
 	memFree(f, rec, dataSize, extra)
 	if slotOwned < dirSlotMinNOwned {
-		balanceSlot(f, (first-slot)/2)
+		return balanceSlot(f, (first-slot)/2)
 	}
 	return nil
 }

@@ -13,6 +13,8 @@
 #                                               of records written since the log was created
 #   scripts/mariadb-lab.sh bench-space OUT GIB  a cleanly shut down directory with a table file of
 #                                               >= GIB GiB (OUT/clean/db/big.ibd)
+#   scripts/mariadb-lab.sh bench-recover OUT PAGES  a crashed directory (OUT/crashed) whose log
+#                                               changes >= PAGES pages after its checkpoint
 #
 # A scenario directory OUT holds:
 #   crashed/        the data directory exactly as SIGKILL left it (what innoscope reads)
@@ -58,6 +60,7 @@ opts_for() {
     formats_4k) echo "--innodb-page-size=4k" ;;
     formats_64k) echo "--innodb-page-size=64k" ;;
     bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
+    bench_recover) echo "--innodb-log-file-size=4G --innodb-buffer-pool-size=4G --innodb-adaptive-flushing=OFF --innodb-max-dirty-pages-pct=99 --innodb-io-capacity=100" ;;
     *) echo "--innodb-log-file-size=16M" ;;
   esac
 }
@@ -450,6 +453,31 @@ bench_space() {
   stat -c '%n %s' "$out/clean/db/big.ibd" >"$out/bench.txt"
 }
 
+# bench_recover OUT PAGES: a table of about PAGES leaf pages, a checkpoint, then an UPDATE of
+# every row (every leaf page changes after the checkpoint, with its undo log), then SIGKILL. The
+# log and the buffer pool are large enough that no checkpoint or flush intervenes.
+bench_recover() {
+  local out=$1 pages=$2
+  [ -e "$out" ] && die "$out exists; give a new directory"
+  mkdir -p "$out"; out=$(cd "$out" && pwd)
+  local d=$out/data s=$out/lab.sock i rows=$(($2 * 60)) step=200000
+  # shellcheck disable=SC2207
+  local opts=($(opts_for bench_recover))
+  printf '%s\n' "${opts[@]}" >"$out/options.txt"
+  fresh_server "$out" "${opts[@]}"
+  sql "$s" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(255), b INT) ENGINE=InnoDB"
+  for ((i = 0; i < rows; i += step)); do
+    sql "$s" "INSERT INTO db.t SELECT seq, REPEAT(CHAR(65 + seq % 26), 200), seq FROM seq_$((i + 1))_to_$((i + step))"
+  done
+  sql "$s" "SET GLOBAL innodb_log_checkpoint_now=1"
+  for ((i = 0; i < rows; i += step)); do
+    sql "$s" "UPDATE db.t SET b = b + 1 WHERE id BETWEEN $((i + 1)) AND $((i + step))"
+  done
+  crash "$d"
+  mv "$d" "$out/crashed"
+  echo "rows=$rows" >"$out/bench.txt"
+}
+
 case "${1:-}" in
   install) install ;;
   list) echo "$SCENARIOS" | tr ' ' '\n' ;;
@@ -457,5 +485,6 @@ case "${1:-}" in
   verdict) [ $# -ge 3 ] || die "usage: $0 verdict DIR OUT [MARIADBD-OPTIONS...]"; verdict_of "${@:2}" ;;
   bench-space) [ $# -eq 3 ] || die "usage: $0 bench-space OUT GIB"; bench_space "$2" "$3" ;;
   bench-log) [ $# -eq 3 ] || die "usage: $0 bench-log OUT MIB"; bench_log "$2" "$3" ;;
-  *) sed -n '2,26p' "$0" >&2; exit 2 ;;
+  bench-recover) [ $# -eq 3 ] || die "usage: $0 bench-recover OUT PAGES"; bench_recover "$2" "$3" ;;
+  *) sed -n '2,28p' "$0" >&2; exit 2 ;;
 esac
