@@ -74,7 +74,8 @@ func zipCRC32(p []byte) uint32 {
 	return crc32c(p[FilPageOffset:FilPageLSN]) ^ crc32c(p[FilPageType:FilPageType+2]) ^ crc32c(p[FilPageSpaceID:])
 }
 
-func isZero(p []byte) bool {
+// IsZero reports whether p is all zero bytes (a page never written).
+func IsZero(p []byte) bool {
 	for _, c := range p {
 		if c != 0 {
 			return false
@@ -91,7 +92,7 @@ func CheckPage(p []byte, fl Flags, no, spaceID uint32) Verdict {
 	storedNo, storedSpace := be.Uint32(p[FilPageOffset:]), be.Uint32(p[FilPageSpaceID:])
 	// innochecksum skips the space id for full_crc32 page_compressed (or encrypted) spaces.
 	spaceMatters := !fl.FullCRC32 || !fl.PageCompression
-	if (storedNo != no || (storedSpace != spaceID && spaceMatters)) && !isZero(p) {
+	if (storedNo != no || (storedSpace != spaceID && spaceMatters)) && !IsZero(p) {
 		return corrupt(fmt.Sprintf("page id mismatch: the page says space %d page %d", storedSpace, storedNo))
 	}
 	return checkSum(p, fl)
@@ -112,7 +113,7 @@ func checkSum(p []byte, fl Flags) Verdict {
 			size, compressed = s, true
 		}
 		stored := be.Uint32(p[size-4:])
-		if stored == 0 && size == n && isZero(p) {
+		if stored == 0 && size == n && IsZero(p) {
 			return Verdict{Algorithm: AlgEmpty}
 		}
 		if c := crc32c(p[:size-4]); c != stored {
@@ -137,7 +138,7 @@ func checkSum(p []byte, fl Flags) Verdict {
 			be.Uint32(p[FilPageLSN+4:]), be.Uint32(p[n-4:])))
 	}
 	f1, f2 := be.Uint32(p[0:]), be.Uint32(p[n-8:])
-	if f1 == 0 && f2 == 0 && isZero(p) {
+	if f1 == 0 && f2 == 0 && IsZero(p) {
 		return Verdict{Algorithm: AlgEmpty}
 	}
 	crc := pageCRC32(p)
@@ -167,7 +168,7 @@ func checkSum(p []byte, fl Flags) Verdict {
 
 func checkZip(p []byte) Verdict {
 	stored := binary.BigEndian.Uint32(p[0:])
-	if isZero(p) {
+	if IsZero(p) {
 		return Verdict{Algorithm: AlgEmpty}
 	}
 	if c := zipCRC32(p); stored == c {

@@ -212,7 +212,7 @@ func DoublewriteCopies(sys *File) (map[[2]uint32][]DoublewriteCopy, error) {
 	first := doublewriteFirst(sys.FSP.Flags.PageSize)
 	out := map[[2]uint32][]DoublewriteCopy{}
 	err := sys.EachPage(first, 3*first, func(no int64, p []byte) error {
-		if isZero(p) {
+		if IsZero(p) {
 			return nil
 		}
 		h, _ := ParseFilHeader(p)

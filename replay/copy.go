@@ -358,7 +358,7 @@ func (cp *copier) span(in, out *os.File, sp Span) error {
 		}
 		n, rerr := in.ReadAt(b, off)
 		if n > 0 {
-			if allZero(b[:n]) {
+			if discovery.IsZero(b[:n]) {
 				cp.st.Holes += int64(n)
 			} else if _, err := out.WriteAt(b[:n], off); err != nil {
 				return err

@@ -168,23 +168,18 @@ func pageCreate(f frame, comp bool) {
 	f[pageHeader+pageNDirSlots+1] = 2
 	f[pageHeader+pageInstant] = 0
 	f[pageHeader+pageDirectionB] = pageNoDirection
-	size := len(f)
+	infimum, supremum, end, recs := oldInfimum, oldSupremum, oldSupremumEnd, infimumSupremumRedundant
 	if comp {
-		f[pageHeader+pageNHeap] = 0x80
-		f[pageHeader+pageNHeap+1] = heapNoUserLow
-		f[pageHeader+pageHeapTop+1] = newSupremumEnd
-		copy(f[pageData:], infimumSupremumCompact)
-		clear(f[newSupremumEnd : size-pageDir])
-		f[size-pageDir-4+1] = newSupremum
-		f[size-pageDir-2+1] = newInfimum
-		return
+		infimum, supremum, end, recs = newInfimum, newSupremum, newSupremumEnd, infimumSupremumCompact
+		f[pageHeader+pageNHeap] = 0x80 // the COMPACT flag of PAGE_N_HEAP
 	}
 	f[pageHeader+pageNHeap+1] = heapNoUserLow
-	f[pageHeader+pageHeapTop+1] = oldSupremumEnd
-	copy(f[pageData:], infimumSupremumRedundant)
-	clear(f[oldSupremumEnd : size-pageDir])
-	f[size-pageDir-4+1] = oldSupremum
-	f[size-pageDir-2+1] = oldInfimum
+	f[pageHeader+pageHeapTop+1] = byte(end)
+	copy(f[pageData:], recs)
+	size := len(f)
+	clear(f[end : size-pageDir])
+	f[size-pageDir-4+1] = byte(supremum) // slot 1
+	f[size-pageDir-2+1] = byte(infimum)  // slot 0
 }
 
 // undoPageInit is trx_undo_page_init (UNDO_INIT): the undo page header of an empty page; the

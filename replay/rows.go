@@ -162,6 +162,32 @@ func updateDirection(f frame, lastInsert, prev, next int) {
 	f.setHdr(pageNDirection, 0)
 }
 
+// ownerOf finds the record owning the directory slot that an insertion before next goes
+// under, its n_owned and its slot (the records walked must lie in [lo, hi] or be the supremum).
+func ownerOf(f frame, what string, next, lo, hi, supremum int, comp bool) (rec, nOwned, slot int, err error) {
+	rec, nOwned = owner(f, next, lo, hi, supremum, dirSlotMaxNOwned, comp)
+	if rec < 0 || nOwned > dirSlotMaxNOwned {
+		return 0, 0, 0, corrupt(what, "no owner record in the directory")
+	}
+	if slot = findSlot(f, rec); slot < 0 {
+		return 0, 0, 0, corrupt(what, "owner record %d has no directory slot", rec)
+	}
+	return rec, nOwned, slot, nil
+}
+
+// insertDone finishes an insertion of rec between prev and next that every row format shares:
+// the owner's n_owned, PAGE_DIRECTION_B and PAGE_N_DIRECTION, PAGE_N_RECS, and the split of a
+// slot that became too large. lastInsert is PAGE_LAST_INSERT before the insertion.
+func insertDone(f frame, ownerRec, nOwned, oslot, lastInsert, prev, next int, comp bool) error {
+	f.setNOwned(ownerRec, nOwned+1, comp)
+	updateDirection(f, lastInsert, prev, next)
+	f.setHdr(pageNRecs, f.hdr(pageNRecs)+1)
+	if nOwned == dirSlotMaxNOwned {
+		return splitSlot(f, oslot)
+	}
+	return nil
+}
+
 // insertRedundant applies INSERT_HEAP_REDUNDANT / INSERT_REUSE_REDUNDANT.
 func insertRedundant(f frame, reuse bool, prev, encHdr, hdrC, dataC int, data []byte) error {
 	what := "INSERT_HEAP_REDUNDANT"
@@ -213,13 +239,9 @@ func insertRedundant(f frame, reuse bool, prev, encHdr, hdrC, dataC int, data []
 	if hdrC > extra || extra-hdrC > len(data) {
 		return corrupt(what, "header lengths do not fit")
 	}
-	ownerRec, nOwned := owner(f, nextRec, heapBot+oldExtraBytes, heapTop, oldSupremum, dirSlotMaxNOwned, false)
-	if ownerRec < 0 || nOwned > dirSlotMaxNOwned {
-		return corrupt(what, "no owner record in the directory")
-	}
-	oslot := findSlot(f, ownerRec)
-	if oslot < 0 {
-		return corrupt(what, "owner record %d has no directory slot", ownerRec)
+	ownerRec, nOwned, oslot, err := ownerOf(f, what, nextRec, heapBot+oldExtraBytes, heapTop, oldSupremum, false)
+	if err != nil {
+		return err
 	}
 	// Build the header in a buffer first: nothing on the page changes until every check passed.
 	ins := make(frame, extra)
@@ -274,13 +296,7 @@ func insertRedundant(f frame, reuse bool, prev, encHdr, hdrC, dataC int, data []
 	f.put16(prevRec-2, rec)
 	copy(f[rec:rec+dataC], f[prevRec:prevRec+dataC])
 	copy(f[rec+dataC:], data[extra-hdrC:])
-	f.setNOwned(ownerRec, nOwned+1, false)
-	updateDirection(f, lastInsert, prevRec, nextRec)
-	f.setHdr(pageNRecs, f.hdr(pageNRecs)+1)
-	if nOwned == dirSlotMaxNOwned {
-		return splitSlot(f, oslot)
-	}
-	return nil
+	return insertDone(f, ownerRec, nOwned, oslot, lastInsert, prevRec, nextRec, false)
 }
 
 // dataSizeOldOf reads the data size of the REDUNDANT record whose origin is at r in b.

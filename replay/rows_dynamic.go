@@ -27,13 +27,9 @@ func insertDynamic(f frame, reuse bool, prev, shift, encHdrL, hdrC, dataC int, d
 	if nextRec != newSupremum && (heapBot+newExtraBytes > nextRec || nextRec > heapTop) {
 		return corrupt(what, "successor %d outside the heap", nextRec)
 	}
-	ownerRec, nOwned := owner(f, nextRec, heapBot+newExtraBytes, heapTop, newSupremum, dirSlotMaxNOwned, true)
-	if ownerRec < 0 || nOwned > dirSlotMaxNOwned {
-		return corrupt(what, "no owner record in the directory")
-	}
-	oslot := findSlot(f, ownerRec)
-	if oslot < 0 {
-		return corrupt(what, "owner record %d has no directory slot", ownerRec)
+	ownerRec, nOwned, oslot, err := ownerOf(f, what, nextRec, heapBot+newExtraBytes, heapTop, newSupremum, true)
+	if err != nil {
+		return err
 	}
 	lit := encHdrL >> 3 // literal header bytes at the start of data
 	extra := newExtraBytes + hdrC + lit
@@ -98,13 +94,7 @@ func insertDynamic(f frame, reuse bool, prev, shift, encHdrL, hdrC, dataC int, d
 	f.put16(prevRec-2, (rec-prevRec)&0xffff)
 	copy(f[rec:], commonData)
 	copy(f[rec+dataC:], data[lit:])
-	f.setNOwned(ownerRec, nOwned+1, true)
-	updateDirection(f, lastInsert, prevRec, nextRec)
-	f.setHdr(pageNRecs, f.hdr(pageNRecs)+1)
-	if nOwned == dirSlotMaxNOwned {
-		return splitSlot(f, oslot)
-	}
-	return nil
+	return insertDone(f, ownerRec, nOwned, oslot, lastInsert, prevRec, nextRec, true)
 }
 
 // deleteRow applies DELETE_ROW_FORMAT_REDUNDANT (comp false; hdrSize and dataSize are read from

@@ -112,16 +112,7 @@ func holds(p string, id uint32) (bool, error) {
 		return false, nil
 	}
 	sid := binary.BigEndian.Uint32(b[filPageSpaceID:])
-	return sid == id || allZero(b), nil
-}
-
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
+	return sid == id || discovery.IsZero(b), nil
 }
 
 // MissingError reports a tablespace the log changes whose file is in none of the places the
@@ -177,7 +168,7 @@ func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) 
 		phys: r.opt.PageSize, created: created, trimTo: -1}
 	r.spaces[id] = t // so that an error below still closes the file
 	b := make([]byte, fspSpaceFlags+4)
-	if n, _ := f.ReadAt(b, 0); n == len(b) && !allZero(b) {
+	if n, _ := f.ReadAt(b, 0); n == len(b) && !discovery.IsZero(b) {
 		t.setFlags(b)
 		if !t.flagsSet {
 			return nil, fmt.Errorf("%s: offset %d: FSP flags 0x%x do not fit innodb_page_size=%d",
@@ -307,7 +298,7 @@ func (r *recovery) extend(t *tsFile) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if want <= have || allZero(p0) {
+	if want <= have || discovery.IsZero(p0) {
 		return 0, nil
 	}
 	return want, t.resize(want)
