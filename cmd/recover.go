@@ -21,8 +21,9 @@ func recoverCommand() *cli.Command {
 		Description: "Copies DIR into --into (sparsely; DATA DIRECTORY files go to --external-dir, by default\n" +
 			"COPY" + replay.ExternalSuffix + ", and the copy's .isl files are rewritten to point there), applies every mini-transaction from the\n" +
 			"checkpoint to the end of the log as the server's crash recovery does, and leaves a redo log with\n" +
-			"nothing to recover. Start the server on the copy with --datadir=COPY and the default file layout\n" +
-			"(system, undo and log files are in the copy's root). Until it has finished, the copy holds\n" +
+			"nothing to recover. Start the server on the copy with --datadir=COPY: system, undo and log files\n" +
+			"kept outside DIR are in the copy's root (drop those directory options; keep innodb_data_file_path\n" +
+			"and innodb_undo_tablespaces), those inside DIR where they were. Until it has finished, the copy holds\n" +
 			replay.IncompleteMarker + " and is not usable; --force removes such a copy and starts again.",
 		ArgsUsage: "DIR",
 		Flags: append(append(append([]cli.Flag{}, outputFlags...), locationFlags...),
@@ -196,7 +197,7 @@ func (p *preparedRecovery) run(target, external string, force bool, cache int64)
 		return nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", target, err)
 	}
 	t2 := time.Now()
-	if err := replay.ResetLog(filepath.Join(target, "ib_logfile0"), p.log.Size, o.result.EndLSN); err != nil {
+	if err := replay.ResetLog(cp.LogPath(), p.log.Size, o.result.EndLSN); err != nil {
 		return nil, err
 	}
 	if err := os.Remove(filepath.Join(target, replay.IncompleteMarker)); err != nil {

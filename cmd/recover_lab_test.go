@@ -19,17 +19,47 @@ import (
 )
 
 // recoverScenarios are the crash scenarios recover is checked on (compressed: crc32 checksums,
-// 4 KiB pages, ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED tables).
-var recoverScenarios = append(append([]string{}, scenarios...), "compressed")
+// 4 KiB pages, ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED tables; layout: undo, system (two
+// files) and log files in directories of their own).
+var recoverScenarios = append(append([]string{}, scenarios...), "compressed", "layout")
 
 // sourceTrees are the directories of a scenario that recover reads: the crashed data directory
-// and, for DATA DIRECTORY scenarios, the external directory its .isl files name.
+// and the directories outside it as the crash left them (DATA DIRECTORY files, undo, system and
+// log files).
 func sourceTrees(s *lab.Scenario) []string {
-	trees := []string{s.Crashed}
-	if _, err := os.Stat(filepath.Join(s.Dir, "ext-crashed")); err == nil {
-		trees = append(trees, filepath.Join(s.Dir, "ext-crashed"))
+	more, _ := filepath.Glob(filepath.Join(s.Dir, "*-crashed"))
+	return append([]string{s.Crashed}, more...)
+}
+
+// splitOptions splits a scenario's server options into the directory options innoscope is
+// given too, and the options for the server on a recovered copy, where the files of those
+// directories are in the copy's root.
+func splitOptions(opts []string) (where, onCopy []string) {
+	for _, o := range opts {
+		switch name, _, _ := strings.Cut(o, "="); name {
+		case "--innodb-undo-directory", "--innodb-data-home-dir", "--innodb-log-group-home-dir":
+			where = append(where, o)
+		case "--innodb-data-file-path":
+			where, onCopy = append(where, o), append(onCopy, o)
+		default:
+			onCopy = append(onCopy, o)
+		}
 	}
-	return trees
+	return where, onCopy
+}
+
+// recoverInto runs `recover --json` of the scenario's directory dir (with its directory
+// options) into a new copy, and returns the result and the scenario as the server must be
+// started on the copy.
+func recoverInto(t *testing.T, s *lab.Scenario, dir string) (recoverJSON, string, *lab.Scenario) {
+	t.Helper()
+	where, onCopy := splitOptions(s.Options)
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	var j recoverJSON
+	runJSON(t, &j, append([]string{"recover", "--json", dir, "--into", copyDir}, where...)...)
+	sc := *s
+	sc.Options = onCopy
+	return j, copyDir, &sc
 }
 
 // pageDiff compares the pages recovery changed in our file (their LSN differs from the crashed
@@ -104,9 +134,7 @@ func TestRecoverAgainstServer(t *testing.T) {
 			for _, d := range sourceTrees(s) {
 				before = append(before, lab.HashTree(t, d))
 			}
-			copyDir := filepath.Join(t.TempDir(), "copy")
-			var j recoverJSON
-			runJSON(t, &j, "recover", "--json", s.Crashed, "--into", copyDir)
+			j, copyDir, onCopy := recoverInto(t, s, s.Crashed)
 			for i, d := range sourceTrees(s) {
 				if !mapsEqual(before[i], lab.HashTree(t, d)) {
 					t.Errorf("recover changed the source %s", d)
@@ -157,7 +185,7 @@ func TestRecoverAgainstServer(t *testing.T) {
 			if s.Verdict.CrashRecovery && compared == 0 {
 				t.Error("no page to compare with the server's recovery")
 			}
-			v := s.ServerVerdict(t, copyDir) // the copy is disposable: the server writes to it
+			v := onCopy.ServerVerdict(t, copyDir) // the copy is disposable: the server writes to it
 			t.Logf("server on the copy: started=%v crash_recovery=%v tables_ok=%v (%d checked), %d errors\n%s",
 				v.Started, v.CrashRecovery, v.TablesOK, v.TablesChecked, v.Errors, serverLines(t, v.ErrLog))
 			if !v.Started || v.CrashRecovery || !v.TablesOK || v.Errors != 0 {
@@ -192,10 +220,8 @@ func TestRecoverAgainstServer(t *testing.T) {
 // that it runs no crash recovery, logs no error, and gives want as CHECKSUM TABLE.
 func recoverAndStart(t *testing.T, s *lab.Scenario, dir, want string) *replay.RecoverResult {
 	t.Helper()
-	copyDir := filepath.Join(t.TempDir(), "copy")
-	var j recoverJSON
-	runJSON(t, &j, "recover", "--json", dir, "--into", copyDir)
-	v := s.ServerVerdict(t, copyDir)
+	j, copyDir, onCopy := recoverInto(t, s, dir)
+	v := onCopy.ServerVerdict(t, copyDir)
 	if !v.Started || v.CrashRecovery || !v.TablesOK || v.Errors != 0 || v.Checksums != want {
 		t.Errorf("server on the copy: started=%v crash_recovery=%v tables_ok=%v errors=%d\n%s\nCHECKSUM TABLE:\n%s\nwant:\n%s",
 			v.Started, v.CrashRecovery, v.TablesOK, v.Errors, serverLines(t, v.ErrLog), v.Checksums, want)

@@ -111,7 +111,8 @@ func verifyAction(c *cli.Context) error {
 // verifyCopy checks a replayed copy: its log leaves nothing to recover and every page of every
 // datafile is valid and not newer than the end of the log. It returns the pages checked.
 func verifyCopy(dir string, src settings, endLSN uint64, fail func(code, file, msg string)) int64 {
-	logPath := filepath.Join(dir, "ib_logfile0")
+	cp := &replay.Copy{Source: src.discovery(), LogDir: src.LogDir, Target: dir}
+	logPath := cp.LogPath()
 	if f, err := os.Open(logPath); err != nil {
 		fail("COPY_LOG_NOT_CLEAN", logPath, err.Error())
 	} else {
@@ -131,8 +132,7 @@ func verifyCopy(dir string, src settings, endLSN uint64, fail func(code, file, m
 		}
 		f.Close()
 	}
-	copySettings := (&replay.Copy{Source: src.discovery(), Target: dir}).Settings()
-	ts, err := discovery.Scan(copySettings)
+	ts, err := discovery.Scan(cp.Settings())
 	if err != nil {
 		fail("COPY_CORRUPT_PAGE", dir, err.Error())
 		return 0

@@ -108,14 +108,32 @@ func within(p, dir string) bool {
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// Settings describes the copy for discovery: the default layout in the target.
+// inCopy is where a source directory of system, undo or log files is in the copy: at the same
+// relative place when it is inside the data directory, else the copy's root.
+func (c *Copy) inCopy(dir string) string {
+	if dir == "" {
+		return c.Target
+	}
+	a, dd := discovery.ResolvePath(dir), discovery.ResolvePath(c.Source.Datadir)
+	if !within(a, dd) {
+		return c.Target
+	}
+	rel, _ := filepath.Rel(dd, a)
+	return filepath.Join(c.Target, rel)
+}
+
+// Settings describes the copy for discovery.
 func (c *Copy) Settings() discovery.Settings {
-	s := discovery.Settings{Datadir: c.Target, DataFiles: c.Source.DataFiles}
+	s := discovery.Settings{Datadir: c.Target, DataFiles: c.Source.DataFiles,
+		DataHomeDir: c.inCopy(c.Source.DataHomeDir), UndoDir: c.inCopy(c.Source.UndoDir)}
 	for _, r := range c.roots {
 		s.Directories = append(s.Directories, r.dst)
 	}
 	return s
 }
+
+// LogPath is the copy's redo log file.
+func (c *Copy) LogPath() string { return filepath.Join(c.inCopy(c.LogDir), "ib_logfile0") }
 
 // Path maps a file name from the source's redo log to the copy: names relative to the data
 // directory stay relative to the copy; absolute ones move with their external directory. A
@@ -163,17 +181,18 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 		return st, err
 	}
 	// Files the server keeps outside the data directory go to the copy's root.
+	outside := func(dir string) bool { return dir != "" && c.inCopy(dir) == c.Target && !sameDir(dir, src.Datadir) }
 	var loose []string
-	if src.DataHomeDir != "" && !sameDir(src.DataHomeDir, src.Datadir) {
+	if outside(src.DataHomeDir) {
 		for _, n := range src.DataFiles {
 			loose = append(loose, filepath.Join(src.DataHomeDir, n))
 		}
 	}
-	if src.UndoDir != "" && !sameDir(src.UndoDir, src.Datadir) {
+	if outside(src.UndoDir) {
 		ms, _ := filepath.Glob(filepath.Join(src.UndoDir, "undo[0-9][0-9][0-9]"))
 		loose = append(loose, ms...)
 	}
-	if c.LogDir != "" && !sameDir(c.LogDir, src.Datadir) {
+	if outside(c.LogDir) {
 		loose = append(loose, filepath.Join(c.LogDir, "ib_logfile0"))
 	}
 	for _, p := range loose {

@@ -20,7 +20,8 @@
 #   crashed/        the data directory exactly as SIGKILL left it (what innoscope reads)
 #   ext/            for DATA DIRECTORY scenarios: a link to ext-crashed/, the external directory as
 #                   SIGKILL left it (what crashed/'s .isl files name); ext-server/ is the server's
-#                   recovered copy of it (what server/ belongs with)
+#                   recovered copy of it (what server/ belongs with); likewise undo/, sys/, redo/
+#                   (the layout scenario's undo, system and log file directories)
 #   server/         the data directory after the server's own crash recovery and a clean shutdown
 #   server.err      the error log of that recovery run
 #   verdict.txt     key=value lines read off server.err: crash_recovery (0|1), checkpoint_lsn,
@@ -36,7 +37,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed fixture formats_default formats_crc32 formats_4k formats_64k"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed layout fixture formats_default formats_crc32 formats_4k formats_64k"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -57,6 +58,8 @@ opts_for() {
     wrapped|fixture) echo "--innodb-log-file-size=4M" ;;
     formats_crc32) echo "--innodb-checksum-algorithm=crc32" ;;
     compressed) echo "--innodb-checksum-algorithm=crc32 --innodb-page-size=4k --innodb-log-file-size=16M" ;;
+    # @OUT@ is the scenario directory: undo, system and log files each in a directory of their own.
+    layout) echo "--innodb-undo-tablespaces=2 --innodb-undo-directory=@OUT@/undo --innodb-data-home-dir=@OUT@/sys --innodb-data-file-path=ibdata1:12M;ibdata2:12M:autoextend --innodb-log-group-home-dir=@OUT@/redo --innodb-log-file-size=16M" ;;
     formats_4k) echo "--innodb-page-size=4k" ;;
     formats_64k) echo "--innodb-page-size=64k" ;;
     bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
@@ -201,6 +204,7 @@ DELETE FROM db.red WHERE id > 900;
 INSERT INTO db.red VALUES (5000, 'commit');
 EOF
     ;;
+    layout) workload dml "$2" ;;
     fixture) cat <<'EOF'
 CREATE DATABASE shop;
 CREATE TABLE shop.orders (id INT PRIMARY KEY, customer VARCHAR(40), total DECIMAL(10,2)) ENGINE=InnoDB;
@@ -353,9 +357,9 @@ scenario() {
   out=$(cd "$out" && pwd)
   local d=$out/data s=$out/lab.sock
   # shellcheck disable=SC2207
-  local opts=($(opts_for "$name"))
+  local opts=($(opts_for "$name" | sed "s|@OUT@|$out|g"))
   printf '%s\n' "${opts[@]}" >"$out/options.txt"
-  mkdir -p "$out/ext"
+  mkdir -p "$out/ext" "$out/undo" "$out/sys" "$out/redo"
   workload "$name" "$out" >"$out/workload.sql"
   fresh_server "$out" "${opts[@]}"
   # The workload runs in two parts around an optional "-- lab:facts" line, where the live server's
@@ -382,16 +386,21 @@ scenario() {
   elif [ "$name" = clean ] || [ "${name#formats_}" != "$name" ]; then stop_clean "$d" "$s"
   else crash "$d"; fi
   cp -a "$d" "$out/crashed"
-  # DATA DIRECTORY files are named by absolute paths under OUT/ext (in the .isl and the redo
-  # log). Freeze them as ext-crashed, let the server recover a copy through ext -> ext-server,
-  # and point ext back at the frozen files afterwards, so crashed/ stays as SIGKILL left it.
-  local external=""
-  if [ -n "$(ls -A "$out/ext")" ]; then
-    external=1
-    mv "$out/ext" "$out/ext-crashed"
-    cp -a "$out/ext-crashed" "$out/ext-server"
-    ln -s ext-server "$out/ext"
-  fi
+  # Files outside the data directory (DATA DIRECTORY tables under OUT/ext, named by absolute
+  # paths in the .isl files and the redo log; undo, system and log files under OUT/undo, sys,
+  # redo) are frozen as X-crashed; the server recovers a copy through X -> X-server, and X points
+  # back at the frozen files afterwards, so crashed/ and the X-crashed stay as SIGKILL left them.
+  local x external=()
+  for x in ext undo sys redo; do
+    if [ -n "$(ls -A "$out/$x")" ]; then
+      external+=("$x")
+      mv "$out/$x" "$out/$x-crashed"
+      cp -a "$out/$x-crashed" "$out/$x-server"
+      ln -s "$x-server" "$out/$x"
+    else
+      rmdir "$out/$x"
+    fi
+  done
   # The server's own verdict: recover the original location in place (DATA DIRECTORY paths in the
   # redo log are absolute and point there), then shut down cleanly.
   start "$d" "$s" "$out/server.err" "${opts[@]}" || { cat "$out/server.err" >&2; die "recovery failed"; }
@@ -399,7 +408,7 @@ scenario() {
   stop_clean "$d" "$s"
   mv "$d" "$out/server"
   verdict "$out/server.err" >"$out/verdict.txt"
-  if [ -n "$external" ]; then rm "$out/ext" && ln -s ext-crashed "$out/ext"; fi
+  for x in "${external[@]}"; do rm "$out/$x" && ln -s "$x-crashed" "$out/$x"; done
   if [ "$name" = dml ]; then
     # later/: the same server after more committed work and a checkpoint, so its datafiles are
     # newer than crashed/ib_logfile0 (as when an old log is restored beside newer files).
