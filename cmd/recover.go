@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/discovery"
 	"innoscope/logformat"
 	"innoscope/replay"
 	"innoscope/report"
@@ -121,11 +122,43 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 			}
 		}
 	}
+	if err == nil {
+		err = refuseEncrypted(s, a)
+	}
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
 	return &preparedRecovery{log: l, settings: s, cpLSN: cpLSN, an: a}, nil
+}
+
+// refuseEncrypted fails when a tablespace the log changes is encrypted (innoscope has no keys),
+// before anything is copied.
+func refuseEncrypted(s settings, a *replay.Analysis) error {
+	touched := map[uint32]bool{}
+	for id := range a.Pages {
+		touched[id.Space] = true
+	}
+	ts, err := discovery.Scan(s.discovery())
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if t.Error != "" || !touched[t.SpaceID] {
+			continue
+		}
+		f, err := discovery.OpenFile(t.Path)
+		if err != nil {
+			continue // recovery reports what it cannot open, with the page it needs
+		}
+		scheme, ok := discovery.EncryptionScheme(f.Page0(), f.FSP.Flags)
+		f.Close()
+		if ok && scheme != discovery.CryptUnencrypted {
+			return fmt.Errorf("%s: tablespace %d is encrypted (scheme %d on page 0) and the log changes it: innoscope cannot decrypt; recover with the server and its key management plugin",
+				t.Path, t.SpaceID, scheme)
+		}
+	}
+	return nil
 }
 
 func (p *preparedRecovery) plan() *recoverPlan {

@@ -381,3 +381,45 @@ func TestRecoverInterrupted(t *testing.T) {
 		t.Error("the source changed")
 	}
 }
+
+// TestRecoverRefusesEncrypted: a table created ENCRYPTED=YES (file_key_management, key version
+// 1) that the log changes makes recover refuse before copying anything, naming the file; the
+// server, which has the key, recovers it (its verdict in the lab). The page-level readers agree
+// with what the server wrote: scheme 1 on the encrypted table's page 0, key version 1 on its
+// pages, nothing on the plain table.
+func TestRecoverRefusesEncrypted(t *testing.T) {
+	s := lab.Get(t, "encrypted")
+	if !s.Verdict.CrashRecovery {
+		t.Fatal("the scenario should need crash recovery")
+	}
+	before := lab.HashTree(t, s.Crashed)
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	_, errs, code := run("recover", s.Crashed, "--into", copyDir)
+	if code != ExitError || !strings.Contains(errs, "secret.ibd") || !strings.Contains(errs, "encrypted") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(copyDir); err == nil {
+		t.Error("a refused recovery created the copy")
+	}
+	if !mapsEqual(before, lab.HashTree(t, s.Crashed)) {
+		t.Error("the source changed")
+	}
+	for name, want := range map[string]bool{"secret.ibd": true, "plain.ibd": false} {
+		f, err := discovery.OpenFile(filepath.Join(s.Crashed, "db", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scheme, ok := discovery.EncryptionScheme(f.Page0(), f.FSP.Flags)
+		versions := map[uint32]int{}
+		f.EachPage(1, -1, func(no int64, p []byte) error {
+			if !discovery.IsZero(p) {
+				versions[discovery.KeyVersion(p, f.FSP.Flags, uint32(no))]++
+			}
+			return nil
+		})
+		f.Close()
+		if (ok && scheme == discovery.CryptScheme1) != want || (versions[1] > 0) != want || versions[0] == 0 && !want {
+			t.Errorf("%s: encryption scheme %d (found %v), key versions of its pages %v", name, scheme, ok, versions)
+		}
+	}
+}

@@ -85,6 +85,9 @@ func vendorOf(fl Flags) Vendor {
 	return VendorUnknown
 }
 
+// Page0 is the first page as read when the file was opened.
+func (t *File) Page0() []byte { return t.page0 }
+
 // Close closes the file.
 func (t *File) Close() error {
 	if t.closer == nil {

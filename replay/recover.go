@@ -242,6 +242,10 @@ func (r *recovery) read(p *cached, id PageID) error {
 	}
 	r.res.PagesRead++
 	fl := p.ts.flags
+	if kv := discovery.KeyVersion(img, fl, id.Page); kv != 0 && p.ts.flagsSet && !discovery.IsZero(img) {
+		return fmt.Errorf("%s page %d is encrypted (key version %d): innoscope cannot decrypt it; recover with the server and its key management plugin",
+			p.ts, id.Page, kv)
+	}
 	if p.ts.flagsSet && discovery.IsPageCompressed(img, fl) {
 		if img, err = discovery.Decompress(img, fl, p.ts.logical); err != nil {
 			return fmt.Errorf("%s page %d: %w", p.ts, id.Page, err)

@@ -55,6 +55,9 @@ func (r *recovery) space(id uint32) (*tsFile, error) {
 		return t, nil
 	}
 	t, err := r.openSpace(id)
+	if err == nil && t != nil && t.flagsSet {
+		err = t.checkEncryption()
+	}
 	if err == nil {
 		r.spaces[id] = t
 	}

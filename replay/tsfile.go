@@ -87,6 +87,20 @@ func (t *tsFile) setFlags(page0 []byte) {
 	}
 }
 
+// checkEncryption refuses a tablespace whose page 0 says its pages are (being) encrypted:
+// recovery would have to decrypt them, and write new pages encrypted.
+func (t *tsFile) checkEncryption() error {
+	p0, err := t.read(0)
+	if err != nil {
+		return err
+	}
+	if scheme, ok := discovery.EncryptionScheme(p0, t.flags); ok && scheme != discovery.CryptUnencrypted {
+		return fmt.Errorf("%s is encrypted (encryption scheme %d on page 0): innoscope cannot decrypt it; recover with the server and its key management plugin",
+			t, scheme)
+	}
+	return nil
+}
+
 // pages is the number of whole pages in the files.
 func (t *tsFile) pages() (int64, error) {
 	var n int64

@@ -37,7 +37,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed layout fixture formats_default formats_crc32 formats_4k formats_64k"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -59,6 +59,7 @@ opts_for() {
     formats_crc32) echo "--innodb-checksum-algorithm=crc32" ;;
     compressed) echo "--innodb-checksum-algorithm=crc32 --innodb-page-size=4k --innodb-log-file-size=16M" ;;
     # @OUT@ is the scenario directory: undo, system and log files each in a directory of their own.
+    encrypted) echo "--plugin-load-add=file_key_management --file-key-management-filename=@OUT@/keys.txt --innodb-log-file-size=16M" ;;
     layout) echo "--innodb-undo-tablespaces=2 --innodb-undo-directory=@OUT@/undo --innodb-data-home-dir=@OUT@/sys --innodb-data-file-path=ibdata1:12M;ibdata2:12M:autoextend --innodb-log-group-home-dir=@OUT@/redo --innodb-log-file-size=16M" ;;
     formats_4k) echo "--innodb-page-size=4k" ;;
     formats_64k) echo "--innodb-page-size=64k" ;;
@@ -205,6 +206,17 @@ INSERT INTO db.red VALUES (5000, 'commit');
 EOF
     ;;
     layout) workload dml "$2" ;;
+    encrypted) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.secret (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ENCRYPTED=YES;
+CREATE TABLE db.plain (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB;
+INSERT INTO db.secret SELECT seq, REPEAT('s', 150) FROM seq_1_to_2000;
+INSERT INTO db.plain SELECT seq, REPEAT('p', 150) FROM seq_1_to_2000;
+SET GLOBAL innodb_log_checkpoint_now=1;
+UPDATE db.secret SET v = REPEAT('t', 150) WHERE id % 3 = 0;
+UPDATE db.plain SET v = REPEAT('q', 150) WHERE id % 3 = 0;
+EOF
+    ;;
     fixture) cat <<'EOF'
 CREATE DATABASE shop;
 CREATE TABLE shop.orders (id INT PRIMARY KEY, customer VARCHAR(40), total DECIMAL(10,2)) ENGINE=InnoDB;
@@ -360,6 +372,8 @@ scenario() {
   local opts=($(opts_for "$name" | sed "s|@OUT@|$out|g"))
   printf '%s\n' "${opts[@]}" >"$out/options.txt"
   mkdir -p "$out/ext" "$out/undo" "$out/sys" "$out/redo"
+  # The key file of the file_key_management plugin (used where the options name it).
+  echo "1;$(printf '%064x' 1)" >"$out/keys.txt"
   workload "$name" "$out" >"$out/workload.sql"
   fresh_server "$out" "${opts[@]}"
   # The workload runs in two parts around an optional "-- lab:facts" line, where the live server's
