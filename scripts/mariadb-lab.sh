@@ -37,7 +37,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -59,6 +59,7 @@ opts_for() {
     formats_crc32) echo "--innodb-checksum-algorithm=crc32" ;;
     compressed) echo "--innodb-checksum-algorithm=crc32 --innodb-page-size=4k --innodb-log-file-size=16M" ;;
     # @OUT@ is the scenario directory: undo, system and log files each in a directory of their own.
+    pages64k) echo "--innodb-page-size=64k --innodb-log-file-size=16M" ;;
     encrypted) echo "--plugin-load-add=file_key_management --file-key-management-filename=@OUT@/keys.txt --innodb-log-file-size=16M" ;;
     layout) echo "--innodb-undo-tablespaces=2 --innodb-undo-directory=@OUT@/undo --innodb-data-home-dir=@OUT@/sys --innodb-data-file-path=ibdata1:12M;ibdata2:12M:autoextend --innodb-log-group-home-dir=@OUT@/redo --innodb-log-file-size=16M" ;;
     formats_4k) echo "--innodb-page-size=4k" ;;
@@ -205,7 +206,7 @@ DELETE FROM db.red WHERE id > 900;
 INSERT INTO db.red VALUES (5000, 'commit');
 EOF
     ;;
-    layout) workload dml "$2" ;;
+    layout | pages64k) workload dml "$2" ;;
     encrypted) cat <<'EOF'
 CREATE DATABASE db;
 CREATE TABLE db.secret (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ENCRYPTED=YES;
