@@ -28,6 +28,7 @@
 #                   end_lsn, to_recover_pages (empty when the server printed none)
 #   later/          (dml only) server/ after more committed work: datafiles newer than crashed/'s log
 #   checksums.tsv   CHECKSUM TABLE of every user table after the server's recovery (table<TAB>checksum)
+#   checks.tsv      CHECK TABLE of every user table after the server's recovery (table<TAB>verdict)
 #   sys_tablespaces.tsv  information_schema.INNODB_SYS_TABLESPACES of the live server before the
 #                   crash: SPACE, NAME, FLAG, PAGE_SIZE, FILENAME
 #   sys_tables.tsv  INNODB_SYS_TABLES of the live server before the crash: NAME, TABLE_ID, SPACE
@@ -420,6 +421,7 @@ scenario() {
   # redo log are absolute and point there), then shut down cleanly.
   start "$d" "$s" "$out/server.err" "${opts[@]}" || { cat "$out/server.err" >&2; die "recovery failed"; }
   checksums "$s" >"$out/checksums.tsv"
+  check_tables "$s" >"$out/checks.tsv"
   stop_clean "$d" "$s"
   mv "$d" "$out/server"
   verdict "$out/server.err" >"$out/verdict.txt"

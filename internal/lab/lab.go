@@ -205,9 +205,15 @@ func (s *Scenario) ServerVerdict(t testing.TB, dir string) Verdict {
 
 // Checksums is CHECKSUM TABLE of every user table after the server's own crash recovery of the
 // scenario (the lab's checksums.tsv).
-func (s *Scenario) Checksums(t testing.TB) string {
+func (s *Scenario) Checksums(t testing.TB) string { return s.read(t, "checksums.tsv") }
+
+// Checks is CHECK TABLE of every user table after the server's own crash recovery of the
+// scenario (the lab's checks.tsv), in the form of Verdict.Checks.
+func (s *Scenario) Checks(t testing.TB) string { return s.read(t, "checks.tsv") }
+
+func (s *Scenario) read(t testing.TB, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(s.Dir, "checksums.tsv"))
+	b, err := os.ReadFile(filepath.Join(s.Dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
