@@ -140,7 +140,7 @@ func parseIndex(r *mlogReader) {
 		if flag&instant != 0 {
 			r.u16() // columns before the first instant ADD
 		}
-		r.u16()        // n_uniq
+		r.u16()       // n_uniq
 		r.skip(2 * n) // each field's fixed length and NOT NULL flag
 	}
 	if vers {
