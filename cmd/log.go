@@ -180,20 +180,21 @@ func startScan(c *cli.Context) (*openedLog, *logformat.Scanner, uint64, error) {
 	return l, sc, cp.LSN, nil
 }
 
-// typeFilter matches record type names against comma-separated names or globs.
-func typeFilter(spec string) (func(logformat.Type) bool, error) {
+// typeFilter matches record type names against comma-separated names or globs; known are the
+// names of the log format's record types.
+func typeFilter(spec string, known []string) (func(name string) bool, error) {
 	if spec == "" {
-		return func(logformat.Type) bool { return true }, nil
+		return func(string) bool { return true }, nil
 	}
-	want := map[logformat.Type]bool{}
+	want := map[string]bool{}
 	for _, pat := range strings.Split(spec, ",") {
 		pat = strings.ToUpper(strings.TrimSpace(pat))
 		n := 0
-		for _, t := range logformat.Types {
-			if ok, err := path.Match(pat, t.String()); err != nil {
+		for _, name := range known {
+			if ok, err := path.Match(pat, name); err != nil {
 				return nil, fmt.Errorf("--type %q: %v", pat, err)
 			} else if ok {
-				want[t] = true
+				want[name] = true
 				n++
 			}
 		}
@@ -201,7 +202,16 @@ func typeFilter(spec string) (func(logformat.Type) bool, error) {
 			return nil, fmt.Errorf("--type %q matches no record type", pat)
 		}
 	}
-	return func(t logformat.Type) bool { return want[t] }, nil
+	return func(name string) bool { return want[name] }, nil
+}
+
+// typeNames are the names of the MariaDB 10.8+ record types.
+func typeNames() []string {
+	var out []string
+	for _, t := range logformat.Types {
+		out = append(out, t.String())
+	}
+	return out
 }
 
 // sortedTypeCounts lists counts by type name in record-type order.

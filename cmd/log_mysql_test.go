@@ -2,7 +2,10 @@ package cmd
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"innoscope/logformat"
@@ -45,4 +48,61 @@ func TestMySQLBlockLog(t *testing.T) {
 		}
 	}
 	t.Logf("%d blocks, data ends at LSN %d; checkpoint %d", b.Count, b.EndLSN, want)
+}
+
+// TestMySQLRecordsCLI: `log stats` and `log records` on the real MySQL 8.0.33 file. From the
+// checkpoint (the end of its data: the server shut down cleanly) nothing is to be recovered;
+// from the first mini-transaction in the file everything decodes, with the counts
+// logformat.TestMySQLRecords cross-checks against the blocks' first_rec_group fields.
+func TestMySQLRecordsCLI(t *testing.T) {
+	p := peerFixture(t, "mysql-8.0.33-docker-sample/#ib_redo10")
+	var st statsJSON
+	runJSON(t, &st, "log", "stats", "--json", p)
+	if st.MTRCount != 0 || st.CrashRecovery || st.EndLSN != st.CheckpointLSN || len(st.Findings) != 0 {
+		t.Errorf("from the checkpoint: %+v", st)
+	}
+	runJSON(t, &st, "log", "stats", "--json", "--from-lsn", "1", p)
+	if st.MTRCount != 22050 || st.RecordCount != 37248 || st.RecordsByType["MLOG_REC_UPDATE_IN_PLACE"] != 8676 ||
+		st.EndLSN != st.CheckpointLSN || st.StopReason != string(logformat.StopZero) || st.PagesTouched == 0 {
+		t.Errorf("whole file: %+v", st)
+	}
+	out, _, code := run("log", "records", "--json", "--from-lsn", "1", "--type", "MLOG_REC_INSERT,MLOG_TABLE*", p)
+	if n := strings.Count(out, "\n"); code != ExitClean || n != 1173+208 {
+		t.Errorf("records: exit %d, %d lines", code, n)
+	}
+}
+
+// TestMySQLFileRecordsMap: a MySQL 8.0.30+ file built byte by byte (logformat.MLogBuilder:
+// log0constants.h block layout, fil_op_write_log file records) with a create, two renames, and
+// a create then delete: `map` gives the history, `--at-lsn` the name before the second rename,
+// and `log stats` from the checkpoint at the first record predicts crash recovery.
+func TestMySQLFileRecordsMap(t *testing.T) {
+	b, err := logformat.NewMLogBuilder(512*8000, "MySQL 8.0.33")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileCreate, 7, "./db/a.ibd", ""),
+		logformat.MLogPageRecord(logformat.MLogInitFilePage2, 7, 0, nil))
+	b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileRename, 7, "./db/a.ibd", "./db/b.ibd"))
+	second := b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileRename, 7, "./db/b.ibd", "./db/c.ibd"))
+	b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileCreate, 8, "./db/d.ibd", ""))
+	b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileDelete, 8, "./db/d.ibd", ""))
+	dir := t.TempDir()
+	p := filepath.Join(dir, "#ib_redo8000")
+	if err := os.WriteFile(p, b.Bytes(2048+8*512, first), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := mapOf(t, p)
+	if len(m) != 2 || m[0].ID != 7 || m[0].Name != "./db/c.ibd" || m[0].Deleted || len(m[0].Events) != 3 ||
+		strings.Join(m[0].Names, ",") != "./db/a.ibd,./db/b.ibd,./db/c.ibd" || m[1].ID != 8 || !m[1].Deleted {
+		t.Errorf("map %+v", m)
+	}
+	if m := mapOf(t, "--at-lsn", fmt.Sprint(second), p); m[0].Name != "./db/b.ibd" || len(m) != 1 {
+		t.Errorf("map before the second rename: %+v", m)
+	}
+	var st statsJSON
+	runJSON(t, &st, "log", "stats", "--json", p)
+	if !st.CrashRecovery || st.MTRCount != 5 || st.StartLSN != first || st.EndLSN != b.EndLSN() || st.PageRecords != 1 {
+		t.Errorf("stats %+v", st)
+	}
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -51,12 +52,18 @@ func toRecordJSON(m *logformat.MTR, i int) recordJSON {
 }
 
 func logRecords(c *cli.Context) error {
-	match, err := typeFilter(c.String("type"))
+	l, sc, _, err := startScan(c)
+	if errors.Is(err, logformat.ErrUnsupported) {
+		if bl, berr := openBlockLog(c); berr == nil {
+			return blockLogRecords(c, bl)
+		}
+	}
 	if err != nil {
 		return err
 	}
-	l, sc, _, err := startScan(c)
+	match, err := typeFilter(c.String("type"), typeNames())
 	if err != nil {
+		l.Close()
 		return err
 	}
 	defer l.Close()
@@ -81,7 +88,7 @@ func logRecords(c *cli.Context) error {
 		}
 		for i := range m.Records {
 			r := &m.Records[i]
-			if !match(r.Type) || (space >= 0 && int64(r.Space) != space) || (page >= 0 && int64(r.Page) != page) {
+			if !match(r.Type.String()) || (space >= 0 && int64(r.Space) != space) || (page >= 0 && int64(r.Page) != page) {
 				continue
 			}
 			if out.JSON {
@@ -176,6 +183,11 @@ func logFindings(l *openedLog, sc *logformat.Scanner, startLSN, end, fcpEnd, cpL
 
 func logStats(c *cli.Context) error {
 	l, sc, cpLSN, err := startScan(c)
+	if errors.Is(err, logformat.ErrUnsupported) {
+		if bl, berr := openBlockLog(c); berr == nil {
+			return blockLogStats(c, bl)
+		}
+	}
 	if err != nil {
 		return err
 	}

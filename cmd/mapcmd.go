@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/logformat"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -23,18 +25,9 @@ func mapCommand() *cli.Command {
 }
 
 func mapAction(c *cli.Context) error {
-	l, sc, _, err := startScan(c)
+	m, fs, err := buildMap(c)
 	if err != nil {
 		return err
-	}
-	defer l.Close()
-	m, err := replay.Build(sc, c.Uint64("at-lsn"))
-	if err != nil {
-		return err
-	}
-	var fs []report.Finding
-	if err := sc.StopError(); err != nil {
-		fs = append(fs, corruptLogFinding(l, sc.LSN(), err))
 	}
 	spaces := m.Sorted()
 	out := report.New(c.App.Writer, c.Bool("json"))
@@ -65,4 +58,43 @@ func mapAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(out.Writer(), "file records from LSN %d to the end of the log at %d\n", m.FromLSN, m.EndLSN)
 	return finish(c, fs)
+}
+
+// buildMap rebuilds the space map from the command's log, a MariaDB 10.8+ or a MySQL 8.0.30+
+// one, with a finding for a corrupt record that ends it.
+func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
+	l, sc, _, err := startScan(c)
+	if errors.Is(err, logformat.ErrUnsupported) {
+		bl, berr := openBlockLog(c)
+		if berr != nil {
+			return nil, nil, err
+		}
+		from := c.Uint64("from-lsn")
+		if from == 0 {
+			if bl.Selected < 0 {
+				return nil, nil, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", bl.Name)
+			}
+			from = bl.Checkpoints[bl.Selected].LSN
+		}
+		m, err := replay.BuildMLog(bl, from, c.Uint64("at-lsn"))
+		var fs []report.Finding
+		if err != nil {
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: bl.Name, LSN: &m.EndLSN,
+				Message: err.Error() + "; the server stops recovery here"})
+		}
+		return m, fs, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer l.Close()
+	m, err := replay.Build(sc, c.Uint64("at-lsn"))
+	if err != nil {
+		return nil, nil, err
+	}
+	var fs []report.Finding
+	if err := sc.StopError(); err != nil {
+		fs = append(fs, corruptLogFinding(l, sc.LSN(), err))
+	}
+	return m, fs, nil
 }

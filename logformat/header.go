@@ -180,7 +180,7 @@ func Open(r io.ReaderAt, size int64, name string) (*Log, Header, error) {
 		msg := fmt.Sprintf("%s redo log (format %d, created by %q): its records are not decoded yet; innoscope reads MariaDB 10.8+ logs",
 			h.FormatName, h.Format, h.Creator)
 		if h.Format == FormatMySQL80_30 {
-			msg += " (`log header` reads this file's header, checkpoints and blocks)"
+			msg += " (`log header`, `log records` and `log stats` read this file's header, checkpoints, blocks and records)"
 		}
 		return nil, h, &FormatError{File: name, Offset: 0, Err: ErrUnsupported, Msg: msg}
 	}

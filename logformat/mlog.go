@@ -82,6 +82,27 @@ var mlogNames = map[MLogType]string{
 	MLogListEndDelete: "MLOG_LIST_END_DELETE", MLogListStartDelete: "MLOG_LIST_START_DELETE",
 }
 
+// MLogTypes lists the MLOG types this package decodes, in code order.
+var MLogTypes = func() []MLogType {
+	var out []MLogType
+	for t := MLogType(0); t < 128; t++ {
+		if _, ok := mlogNames[t]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}()
+
+// IsFile reports whether t names a file (MLOG_FILE_*).
+func (t MLogType) IsFile() bool {
+	return t == MLogFileCreate || t == MLogFileRename || t == MLogFileDelete || t == MLogFileExtend
+}
+
+// HasPage reports whether records of type t name a page.
+func (t MLogType) HasPage() bool {
+	return !t.IsFile() && t != MLogMultiRecEnd && t != MLogDummyRecord && t != MLogTableDynamicMeta && t != MLogIndexLoad
+}
+
 func (t MLogType) String() string {
 	if s, ok := mlogNames[t]; ok {
 		return s

@@ -162,3 +162,25 @@ func (m *Map) Sorted() []*Space {
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
+
+// BuildMLog builds the map from the MLOG_FILE_CREATE, MLOG_FILE_RENAME and MLOG_FILE_DELETE
+// records of a MySQL 8.0.30+ redo file, for the mini-transactions that start at or after from
+// and before atLSN (0: all).
+func BuildMLog(l *logformat.BlockLog, from, atLSN uint64) (*Map, error) {
+	m := &Map{FromLSN: from, AtLSN: atLSN, Spaces: map[uint32]*Space{}}
+	sc, err := l.ScanRecords(0, func(mtr *logformat.MLogMTR) error {
+		if mtr.LSN < from || (atLSN != 0 && mtr.LSN >= atLSN) {
+			return nil
+		}
+		for _, r := range mtr.Records {
+			k, ok := map[logformat.MLogType]EventKind{logformat.MLogFileCreate: Create,
+				logformat.MLogFileRename: Rename, logformat.MLogFileDelete: Delete}[r.Type]
+			if ok {
+				m.apply(r.Space, Event{LSN: mtr.LSN, Kind: k, Name: r.Name, NewName: r.NewName})
+			}
+		}
+		return nil
+	})
+	m.EndLSN = sc.EndLSN
+	return m, err
+}

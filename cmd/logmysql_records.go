@@ -1,0 +1,172 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/logformat"
+	"innoscope/report"
+)
+
+// blockScan decodes a MySQL 8.0.30+ file's mini-transactions and calls fn for those that start
+// at or after the start LSN (the checkpoint, or --from-lsn) and before --to-lsn. The file is
+// decoded from its first mini-transaction on, so that any start LSN is reached on a boundary.
+func blockScan(c *cli.Context, l *logformat.BlockLog, fn func(*logformat.MLogMTR)) (logformat.MLogScan, uint64, uint64, error) {
+	var cpLSN uint64
+	if l.Selected >= 0 {
+		cpLSN = l.Checkpoints[l.Selected].LSN
+	}
+	start, to := cpLSN, c.Uint64("to-lsn")
+	if from := c.Uint64("from-lsn"); from != 0 {
+		start = from
+	} else if l.Selected < 0 {
+		return logformat.MLogScan{}, 0, 0, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Name)
+	}
+	sc, err := l.ScanRecords(0, func(m *logformat.MLogMTR) error {
+		if m.LSN >= start && (to == 0 || m.LSN < to) {
+			fn(m)
+		}
+		return nil
+	})
+	return sc, cpLSN, start, err
+}
+
+// blockLogRecords is `log records` for a MySQL 8.0.30+ file.
+func blockLogRecords(c *cli.Context, l *logformat.BlockLog) error {
+	var names []string
+	for _, t := range logformat.MLogTypes {
+		names = append(names, t.String())
+	}
+	match, err := typeFilter(c.String("type"), names)
+	if err != nil {
+		return err
+	}
+	space, page := c.Int64("space"), c.Int64("page")
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	var table *report.Stream
+	if !out.JSON {
+		if table, err = out.Stream([]string{"MTR LSN", "#", "TYPE", "SPACE", "PAGE", "LEN", "PAYLOAD"},
+			[]int{12, 4, 26, 10, 10, 6, 50}); err != nil {
+			return err
+		}
+	}
+	var werr error
+	sc, _, _, err := blockScan(c, l, func(m *logformat.MLogMTR) {
+		for i, r := range m.Records {
+			if werr != nil || !match(r.Type.String()) || (space >= 0 && int64(r.Space) != space) || (page >= 0 && int64(r.Page) != page) {
+				continue
+			}
+			summary := r.Name
+			if r.NewName != "" {
+				summary += " -> " + r.NewName
+			}
+			if out.JSON {
+				werr = out.WriteJSONLine(recordJSON{MTRLSN: m.LSN, MTREndLSN: m.EndLSN, Index: i, Type: r.Type.String(),
+					Space: r.Space, Page: r.Page, Len: r.Len, Name: r.Name, NewName: r.NewName, Summary: summary})
+				continue
+			}
+			sp, pg := fmt.Sprint(r.Space), fmt.Sprint(r.Page)
+			if !r.Type.HasPage() {
+				pg = "-"
+				if !r.Type.IsFile() {
+					sp = "-"
+				}
+			}
+			werr = table.Row(fmt.Sprint(m.LSN), fmt.Sprint(i), r.Type.String(), sp, pg, fmt.Sprint(r.Len), summary)
+		}
+	})
+	if werr != nil {
+		return werr
+	}
+	end := fmt.Sprintf("end of log at LSN %d: %s (%s)", sc.EndLSN, sc.Stop, sc.StopDetail)
+	if out.JSON {
+		fmt.Fprintln(c.App.ErrWriter, "innoscope: "+end)
+	} else {
+		if err := table.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintln(out.Writer(), end)
+	}
+	if err != nil {
+		return finish(c, []report.Finding{{Severity: report.Error, Code: "CORRUPT_LOG", File: l.Name, LSN: &sc.EndLSN,
+			Message: err.Error() + "; the server stops recovery here"}})
+	}
+	return nil
+}
+
+// blockLogStats is `log stats` for a MySQL 8.0.30+ file, with the keys of the MariaDB form.
+func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
+	byType := map[string]int{}
+	pages := map[[2]uint32]bool{}
+	var mtrs, records, pageRecs int
+	var first, last uint64
+	sc, cpLSN, start, err := blockScan(c, l, func(m *logformat.MLogMTR) {
+		if mtrs == 0 {
+			first = m.LSN
+		}
+		mtrs++
+		last = m.EndLSN
+		for _, r := range m.Records {
+			records++
+			byType[r.Type.String()]++
+			if r.Type.HasPage() {
+				pageRecs++
+				pages[[2]uint32{r.Space, r.Page}] = true
+			}
+		}
+	})
+	if mtrs == 0 {
+		first, last = start, start
+		if sc.EndLSN > start {
+			last = sc.EndLSN
+		}
+	}
+	fs := checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected)
+	malformed := 0
+	if err != nil {
+		malformed = 1
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: l.Name, LSN: &sc.EndLSN,
+			Message: err.Error() + "; the server stops recovery here"})
+	}
+	if pageRecs > 0 && start == cpLSN {
+		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Name, LSN: &last,
+			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them", pageRecs, len(pages), cpLSN)})
+	}
+	j := statsJSON{LogFile: l.Name, Format: l.Header.FormatName, PageSize: 16384, PageSizeSource: "default",
+		CheckpointLSN: cpLSN, StartLSN: first, EndLSN: last, StopReason: string(sc.Stop), StopDetail: sc.StopDetail,
+		StopOffset: -1, Bytes: last - first, MTRCount: mtrs, RecordCount: records, RecordsByType: byType,
+		PageRecords: pageRecs, PagesTouched: len(pages), MalformedRecords: malformed,
+		CrashRecovery: start == cpLSN && sc.EndLSN > cpLSN, Findings: orEmpty(fs)}
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	if out.JSON {
+		return writeJSON(c, out, j, fs)
+	}
+	rows := [][]string{
+		{"log file", j.LogFile}, {"format", j.Format}, {"checkpoint LSN", fmt.Sprint(cpLSN)},
+		{"decoded", fmt.Sprintf("LSN %d to %d", j.StartLSN, j.EndLSN)},
+		{"scan stopped", fmt.Sprintf("%s: %s", j.StopReason, j.StopDetail)},
+		{"mini-transactions", fmt.Sprint(mtrs)}, {"records", fmt.Sprint(records)},
+		{"pages touched", fmt.Sprint(len(pages))}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
+	}
+	if err := out.Table([]string{"FIELD", "VALUE"}, rows); err != nil {
+		return err
+	}
+	var trows [][]string
+	for _, t := range logformat.MLogTypes {
+		if n := byType[t.String()]; n > 0 {
+			trows = append(trows, []string{t.String(), fmt.Sprint(n)})
+		}
+	}
+	if err := out.Table([]string{"RECORD TYPE", "COUNT"}, trows); err != nil {
+		return err
+	}
+	if len(fs) > 0 {
+		if err := out.Findings(fs); err != nil {
+			return err
+		}
+	}
+	return finish(c, fs)
+}

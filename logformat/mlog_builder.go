@@ -1,0 +1,128 @@
+package logformat
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// MLogBuilder assembles a MySQL 8.0.30+ redo file image in memory (log0constants.h layout): the
+// header block, the checkpoint blocks, and 512-byte data blocks carrying mini-transactions with
+// their block number, data length, first_rec_group, epoch and CRC-32C. It makes test logs for
+// what no real file here shows (file records, checkpoints inside the data).
+type MLogBuilder struct {
+	start   uint64 // LSN of the first data block (a multiple of 512)
+	creator string
+	stream  []byte // the record bytes, without block headers and trailers
+	groups  []int  // stream offsets where mini-transactions start
+}
+
+// NewMLogBuilder starts a file whose first data block holds LSN start (a multiple of 512).
+func NewMLogBuilder(start uint64, creator string) (*MLogBuilder, error) {
+	if start%BlockSize != 0 || start == 0 || len(creator) > 32 {
+		return nil, fmt.Errorf("invalid MySQL log geometry: start LSN %d, creator %q", start, creator)
+	}
+	return &MLogBuilder{start: start, creator: creator}, nil
+}
+
+// lsnAt is the LSN of stream offset off.
+func (b *MLogBuilder) lsnAt(off int) uint64 {
+	return b.start + uint64(off/blockPayload)*BlockSize + blockHeaderSize + uint64(off%blockPayload)
+}
+
+// AddMTR appends one mini-transaction and returns its start LSN: a single record gets
+// MLOG_SINGLE_REC_FLAG, several are followed by MLOG_MULTI_REC_END.
+func (b *MLogBuilder) AddMTR(records ...[]byte) uint64 {
+	b.groups = append(b.groups, len(b.stream))
+	lsn := b.lsnAt(len(b.stream))
+	if len(records) == 1 {
+		r := append([]byte(nil), records[0]...)
+		r[0] |= mlogSingleRecFlag
+		b.stream = append(b.stream, r...)
+		return lsn
+	}
+	for _, r := range records {
+		b.stream = append(b.stream, r...)
+	}
+	b.stream = append(b.stream, byte(MLogMultiRecEnd))
+	return lsn
+}
+
+// EndLSN is the LSN after the last mini-transaction.
+func (b *MLogBuilder) EndLSN() uint64 { return b.lsnAt(len(b.stream)) }
+
+// Bytes lays out the file, of size bytes, with both checkpoint blocks at checkpoint.
+func (b *MLogBuilder) Bytes(size int64, checkpoint uint64) []byte {
+	img := make([]byte, size)
+	be := binary.BigEndian
+	be.PutUint32(img[0:], FormatMySQL80_30)
+	be.PutUint64(img[8:], b.start)
+	copy(img[16:48], b.creator)
+	be.PutUint32(img[508:], CRC32C(img[:508]))
+	for _, off := range []int{mysqlCheckpoint1, mysqlCheckpoint2} {
+		be.PutUint64(img[off+mysqlCheckpointAt:], checkpoint)
+		be.PutUint32(img[off+508:], CRC32C(img[off:off+508]))
+	}
+	g := 0
+	for k := 0; k*blockPayload < len(b.stream); k++ {
+		blk := img[mysqlFileHdrSize+k*BlockSize:][:BlockSize]
+		lo, hi := k*blockPayload, (k+1)*blockPayload
+		if hi > len(b.stream) {
+			hi = len(b.stream)
+		}
+		copy(blk[blockHeaderSize:], b.stream[lo:hi])
+		lsn := b.start + uint64(k)*BlockSize
+		be.PutUint32(blk[0:], uint32(lsn/BlockSize&0x3fffffff)+1)
+		dataLen := BlockSize
+		if hi-lo < blockPayload {
+			dataLen = blockHeaderSize + hi - lo
+		}
+		be.PutUint16(blk[4:], uint16(dataLen))
+		for g < len(b.groups) && b.groups[g] < lo {
+			g++
+		}
+		if g < len(b.groups) && b.groups[g] < hi {
+			be.PutUint16(blk[6:], uint16(blockHeaderSize+b.groups[g]-lo))
+		}
+		be.PutUint32(blk[8:], 1) // epoch
+		be.PutUint32(blk[508:], CRC32C(blk[:508]))
+	}
+	return img
+}
+
+// appendComp32 is mach_write_compressed.
+func appendComp32(dst []byte, v uint32) []byte {
+	switch {
+	case v < 0x80:
+		return append(dst, byte(v))
+	case v < 0x4000:
+		return append(dst, byte(v>>8)|0x80, byte(v))
+	case v < 0x200000:
+		return append(dst, byte(v>>16)|0xc0, byte(v>>8), byte(v))
+	case v < 0x10000000:
+		return append(dst, byte(v>>24)|0xe0, byte(v>>16), byte(v>>8), byte(v))
+	}
+	return append(dst, 0xf0, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+}
+
+// MLogPageRecord encodes a page record: the type, the page id, then body.
+func MLogPageRecord(t MLogType, space, page uint32, body []byte) []byte {
+	r := appendComp32(appendComp32([]byte{byte(t)}, space), page)
+	return append(r, body...)
+}
+
+// MLogFileRecord encodes MLOG_FILE_CREATE (flags 0), MLOG_FILE_DELETE or MLOG_FILE_RENAME for
+// space, as fil_op_write_log lays them out: NUL-terminated names after 2-byte lengths.
+func MLogFileRecord(t MLogType, space uint32, name, newName string) []byte {
+	var body []byte
+	if t == MLogFileCreate {
+		body = append(body, 0, 0, 0, 0)
+	}
+	for i, n := range []string{name, newName} {
+		if i == 1 && t != MLogFileRename {
+			break
+		}
+		body = binary.BigEndian.AppendUint16(body, uint16(len(n)+1))
+		body = append(append(body, n...), 0)
+	}
+	return MLogPageRecord(t, space, 0, body)
+}
