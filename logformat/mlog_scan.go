@@ -84,6 +84,14 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 	}
 	sc.StartLSN, sc.EndLSN = lsnOf(off), lsnOf(off)
 	var mtr MLogMTR
+	var byType [256]int
+	defer func() {
+		for t, n := range byType {
+			if n > 0 {
+				sc.ByType[MLogType(t)] = n
+			}
+		}
+	}()
 	for off < len(data) {
 		mtr = MLogMTR{LSN: lsnOf(off), Records: mtr.Records[:0]}
 		p, why := off, ""
@@ -116,7 +124,7 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		sc.MTRs++
 		sc.Records += len(mtr.Records)
 		for _, r := range mtr.Records {
-			sc.ByType[r.Type]++
+			byType[r.Type]++
 		}
 		if fn != nil {
 			if err := fn(&mtr); err != nil {
