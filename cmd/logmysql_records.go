@@ -34,11 +34,7 @@ func blockScan(c *cli.Context, l *logformat.BlockLog, fn func(*logformat.MLogMTR
 
 // blockLogRecords is `log records` for a MySQL 8.0.30+ file.
 func blockLogRecords(c *cli.Context, l *logformat.BlockLog) error {
-	var names []string
-	for _, t := range logformat.MLogTypes {
-		names = append(names, t.String())
-	}
-	match, err := typeFilter(c.String("type"), names)
+	match, err := typeFilter(c.String("type"), mlogNames())
 	if err != nil {
 		return err
 	}
@@ -151,22 +147,14 @@ func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
 		{"mini-transactions", fmt.Sprint(mtrs)}, {"records", fmt.Sprint(records)},
 		{"pages touched", fmt.Sprint(len(pages))}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
 	}
-	if err := out.Table([]string{"FIELD", "VALUE"}, rows); err != nil {
-		return err
-	}
-	var trows [][]string
+	return printStats(c, out, rows, mlogNames(), byType, fs)
+}
+
+// mlogNames are the names of the MLOG record types.
+func mlogNames() []string {
+	var names []string
 	for _, t := range logformat.MLogTypes {
-		if n := byType[t.String()]; n > 0 {
-			trows = append(trows, []string{t.String(), fmt.Sprint(n)})
-		}
+		names = append(names, t.String())
 	}
-	if err := out.Table([]string{"RECORD TYPE", "COUNT"}, trows); err != nil {
-		return err
-	}
-	if len(fs) > 0 {
-		if err := out.Findings(fs); err != nil {
-			return err
-		}
-	}
-	return finish(c, fs)
+	return names
 }

@@ -230,13 +230,19 @@ func logStats(c *cli.Context) error {
 		{"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
 		{"page size", fmt.Sprintf("%d (%s)", j.PageSize, j.PageSizeSource)},
 	}
+	return printStats(c, out, rows, typeNames(), j.RecordsByType, fs)
+}
+
+// printStats prints a `log stats` table: the summary rows, the record counts by type in the
+// format's type order (names), and the findings; then it sets the exit status.
+func printStats(c *cli.Context, out *report.Output, rows [][]string, names []string, byType map[string]int, fs []report.Finding) error {
 	if err := out.Table([]string{"FIELD", "VALUE"}, rows); err != nil {
 		return err
 	}
 	var trows [][]string
-	for _, t := range logformat.Types {
-		if n := st.ByType[t]; n > 0 {
-			trows = append(trows, []string{t.String(), fmt.Sprint(n)})
+	for _, name := range names {
+		if n := byType[name]; n > 0 {
+			trows = append(trows, []string{name, fmt.Sprint(n)})
 		}
 	}
 	if err := out.Table([]string{"RECORD TYPE", "COUNT"}, trows); err != nil {
