@@ -9,8 +9,8 @@ import (
 	"innoscope/report"
 )
 
-// openBlockLog opens the command's log as a MySQL 8.0.30+ redo file (header, checkpoints and
-// blocks; its records are not decoded yet).
+// openBlockLog opens the command's log as a MySQL 8.0.30+ redo file (header, checkpoints,
+// blocks and MLOG records).
 func openBlockLog(c *cli.Context) (*logformat.BlockLog, error) {
 	f, size, _, err := openLogFile(c)
 	if err != nil {
@@ -51,7 +51,7 @@ func blockLogHeader(c *cli.Context, l *logformat.BlockLog) error {
 		{"log file", l.Name}, {"format", fmt.Sprintf("%s (%d)", h.FormatName, h.Format)}, {"creator", h.Creator},
 		{"start LSN", fmt.Sprint(h.FirstLSN)}, {"file size", fmt.Sprint(l.Size)},
 		{"blocks", fmt.Sprintf("%d valid; written data ends at LSN %d (%s: %s)", sc.Blocks, sc.EndLSN, sc.Stop, sc.StopDetail)},
-		{"records", "not decoded yet for this format"},
+		{"records", "MLOG records: see log records / log stats (--from-lsn 1 for the whole file)"},
 	}
 	for i, cp := range l.Checkpoints {
 		v := "valid"

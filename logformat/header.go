@@ -177,10 +177,11 @@ func Open(r io.ReaderAt, size int64, name string) (*Log, Header, error) {
 		return nil, h, err
 	}
 	if !h.Supported {
-		msg := fmt.Sprintf("%s redo log (format %d, created by %q): its records are not decoded yet; innoscope reads MariaDB 10.8+ logs",
+		msg := fmt.Sprintf("%s redo log (format %d, created by %q): its records are not decoded yet; innoscope reads MariaDB 10.8+ and MySQL 8.0.30+ logs",
 			h.FormatName, h.Format, h.Creator)
 		if h.Format == FormatMySQL80_30 {
-			msg += " (`log header`, `log records` and `log stats` read this file's header, checkpoints, blocks and records)"
+			msg = fmt.Sprintf("%s redo log (created by %q): this command reads MariaDB 10.8+ logs only (`log header`, `log records`, `log stats` and `map` read MySQL 8.0.30+ files)",
+				h.FormatName, h.Creator)
 		}
 		return nil, h, &FormatError{File: name, Offset: 0, Err: ErrUnsupported, Msg: msg}
 	}

@@ -327,7 +327,7 @@ func TestOpenErrors(t *testing.T) {
 		"short":     {img[:600], "offset 600"},
 		"crc":       {append(append([]byte{}, img[:100]...), append([]byte{1}, img[101:]...)...), "offset 508"},
 		"encrypted": {encrypted(img), "encrypted"},
-		"mysql":     {append(header(6, "MySQL 8.0.33"), make([]byte, 20000)...), "not decoded yet"},
+		"mysql":     {append(header(6, "MySQL 8.0.33"), make([]byte, 20000)...), "reads MariaDB 10.8+ logs only"},
 	} {
 		_, _, err := Open(bytes.NewReader(c.img), int64(len(c.img)), "f")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "f") {
