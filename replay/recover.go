@@ -131,7 +131,7 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 	if err := r.finishFiles(); err != nil {
 		return nil, err
 	}
-	r.res.PagesApplied = len(r.applied)
+	r.res.PagesApplied, r.res.PagesFreed = len(r.applied), len(r.an.Freed)
 	return &r.res, nil
 }
 
@@ -215,6 +215,9 @@ func (r *recovery) page(id PageID, lsn uint64) (*cached, error) {
 	if t, ok := r.an.Trims[id.Space]; ok && lsn < t.LSN {
 		return nil, nil
 	}
+	if r.an.Freed[id] {
+		return nil, nil // freed at the end of the log: the server applies nothing to it
+	}
 	if p := r.cache[id]; p != nil {
 		return p, nil
 	}
@@ -284,9 +287,6 @@ func (r *recovery) fromDoublewrite(id PageID, fl discovery.Flags) []byte {
 func (r *recovery) flush() error {
 	ids := make([]PageID, 0, len(r.cache))
 	for id, p := range r.cache {
-		if p.freed {
-			r.res.PagesFreed++
-		}
 		if (p.dirty || p.restore) && !p.freed && p.data != nil {
 			ids = append(ids, id)
 		}

@@ -63,6 +63,9 @@ type Analysis struct {
 	FileCheckpointEnd uint64
 	// Trims are the undo tablespace truncations (EXTENDED TRIM_PAGES), the last one per space.
 	Trims map[uint32]Trim
+	// Freed are the pages whose last INIT_PAGE or FREE_PAGE is a FREE_PAGE: the server's
+	// freed ranges, whose records recovery does not apply at all.
+	Freed map[PageID]bool
 }
 
 // Trim is an undo tablespace truncation: the mini-transaction at LSN cuts the file to Pages
@@ -84,7 +87,7 @@ func Build(sc *logformat.Scanner, atLSN uint64) (*Map, error) {
 // FILE_CHECKPOINT for checkpointLSN is.
 func Analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64) (*Analysis, error) {
 	m := &Map{FromLSN: sc.LSN(), AtLSN: atLSN, Spaces: map[uint32]*Space{}}
-	a := &Analysis{Map: m, Pages: map[PageID]bool{}, Trims: map[uint32]Trim{}}
+	a := &Analysis{Map: m, Pages: map[PageID]bool{}, Trims: map[uint32]Trim{}, Freed: map[PageID]bool{}}
 	for sc.Next() {
 		mtr := sc.MTR()
 		if atLSN != 0 && mtr.LSN >= atLSN {
@@ -103,6 +106,11 @@ func Analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64) (*Analysis, err
 					read, seen := a.Pages[id]
 					rebuilt := r.Type == logformat.InitPage || r.Type == logformat.FreePage
 					a.Pages[id] = (read || !seen) && !rebuilt
+					if r.Type == logformat.FreePage {
+						a.Freed[id] = true
+					} else if r.Type == logformat.InitPage {
+						delete(a.Freed, id)
+					}
 				}
 				continue
 			}
