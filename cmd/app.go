@@ -20,7 +20,7 @@ const (
 )
 
 // Version is innoscope's version.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // errFindings makes a command exit 1 after it has printed its result.
 var errFindings = errors.New("findings at or above --fail-on")
@@ -30,8 +30,9 @@ func App(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:  "innoscope",
 		Usage: "offline crash-recovery and redo-log forensics for InnoDB data directories",
-		Description: "innoscope reads a MariaDB/MySQL data directory (never writing to it) and tells what\n" +
-			"crash recovery will find. Exit status: 0 clean, 1 findings at or above --fail-on, 2 could not run.",
+		Description: "innoscope reads a MariaDB/MySQL data directory (never writing to it), tells what crash\n" +
+			"recovery will find, and can replay that recovery into a working copy (recover, verify).\n" +
+			"Exit status: 0 clean, 1 findings at or above --fail-on, 2 could not run.",
 		Version:         Version,
 		Writer:          stdout,
 		ErrWriter:       stderr,

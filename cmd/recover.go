@@ -19,13 +19,14 @@ func recoverCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "recover",
 		Usage: "replay crash recovery into a working copy (the source is never written)",
-		Description: "Copies DIR into --into (sparsely; DATA DIRECTORY files go to --external-dir, by default\n" +
-			"COPY" + replay.ExternalSuffix + ", and the copy's .isl files are rewritten to point there), applies every mini-transaction from the\n" +
-			"checkpoint to the end of the log as the server's crash recovery does, and leaves a redo log with\n" +
-			"nothing to recover. Start the server on the copy with --datadir=COPY: system, undo and log files\n" +
-			"kept outside DIR are in the copy's root (drop those directory options; keep innodb_data_file_path\n" +
-			"and innodb_undo_tablespaces), those inside DIR where they were. Until it has finished, the copy holds\n" +
-			replay.IncompleteMarker + " and is not usable; --force removes such a copy and starts again.",
+		Description: "Copies DIR into --into, sparsely. DATA DIRECTORY files go to --external-dir (default\n" +
+			"COPY" + replay.ExternalSuffix + ") and the copy's .isl files are rewritten to point there. Then every\n" +
+			"mini-transaction from the checkpoint to the end of the log is applied as the server's crash\n" +
+			"recovery does, and the copy gets a redo log with nothing to recover. Start the server on it with\n" +
+			"--datadir=COPY: system, undo and log files kept outside DIR are in the copy's root (drop those\n" +
+			"directory options; keep innodb_data_file_path and innodb_undo_tablespaces), those inside DIR stay\n" +
+			"where they were. Until it has finished, the copy holds " + replay.IncompleteMarker + "\n" +
+			"and is not usable; --force removes such a copy and starts again.",
 		ArgsUsage: "DIR",
 		Flags: append(append(append([]cli.Flag{}, outputFlags...), locationFlags...),
 			&cli.StringFlag{Name: "into", Usage: "the working copy to create (a new or empty directory)"},
