@@ -39,15 +39,11 @@ func blockLogRecords(c *cli.Context, l *logformat.BlockLog) error {
 		return err
 	}
 	space, page := c.Int64("space"), c.Int64("page")
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
-	var table *report.Stream
-	if !out.JSON {
-		if table, err = out.Stream([]string{"MTR LSN", "#", "TYPE", "SPACE", "PAGE", "LEN", "PAYLOAD"},
-			[]int{12, 4, 26, 10, 10, 6, 50}); err != nil {
-			return err
-		}
+	rp, err := newRecordPrinter(c, 26)
+	if err != nil {
+		return err
 	}
+	defer rp.out.Flush()
 	var werr error
 	sc, _, _, err := blockScan(c, l, func(m *logformat.MLogMTR) {
 		for i, r := range m.Records {
@@ -58,11 +54,6 @@ func blockLogRecords(c *cli.Context, l *logformat.BlockLog) error {
 			if r.NewName != "" {
 				summary += " -> " + r.NewName
 			}
-			if out.JSON {
-				werr = out.WriteJSONLine(recordJSON{MTRLSN: m.LSN, MTREndLSN: m.EndLSN, Index: i, Type: r.Type.String(),
-					Space: r.Space, Page: r.Page, Len: r.Len, Name: r.Name, NewName: r.NewName, Summary: summary})
-				continue
-			}
 			sp, pg := fmt.Sprint(r.Space), fmt.Sprint(r.Page)
 			if !r.Type.HasPage() {
 				pg = "-"
@@ -70,20 +61,15 @@ func blockLogRecords(c *cli.Context, l *logformat.BlockLog) error {
 					sp = "-"
 				}
 			}
-			werr = table.Row(fmt.Sprint(m.LSN), fmt.Sprint(i), r.Type.String(), sp, pg, fmt.Sprint(r.Len), summary)
+			werr = rp.row(recordJSON{MTRLSN: m.LSN, MTREndLSN: m.EndLSN, Index: i, Type: r.Type.String(),
+				Space: r.Space, Page: r.Page, Len: r.Len, Name: r.Name, NewName: r.NewName, Summary: summary}, sp, pg)
 		}
 	})
 	if werr != nil {
 		return werr
 	}
-	end := fmt.Sprintf("end of log at LSN %d: %s (%s)", sc.EndLSN, sc.Stop, sc.StopDetail)
-	if out.JSON {
-		fmt.Fprintln(c.App.ErrWriter, "innoscope: "+end)
-	} else {
-		if err := table.Close(); err != nil {
-			return err
-		}
-		fmt.Fprintln(out.Writer(), end)
+	if err := rp.end(c, fmt.Sprintf("end of log at LSN %d: %s (%s)", sc.EndLSN, sc.Stop, sc.StopDetail)); err != nil {
+		return err
 	}
 	if err != nil {
 		return finish(c, []report.Finding{{Severity: report.Error, Code: "CORRUPT_LOG", File: l.Name, LSN: &sc.EndLSN,

@@ -69,15 +69,11 @@ func logRecords(c *cli.Context) error {
 	defer l.Close()
 	space, page := c.Int64("space"), c.Int64("page")
 	from := c.Uint64("from-lsn")
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
-	var table *report.Stream
-	if !out.JSON {
-		if table, err = out.Stream([]string{"MTR LSN", "#", "TYPE", "SPACE", "PAGE", "LEN", "PAYLOAD"},
-			[]int{12, 4, 17, 10, 10, 6, 60}); err != nil {
-			return err
-		}
+	rp, err := newRecordPrinter(c, 17)
+	if err != nil {
+		return err
 	}
+	defer rp.out.Flush()
 	prog := report.NewProgress("scanning redo log", int64(l.Capacity()))
 	start := sc.LSN()
 	for sc.Next() {
@@ -91,17 +87,11 @@ func logRecords(c *cli.Context) error {
 			if !match(r.Type.String()) || (space >= 0 && int64(r.Space) != space) || (page >= 0 && int64(r.Page) != page) {
 				continue
 			}
-			if out.JSON {
-				err = out.WriteJSONLine(toRecordJSON(m, i))
-			} else {
-				p := fmt.Sprint(r.Page)
-				if r.Type.IsFile() || r.Type == logformat.Padding {
-					p = "-"
-				}
-				err = table.Row(fmt.Sprint(m.LSN), fmt.Sprint(i), r.Type.String(), fmt.Sprint(r.Space), p,
-					fmt.Sprint(r.Len), r.Summary())
+			p := fmt.Sprint(r.Page)
+			if r.Type.IsFile() || r.Type == logformat.Padding {
+				p = "-"
 			}
-			if err != nil {
+			if err := rp.row(toRecordJSON(m, i), fmt.Sprint(r.Space), p); err != nil {
 				return err
 			}
 		}
@@ -111,20 +101,52 @@ func logRecords(c *cli.Context) error {
 		return err
 	}
 	reason, detail, off := sc.Stop()
-	end := fmt.Sprintf("end of log at LSN %d: %s (%s) at file offset %d", sc.LSN(), reason, detail, off)
-	if out.JSON {
-		// JSON Lines carry records only; the end of the scan goes to stderr.
-		fmt.Fprintln(c.App.ErrWriter, "innoscope: "+end)
-	} else {
-		if err := table.Close(); err != nil {
-			return err
-		}
-		fmt.Fprintln(out.Writer(), end)
+	if err := rp.end(c, fmt.Sprintf("end of log at LSN %d: %s (%s) at file offset %d", sc.LSN(), reason, detail, off)); err != nil {
+		return err
 	}
 	if err := sc.StopError(); err != nil {
 		return finish(c, []report.Finding{corruptLogFinding(l, sc.LSN(), err)})
 	}
 	return nil
+}
+
+// recordPrinter prints `log records`: JSON Lines, or a table streamed row by row.
+type recordPrinter struct {
+	out   *report.Output
+	table *report.Stream
+}
+
+func newRecordPrinter(c *cli.Context, typeWidth int) (*recordPrinter, error) {
+	rp := &recordPrinter{out: report.New(c.App.Writer, c.Bool("json"))}
+	if rp.out.JSON {
+		return rp, nil
+	}
+	var err error
+	rp.table, err = rp.out.Stream([]string{"MTR LSN", "#", "TYPE", "SPACE", "PAGE", "LEN", "PAYLOAD"},
+		[]int{12, 4, typeWidth, 10, 10, 6, 77 - typeWidth})
+	return rp, err
+}
+
+// row prints one record; space and page are as the table shows them ("-" where none).
+func (rp *recordPrinter) row(j recordJSON, space, page string) error {
+	if rp.out.JSON {
+		return rp.out.WriteJSONLine(j)
+	}
+	return rp.table.Row(fmt.Sprint(j.MTRLSN), fmt.Sprint(j.Index), j.Type, space, page, fmt.Sprint(j.Len), j.Summary)
+}
+
+// end closes the listing with the line that says where and why the scan ended: after the
+// table, or on stderr for JSON Lines (which carry records only).
+func (rp *recordPrinter) end(c *cli.Context, line string) error {
+	if rp.out.JSON {
+		fmt.Fprintln(c.App.ErrWriter, "innoscope: "+line)
+		return nil
+	}
+	if err := rp.table.Close(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(rp.out.Writer(), line)
+	return err
 }
 
 // statsJSON is the --json form of `log stats`.
