@@ -106,3 +106,47 @@ func TestMySQLFileRecordsMap(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestMySQLRedoDirectory: a data directory whose #innodb_redo holds a log spread over several
+// #ib_redoN files (built by logformat.MLogBuilder, 4 blocks of data each, a spare
+// #ib_redoN_tmp beside them): `log stats` and `map` of the directory read across the files,
+// mini-transactions and records that straddle two files included; one file alone ends where
+// it ends.
+func TestMySQLRedoDirectory(t *testing.T) {
+	b, err := logformat.NewMLogBuilder(512*9000, "MySQL 8.0.33")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileCreate, 7, "./db/a.ibd", ""))
+	body := append([]byte{0, 100, 0x03, 0x20}, make([]byte, 800)...) // MLOG_WRITE_STRING of 800 bytes
+	for i := 0; i < 6; i++ {
+		b.AddMTR(logformat.MLogPageRecord(logformat.MLogWriteString, 7, uint32(3+i), body),
+			logformat.MLogPageRecord(logformat.MLog2Bytes, 7, uint32(3+i), []byte{0, 24, 0x81, 0x02}))
+	}
+	b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileRename, 7, "./db/a.ibd", "./db/b.ibd"))
+	dir := t.TempDir()
+	redo := filepath.Join(dir, "#innodb_redo")
+	os.Mkdir(redo, 0o755)
+	files := b.Files(2048+4*512, first)
+	if len(files) < 3 {
+		t.Fatalf("%d files", len(files))
+	}
+	for i, img := range files {
+		if err := os.WriteFile(filepath.Join(redo, fmt.Sprintf("#ib_redo%d", 20+i)), img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(redo, "#ib_redo99_tmp"), make([]byte, 4096), 0o644)
+	var st statsJSON
+	runJSON(t, &st, "log", "stats", "--json", dir)
+	if st.MTRCount != 8 || st.RecordCount != 1+6*3+1 || st.StartLSN != first || st.EndLSN != b.EndLSN() || !st.CrashRecovery {
+		t.Errorf("directory of %d files: %+v (end %d)", len(files), st, b.EndLSN())
+	}
+	if m := mapOf(t, dir); len(m) != 1 || m[0].Name != "./db/b.ibd" || len(m[0].Events) != 2 {
+		t.Errorf("map across files: %+v", m)
+	}
+	runJSON(t, &st, "log", "stats", "--json", filepath.Join(redo, "#ib_redo20"))
+	if st.MTRCount >= 8 || st.StopReason != string(logformat.StopZero) {
+		t.Errorf("one file of the chain: %+v", st)
+	}
+}

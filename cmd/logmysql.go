@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -10,7 +12,8 @@ import (
 )
 
 // openBlockLog opens the command's log as a MySQL 8.0.30+ redo file (header, checkpoints,
-// blocks and MLOG records).
+// blocks and MLOG records). For a data directory, all its #innodb_redo/#ib_redoN files are
+// opened and chained in LSN order (the spare #ib_redoN_tmp files are not log files).
 func openBlockLog(c *cli.Context) (*logformat.BlockLog, error) {
 	f, size, _, err := openLogFile(c)
 	if err != nil {
@@ -19,8 +22,36 @@ func openBlockLog(c *cli.Context) (*logformat.BlockLog, error) {
 	l, err := logformat.OpenBlockLog(f, size, f.Name())
 	if err != nil {
 		f.Close()
+		return nil, err
 	}
-	return l, err
+	if fi, err := os.Stat(c.Args().First()); err == nil && fi.Mode().IsRegular() {
+		return l, nil // one file asked for
+	}
+	files := []*logformat.BlockLog{l}
+	dir := filepath.Dir(f.Name())
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if !mysqlRedoName.MatchString(e.Name()) || p == f.Name() {
+			continue
+		}
+		g, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		gi, err := g.Stat()
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		m, err := logformat.OpenBlockLog(g, gi.Size(), p)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		files = append(files, m)
+	}
+	return logformat.Chain(files)
 }
 
 // blockLogHeader prints `log header` for a MySQL 8.0.30+ redo file.

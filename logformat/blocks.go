@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sort"
 )
 
 // MySQL 8.0.30+ redo files (#innodb_redo/#ib_redoN; log0constants.h): a 2048-byte header
@@ -45,6 +46,37 @@ type BlockLog struct {
 	Checkpoints []Checkpoint
 	Selected    int // index in Checkpoints recovery would use, -1 if none
 	r           io.ReaderAt
+	next        *BlockLog // the file whose data continues this one's (Chain)
+}
+
+// dataEnd is the LSN after the last data byte the file can hold.
+func (l *BlockLog) dataEnd() uint64 { return l.Header.FirstLSN + uint64(l.Size-mysqlFileHdrSize) }
+
+// Chain links files of one redo log (the #ib_redoN files of a data directory) in LSN order,
+// each continuing where the one before ends, starting from the oldest; a gap ends the chain.
+// The returned head reads across the chain; its Checkpoints and Selected are those of the
+// file holding the newest valid checkpoint (the one recovery uses).
+func Chain(files []*BlockLog) (*BlockLog, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no redo log files")
+	}
+	fs := append([]*BlockLog(nil), files...)
+	sort.Slice(fs, func(i, j int) bool { return fs[i].Header.FirstLSN < fs[j].Header.FirstLSN })
+	head := *fs[0]
+	cur := &head
+	best := fs[0]
+	for _, f := range fs[1:] {
+		if f.Header.FirstLSN != cur.dataEnd() {
+			break
+		}
+		c := *f
+		cur.next, cur = &c, &c
+		if c.Selected >= 0 && (best.Selected < 0 || c.Checkpoints[c.Selected].LSN > best.Checkpoints[best.Selected].LSN) {
+			best = f
+		}
+	}
+	head.Checkpoints, head.Selected = best.Checkpoints, best.Selected
+	return &head, nil
 }
 
 func blockCRCOK(b []byte) bool { return CRC32C(b[:508]) == binary.BigEndian.Uint32(b[508:]) }
@@ -103,9 +135,9 @@ type BlockScan struct {
 	RecordGroups []uint64
 }
 
-// ScanBlocks walks the blocks from the file's start LSN to the end of the written data: the
-// first block with a bad checksum, another block number or epoch than expected, or less than a
-// full block of data.
+// ScanBlocks walks the blocks from the file's start LSN to the end of the written data (across
+// the files of a Chain): the first block with a bad checksum, another block number or epoch
+// than expected, or less than a full block of data.
 func (l *BlockLog) ScanBlocks() (BlockScan, error) {
 	var sc BlockScan
 	bufSize := int64(1 << 20)
@@ -113,11 +145,27 @@ func (l *BlockLog) ScanBlocks() (BlockScan, error) {
 		bufSize = rest // whole blocks only, and never more memory than the file justifies
 	}
 	buf := make([]byte, bufSize)
-	lsn, off := l.Header.FirstLSN, int64(mysqlFileHdrSize)
+	lsn := l.Header.FirstLSN
 	var epoch uint32
-	stop := func(r StopReason, at int64, d string) (BlockScan, error) {
+	for f := l; ; {
+		if err := f.scanFile(&sc, buf, &lsn, &epoch); err != nil || sc.Stop != "" {
+			return sc, err
+		}
+		if f.next == nil || f.next.Header.FirstLSN != lsn {
+			sc.Stop, sc.StopDetail, sc.StopOffset = StopRingEnd, "end of the file", f.Size
+			return sc, nil
+		}
+		f = f.next
+	}
+}
+
+// scanFile walks the blocks of one file of the chain, from lsn on; it sets sc.Stop at the
+// end of the written data, and leaves it empty when every block of the file is full.
+func (l *BlockLog) scanFile(sc *BlockScan, buf []byte, lsn *uint64, epoch *uint32) error {
+	off := int64(mysqlFileHdrSize)
+	stop := func(r StopReason, at int64, d string) error {
 		sc.Stop, sc.StopDetail, sc.StopOffset = r, d, at
-		return sc, nil
+		return nil
 	}
 	for off < l.Size {
 		n := int64(len(buf))
@@ -128,38 +176,38 @@ func (l *BlockLog) ScanBlocks() (BlockScan, error) {
 			break
 		}
 		if _, err := l.r.ReadAt(buf[:n], off); err != nil && err != io.EOF {
-			return sc, &FormatError{File: l.Name, Offset: off, Msg: "read failed", Err: err}
+			return &FormatError{File: l.Name, Offset: off, Msg: "read failed", Err: err}
 		}
 		for i := int64(0); i < n; i += BlockSize {
 			b := buf[i : i+BlockSize]
-			blk := ParseBlock(b, lsn, off+i)
-			switch want := uint32(lsn/BlockSize&0x3fffffff) + 1; {
+			blk := ParseBlock(b, *lsn, off+i)
+			switch want := uint32(*lsn/BlockSize&0x3fffffff) + 1; {
 			case !blockCRCOK(b):
-				return stop(StopChecksum, blk.Offset, fmt.Sprintf("block at LSN %d: CRC-32C mismatch", lsn))
+				return stop(StopChecksum, blk.Offset, fmt.Sprintf("block at LSN %d: CRC-32C mismatch", *lsn))
 			case blk.HdrNo != want:
-				return stop(StopBlock, blk.Offset, fmt.Sprintf("block at LSN %d has number %d, want %d", lsn, blk.HdrNo, want))
-			case sc.Blocks > 0 && blk.Epoch != epoch:
-				return stop(StopBlock, blk.Offset, fmt.Sprintf("block at LSN %d is of epoch %d, the log before it %d", lsn, blk.Epoch, epoch))
+				return stop(StopBlock, blk.Offset, fmt.Sprintf("block at LSN %d has number %d, want %d", *lsn, blk.HdrNo, want))
+			case sc.Blocks > 0 && blk.Epoch != *epoch:
+				return stop(StopBlock, blk.Offset, fmt.Sprintf("block at LSN %d is of epoch %d, the log before it %d", *lsn, blk.Epoch, *epoch))
 			case blk.DataLen < blockHeaderSize || blk.DataLen > BlockSize-4:
 				if blk.DataLen != BlockSize {
-					return stop(StopLength, blk.Offset, fmt.Sprintf("block at LSN %d: data length %d", lsn, blk.DataLen))
+					return stop(StopLength, blk.Offset, fmt.Sprintf("block at LSN %d: data length %d", *lsn, blk.DataLen))
 				}
 			}
-			epoch = blk.Epoch
+			*epoch = blk.Epoch
 			sc.Blocks++
 			if blk.FirstRecGroup != 0 {
-				sc.RecordGroups = append(sc.RecordGroups, lsn+uint64(blk.FirstRecGroup))
+				sc.RecordGroups = append(sc.RecordGroups, *lsn+uint64(blk.FirstRecGroup))
 			}
 			if blk.DataLen < BlockSize {
-				sc.EndLSN = lsn + uint64(blk.DataLen)
-				return stop(StopZero, blk.Offset, fmt.Sprintf("block at LSN %d is the last written: %d bytes of data", lsn, blk.DataLen))
+				sc.EndLSN = *lsn + uint64(blk.DataLen)
+				return stop(StopZero, blk.Offset, fmt.Sprintf("block at LSN %d is the last written: %d bytes of data", *lsn, blk.DataLen))
 			}
-			lsn += BlockSize
-			sc.EndLSN = lsn
+			*lsn += BlockSize
+			sc.EndLSN = *lsn
 		}
 		off += n
 	}
-	return stop(StopRingEnd, l.Size, "end of the file")
+	return nil
 }
 
 // ParseBlock decodes the header of the 512-byte block b that holds LSN lsn at file offset off.

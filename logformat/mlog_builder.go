@@ -53,22 +53,59 @@ func (b *MLogBuilder) EndLSN() uint64 { return b.lsnAt(len(b.stream)) }
 // Bytes lays out the file, of size bytes, with both checkpoint blocks at checkpoint.
 func (b *MLogBuilder) Bytes(size int64, checkpoint uint64) []byte {
 	img := make([]byte, size)
+	b.header(img, b.start, checkpoint)
+	copy(img[mysqlFileHdrSize:], b.blocks())
+	return img
+}
+
+// Files lays out the log as consecutive files of size bytes each (#ib_redoN, N = 0, 1, ...),
+// as many as the data needs; the file holding the checkpoint LSN gets the checkpoint blocks.
+func (b *MLogBuilder) Files(size int64, checkpoint uint64) [][]byte {
+	data := b.blocks()
+	per := int(size-mysqlFileHdrSize) / BlockSize * BlockSize
+	var out [][]byte
+	for k := 0; k == 0 || k*per < len(data); k++ {
+		img := make([]byte, size)
+		start := b.start + uint64(k*per)
+		cp := uint64(0)
+		if checkpoint >= start && checkpoint < start+uint64(per) {
+			cp = checkpoint
+		}
+		b.header(img, start, cp)
+		if k*per < len(data) {
+			copy(img[mysqlFileHdrSize:], data[k*per:min(len(data), (k+1)*per)])
+		}
+		out = append(out, img)
+	}
+	return out
+}
+
+// header writes the header block of a file starting at LSN start and, unless checkpoint is
+// 0, both checkpoint blocks.
+func (b *MLogBuilder) header(img []byte, start, checkpoint uint64) {
 	be := binary.BigEndian
 	be.PutUint32(img[0:], FormatMySQL80_30)
-	be.PutUint64(img[8:], b.start)
+	be.PutUint64(img[8:], start)
 	copy(img[16:48], b.creator)
 	be.PutUint32(img[508:], CRC32C(img[:508]))
+	if checkpoint == 0 {
+		return
+	}
 	for _, off := range []int{mysqlCheckpoint1, mysqlCheckpoint2} {
 		be.PutUint64(img[off+mysqlCheckpointAt:], checkpoint)
 		be.PutUint32(img[off+508:], CRC32C(img[off:off+508]))
 	}
+}
+
+// blocks lays out the record stream in 512-byte blocks from the builder's start LSN.
+func (b *MLogBuilder) blocks() []byte {
+	be := binary.BigEndian
+	n := (len(b.stream) + blockPayload - 1) / blockPayload
+	out := make([]byte, n*BlockSize)
 	g := 0
-	for k := 0; k*blockPayload < len(b.stream); k++ {
-		blk := img[mysqlFileHdrSize+k*BlockSize:][:BlockSize]
-		lo, hi := k*blockPayload, (k+1)*blockPayload
-		if hi > len(b.stream) {
-			hi = len(b.stream)
-		}
+	for k := 0; k < n; k++ {
+		blk := out[k*BlockSize : (k+1)*BlockSize]
+		lo, hi := k*blockPayload, min((k+1)*blockPayload, len(b.stream))
 		copy(blk[blockHeaderSize:], b.stream[lo:hi])
 		lsn := b.start + uint64(k)*BlockSize
 		be.PutUint32(blk[0:], uint32(lsn/BlockSize&0x3fffffff)+1)
@@ -86,7 +123,7 @@ func (b *MLogBuilder) Bytes(size int64, checkpoint uint64) []byte {
 		be.PutUint32(blk[8:], 1) // epoch
 		be.PutUint32(blk[508:], CRC32C(blk[:508]))
 	}
-	return img
+	return out
 }
 
 // appendComp32 is mach_write_compressed.

@@ -31,10 +31,10 @@ type MLogScan struct {
 	Blocks []Block
 }
 
-// ScanRecords decodes the mini-transactions of the file from the LSN from (a mini-transaction
-// start: the checkpoint LSN), or with from 0 from the first mini-transaction that starts in
-// the file (the first block's first_rec_group), to the end of the written data, calling fn
-// for each. The record bytes between from and the end are read into memory (at most the file).
+// ScanRecords decodes the mini-transactions of the file (or Chain) from the LSN from (a
+// mini-transaction start: the checkpoint LSN), or with from 0 from the first mini-transaction
+// that starts in it (the first block's first_rec_group), to the end of the written data,
+// calling fn for each. The written blocks are read into memory (at most the files).
 func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, error) {
 	bs, err := l.ScanBlocks()
 	if err != nil {
@@ -46,10 +46,19 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		sc.Stop, sc.StopDetail = StopZero, "no written blocks"
 		return sc, nil
 	}
-	raw := make([]byte, nBlocks*BlockSize)
-	if _, err := l.r.ReadAt(raw, mysqlFileHdrSize); err != nil && err != io.EOF {
-		return sc, &FormatError{File: l.Name, Offset: mysqlFileHdrSize, Msg: "read failed", Err: err}
+	raw := make([]byte, 0, nBlocks*BlockSize)
+	for f := l; f != nil && uint64(len(raw)) < nBlocks*BlockSize; f = f.next {
+		n := (f.Size - mysqlFileHdrSize) / BlockSize * BlockSize
+		if rest := int64(nBlocks*BlockSize) - int64(len(raw)); n > rest {
+			n = rest
+		}
+		k := len(raw)
+		raw = raw[:k+int(n)]
+		if _, err := f.r.ReadAt(raw[k:], mysqlFileHdrSize); err != nil && err != io.EOF {
+			return sc, &FormatError{File: f.Name, Offset: mysqlFileHdrSize, Msg: "read failed", Err: err}
+		}
 	}
+	raw = raw[:cap(raw)]
 	data := make([]byte, 0, nBlocks*blockPayload)
 	for k := uint64(0); k < nBlocks; k++ {
 		b := raw[k*BlockSize : (k+1)*BlockSize]
