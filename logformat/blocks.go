@@ -138,7 +138,11 @@ type BlockScan struct {
 // ScanBlocks walks the blocks from the file's start LSN to the end of the written data (across
 // the files of a Chain): the first block with a bad checksum, another block number or epoch
 // than expected, or less than a full block of data.
-func (l *BlockLog) ScanBlocks() (BlockScan, error) {
+func (l *BlockLog) ScanBlocks() (BlockScan, error) { return l.walkBlocks(nil) }
+
+// walkBlocks is ScanBlocks, calling fn (if set) with each valid block and its bytes (reused
+// after fn returns).
+func (l *BlockLog) walkBlocks(fn func(Block, []byte)) (BlockScan, error) {
 	var sc BlockScan
 	bufSize := int64(1 << 20)
 	if rest := (l.Size - mysqlFileHdrSize) / BlockSize * BlockSize; rest < bufSize {
@@ -148,7 +152,7 @@ func (l *BlockLog) ScanBlocks() (BlockScan, error) {
 	lsn := l.Header.FirstLSN
 	var epoch uint32
 	for f := l; ; {
-		if err := f.scanFile(&sc, buf, &lsn, &epoch); err != nil || sc.Stop != "" {
+		if err := f.scanFile(&sc, buf, &lsn, &epoch, fn); err != nil || sc.Stop != "" {
 			return sc, err
 		}
 		if f.next == nil || f.next.Header.FirstLSN != lsn {
@@ -161,7 +165,7 @@ func (l *BlockLog) ScanBlocks() (BlockScan, error) {
 
 // scanFile walks the blocks of one file of the chain, from lsn on; it sets sc.Stop at the
 // end of the written data, and leaves it empty when every block of the file is full.
-func (l *BlockLog) scanFile(sc *BlockScan, buf []byte, lsn *uint64, epoch *uint32) error {
+func (l *BlockLog) scanFile(sc *BlockScan, buf []byte, lsn *uint64, epoch *uint32, fn func(Block, []byte)) error {
 	off := int64(mysqlFileHdrSize)
 	stop := func(r StopReason, at int64, d string) error {
 		sc.Stop, sc.StopDetail, sc.StopOffset = r, d, at
@@ -195,6 +199,9 @@ func (l *BlockLog) scanFile(sc *BlockScan, buf []byte, lsn *uint64, epoch *uint3
 			}
 			*epoch = blk.Epoch
 			sc.Blocks++
+			if fn != nil {
+				fn(blk, b)
+			}
 			if blk.FirstRecGroup != 0 {
 				sc.RecordGroups = append(sc.RecordGroups, *lsn+uint64(blk.FirstRecGroup))
 			}

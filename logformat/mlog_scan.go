@@ -1,9 +1,6 @@
 package logformat
 
-import (
-	"fmt"
-	"io"
-)
+import "fmt"
 
 // blockPayload is the record bytes a 512-byte block carries: after the 12-byte header, before
 // the 4-byte checksum.
@@ -34,44 +31,32 @@ type MLogScan struct {
 // ScanRecords decodes the mini-transactions of the file (or Chain) from the LSN from (a
 // mini-transaction start: the checkpoint LSN), or with from 0 from the first mini-transaction
 // that starts in it (the first block's first_rec_group), to the end of the written data,
-// calling fn for each. The written blocks are read into memory (at most the files).
+// calling fn for each. The record bytes of the written blocks are held in memory (at most the
+// files).
 func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, error) {
-	bs, err := l.ScanBlocks()
+	// One walk verifies the blocks and gathers their record bytes.
+	// Preallocate for the blocks the chain can hold, up to 8 MiB; beyond, appending grows.
+	n := 0
+	for f := l; f != nil && n < 8<<20/BlockSize; f = f.next {
+		n += int(f.Size-mysqlFileHdrSize) / BlockSize
+	}
+	n = min(n, 8<<20/BlockSize)
+	blocks, data := make([]Block, 0, n), make([]byte, 0, n*blockPayload)
+	bs, err := l.walkBlocks(func(blk Block, b []byte) {
+		blocks = append(blocks, blk)
+		end := int(blk.DataLen)
+		if end > BlockSize-4 {
+			end = BlockSize - 4
+		}
+		data = append(data, b[blockHeaderSize:end]...)
+	})
 	if err != nil {
 		return MLogScan{}, err
 	}
-	sc := MLogScan{DataEndLSN: bs.EndLSN, ByType: map[MLogType]int{}}
-	nBlocks := (bs.EndLSN - l.Header.FirstLSN + BlockSize - 1) / BlockSize
-	if bs.EndLSN <= l.Header.FirstLSN || nBlocks == 0 {
+	sc := MLogScan{DataEndLSN: bs.EndLSN, ByType: map[MLogType]int{}, Blocks: blocks}
+	if bs.EndLSN <= l.Header.FirstLSN || len(blocks) == 0 {
 		sc.Stop, sc.StopDetail = StopZero, "no written blocks"
 		return sc, nil
-	}
-	raw := make([]byte, 0, nBlocks*BlockSize)
-	for f := l; f != nil && uint64(len(raw)) < nBlocks*BlockSize; f = f.next {
-		n := (f.Size - mysqlFileHdrSize) / BlockSize * BlockSize
-		if rest := int64(nBlocks*BlockSize) - int64(len(raw)); n > rest {
-			n = rest
-		}
-		k := len(raw)
-		raw = raw[:k+int(n)]
-		if _, err := f.r.ReadAt(raw[k:], mysqlFileHdrSize); err != nil && err != io.EOF {
-			return sc, &FormatError{File: f.Name, Offset: mysqlFileHdrSize, Msg: "read failed", Err: err}
-		}
-	}
-	raw = raw[:cap(raw)]
-	data := make([]byte, 0, nBlocks*blockPayload)
-	for k := uint64(0); k < nBlocks; k++ {
-		b := raw[k*BlockSize : (k+1)*BlockSize]
-		blk := ParseBlock(b, l.Header.FirstLSN+k*BlockSize, int64(mysqlFileHdrSize+k*BlockSize))
-		sc.Blocks = append(sc.Blocks, blk)
-		end := int(blk.DataLen)
-		if end > BlockSize-4 || end == BlockSize {
-			end = BlockSize - 4
-		}
-		if end < blockHeaderSize {
-			end = blockHeaderSize
-		}
-		data = append(data, b[blockHeaderSize:end]...)
 	}
 	lsnOf := func(off int) uint64 {
 		return l.Header.FirstLSN + uint64(off/blockPayload)*BlockSize + blockHeaderSize + uint64(off%blockPayload)
