@@ -58,6 +58,7 @@ type RecoverResult struct {
 // cached is one page image held during recovery.
 type cached struct {
 	ts      *tsFile
+	no      uint32 // page number
 	data    frame  // nil: not read and not yet initialised by INIT_PAGE
 	diskLSN uint64 // FIL_PAGE_LSN when read (0 when rebuilt from INIT_PAGE)
 	endLSN  uint64 // end LSN of the last mini-transaction touching the page
@@ -195,18 +196,11 @@ func (r *recovery) applyMTR(m *logformat.MTR) error {
 		} else if p.freed {
 			p.dirty = false // a page whose last change frees it is not written
 		}
-		if p.dirty && pageNo(p) == 0 && !p.ts.flagsSet {
+		if p.dirty && p.no == 0 && !p.ts.flagsSet {
 			p.ts.setFlags(p.data)
 		}
 	}
 	return nil
-}
-
-func pageNo(p *cached) uint32 {
-	if p.data == nil {
-		return filNull
-	}
-	return binary.BigEndian.Uint32(p.data[filPageOffset:])
 }
 
 // page returns the cached image of id, reading it if needed; nil when the space's records
@@ -225,7 +219,7 @@ func (r *recovery) page(id PageID, lsn uint64) (*cached, error) {
 	if ts == nil || err != nil {
 		return nil, err
 	}
-	p := &cached{ts: ts}
+	p := &cached{ts: ts, no: id.Page}
 	// A page that some INIT_PAGE or FREE_PAGE in the log rebuilds or frees is not read: its
 	// records before that are not applied (the server's mlog_init / skip_read).
 	if r.an.Pages[id] || r.written[id] {
