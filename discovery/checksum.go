@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -74,12 +75,17 @@ func zipCRC32(p []byte) uint32 {
 	return crc32c(p[FilPageOffset:FilPageLSN]) ^ crc32c(p[FilPageType:FilPageType+2]) ^ crc32c(p[FilPageSpaceID:])
 }
 
+// zeros is compared against in IsZero: bytes.Equal uses the vector unit, a byte loop does not.
+var zeros [64 << 10]byte
+
 // IsZero reports whether p is all zero bytes (a page never written).
 func IsZero(p []byte) bool {
-	for _, c := range p {
-		if c != 0 {
+	for len(p) > 0 {
+		n := min(len(p), len(zeros))
+		if !bytes.Equal(p[:n], zeros[:n]) {
 			return false
 		}
+		p = p[n:]
 	}
 	return true
 }
@@ -92,7 +98,10 @@ func CheckPage(p []byte, fl Flags, no, spaceID uint32) Verdict {
 	storedNo, storedSpace := be.Uint32(p[FilPageOffset:]), be.Uint32(p[FilPageSpaceID:])
 	// innochecksum skips the space id for full_crc32 page_compressed (or encrypted) spaces.
 	spaceMatters := !fl.FullCRC32 || !fl.PageCompression
-	if (storedNo != no || (storedSpace != spaceID && spaceMatters)) && !IsZero(p) {
+	if storedNo != no || (storedSpace != spaceID && spaceMatters) {
+		if IsZero(p) {
+			return Verdict{Algorithm: AlgEmpty}
+		}
 		return corrupt(fmt.Sprintf("page id mismatch: the page says space %d page %d", storedSpace, storedNo))
 	}
 	return checkSum(p, fl)

@@ -150,13 +150,15 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 			pt.reasons[no] = v.Reason
 		}
 		if withInfo {
-			pi.Verdict = &v
+			vv := v // a copy, so that v itself stays on the stack in the parallel scan
+			pi.Verdict = &vv
 		}
 	}
 	if isIndexType(h.Type, in.t.Vendor) && in.fl.ZipSize == 0 {
 		if ip, err := ParseIndexPage(p); err == nil {
 			if withInfo {
-				pi.Index = &ip
+				ipc := ip
+				pi.Index = &ipc
 			}
 			if ip.Level == 0 && h.Prev == filNull {
 				if _, seen := pt.leftmost[ip.IndexID]; !seen {
@@ -171,8 +173,9 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 	return pi
 }
 
-// Inspect reads pages [From, To) of t. Without a per-page callback the file is mapped read-only
-// and its page ranges are checked in parallel; results are merged in page order.
+// Inspect reads pages [From, To) of t. Without a per-page callback the page range is split
+// among GOMAXPROCS workers, each reading its part sequentially in 1 MiB chunks; results are
+// merged in page order.
 func Inspect(t *File, opt InspectOptions) (*Report, error) {
 	fl := t.FSP.Flags
 	from, to := opt.From, opt.To
