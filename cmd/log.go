@@ -71,6 +71,7 @@ type checkpointJSON struct {
 	Valid    bool   `json:"valid"`
 	Reason   string `json:"reason"`
 	Selected bool   `json:"selected"`
+	No       uint64 `json:"number,omitempty"` // checkpoint number (ib_logfileN rings)
 }
 
 // checkpointFindings are what the checkpoint blocks alone say.
@@ -113,7 +114,7 @@ func logHeader(c *cli.Context) error {
 			Creator: h.Creator, FirstLSN: h.FirstLSN, FileSize: l.Size, Capacity: l.Capacity(),
 			Encrypted: h.Encrypted, HeaderCRC: h.CRC, HeaderCRCValid: h.CRCValid, Findings: fs}
 		for i, cp := range l.Checkpoints {
-			j.Checkpoints = append(j.Checkpoints, checkpointJSON{cp.Offset, cp.LSN, cp.EndLSN, cp.Valid, cp.Reason, i == l.Selected})
+			j.Checkpoints = append(j.Checkpoints, checkpointJSON{cp.Offset, cp.LSN, cp.EndLSN, cp.Valid, cp.Reason, i == l.Selected, cp.No})
 		}
 		if cp, ok := l.Checkpoint(); ok {
 			j.CheckpointLSN = &cp.LSN

@@ -150,3 +150,86 @@ func TestMySQLRedoDirectory(t *testing.T) {
 		t.Errorf("one file of the chain: %+v", st)
 	}
 }
+
+// TestRingLogDirectory: data directories whose ib_logfile0 and ib_logfile1 hold a ring of an
+// older format, built byte by byte by logformat.MLogBuilder.Ring from the layouts of MySQL
+// 5.7/8.0 and MariaDB 10.4 (log0log.h, log0recv.cc recv_find_max_checkpoint,
+// fil0fil.cc fil_op_write_log, mtr0mtr.cc mtr_t::commit_checkpoint), wrapping from the second
+// file to the first: `log header` names the format and the checkpoint, `log stats` predicts
+// crash recovery, `map --from-lsn` gives the rename chain, `--at-lsn` the name before the
+// second rename, and `map` from the checkpoint sees MLOG_FILE_NAME as the table's use.
+func TestRingLogDirectory(t *testing.T) {
+	for _, c := range []struct {
+		format         uint32
+		creator, name  string
+		create, rename logformat.MLogType
+		fileName       bool
+	}{
+		{logformat.FormatMySQL57, "MySQL 5.7.44", "MySQL 5.7", logformat.MLogFileCreate2, logformat.MLogFileRename2, true},
+		{logformat.FormatMySQL80_19, "MySQL 8.0.27", "MySQL 8.0.19+", logformat.MLogFileCreate, logformat.MLogFileRename, false},
+		{logformat.FormatMariaDB104, "MariaDB 10.4.34", "MariaDB 10.4", logformat.MLogFileCreate2, logformat.MLogFileRename2, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var first, cp, second uint64
+			build := func(withCheckpoint bool) (*logformat.MLogBuilder, string) {
+				b, err := logformat.NewMLogBuilder(512*6000, c.creator)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first = b.AddMTR(logformat.MLogFileRecord(c.create, 9, "./db/a.ibd", ""),
+					logformat.MLogPageRecord(logformat.MLogInitFilePage2, 9, 0, nil))
+				b.AddMTR(logformat.MLogFileRecord(c.rename, 9, "./db/a.ibd", "./db/b.ibd"))
+				cp = b.AddMTR(logformat.MLogPageRecord(logformat.MLog2Bytes, 9, 3, []byte{0, 24, 0x81, 0x02}))
+				if c.fileName {
+					b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileName, 9, "./db/b.ibd", ""))
+					if withCheckpoint {
+						b.AddMTR(logformat.MLogCheckpointRecord(cp))
+					}
+				}
+				second = b.AddMTR(logformat.MLogFileRecord(c.rename, 9, "./db/b.ibd", "./db/c.ibd"))
+				body := append([]byte{0, 100, 0x03, 0x20}, make([]byte, 800)...) // MLOG_WRITE_STRING of 800 bytes
+				b.AddMTR(logformat.MLogPageRecord(logformat.MLogWriteString, 9, 4, body))
+				dir := t.TempDir()
+				for k, img := range b.Ring(c.format, 2, 2048+6*512, 10*512, cp, 42) {
+					if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("ib_logfile%d", k)), img, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return b, dir
+			}
+			if c.fileName {
+				// Without MLOG_CHECKPOINT the server ignores the log and refuses to start.
+				_, dir := build(false)
+				out, _, code := run("log", "stats", "--json", dir)
+				if code != ExitFindings || !strings.Contains(out, "MISSING_MLOG_CHECKPOINT") {
+					t.Errorf("log without MLOG_CHECKPOINT: exit %d\n%s", code, out)
+				}
+			}
+			b, dir := build(true)
+			var h headerJSON
+			runJSON(t, &h, "log", "header", "--json", dir)
+			if h.Format != c.name || h.Creator != c.creator || h.CheckpointLSN == nil || *h.CheckpointLSN != cp || h.Blocks == nil || h.Blocks.EndLSN != b.EndLSN() {
+				t.Fatalf("header %+v (end %d)", h, b.EndLSN())
+			}
+			var st statsJSON
+			runJSON(t, &st, "log", "stats", "--json", dir)
+			if !st.CrashRecovery || st.StartLSN != cp || st.EndLSN != b.EndLSN() || st.PageRecords != 2 {
+				t.Errorf("stats %+v", st)
+			}
+			m := mapOf(t, "--from-lsn", fmt.Sprint(first), dir)
+			if len(m) != 1 || m[0].Name != "./db/c.ibd" || strings.Join(m[0].Names, ",") != "./db/a.ibd,./db/b.ibd,./db/c.ibd" {
+				t.Errorf("map %+v", m)
+			}
+			if m := mapOf(t, "--from-lsn", fmt.Sprint(first), "--at-lsn", fmt.Sprint(second), dir); len(m) != 1 || m[0].Name != "./db/b.ibd" {
+				t.Errorf("map before the second rename: %+v", m)
+			}
+			want := 1 // the rename after the checkpoint
+			if c.fileName {
+				want = 2 // and MLOG_FILE_NAME
+			}
+			if m := mapOf(t, dir); len(m) != 1 || len(m[0].Events) != want || m[0].Name != "./db/c.ibd" {
+				t.Errorf("map from the checkpoint: %+v", m)
+			}
+		})
+	}
+}

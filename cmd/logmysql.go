@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -11,8 +14,9 @@ import (
 	"innoscope/report"
 )
 
-// openBlockLog opens the command's log as a MySQL 8.0.30+ redo file (header, checkpoints,
-// blocks and MLOG records). For a data directory, all its #innodb_redo/#ib_redoN files are
+// openBlockLog opens the command's log as a log of 512-byte blocks and MLOG records: MySQL
+// 8.0.30+ files, or the ib_logfileN ring of MySQL 5.7, 8.0 before 8.0.30 and MariaDB
+// 10.2-10.4. For a data directory, all its #innodb_redo/#ib_redoN files are
 // opened and chained in LSN order (the spare #ib_redoN_tmp files are not log files).
 func openBlockLog(c *cli.Context) (*logformat.BlockLog, error) {
 	f, size, _, err := openLogFile(c)
@@ -20,6 +24,9 @@ func openBlockLog(c *cli.Context) (*logformat.BlockLog, error) {
 		return nil, err
 	}
 	l, err := logformat.OpenBlockLog(f, size, f.Name())
+	if errors.Is(err, logformat.ErrUnsupported) && filepath.Base(f.Name()) == "ib_logfile0" {
+		return openRingLog(f, size)
+	}
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -54,6 +61,29 @@ func openBlockLog(c *cli.Context) (*logformat.BlockLog, error) {
 	return logformat.Chain(files)
 }
 
+// openRingLog opens ib_logfile0 (f) and the ib_logfile1, ib_logfile2, ... beside it as the
+// ring of a MySQL 5.7, MySQL 8.0 before 8.0.30 or MariaDB 10.2-10.4 log.
+func openRingLog(f *os.File, size int64) (*logformat.BlockLog, error) {
+	rs, sizes, names := []io.ReaderAt{f}, []int64{size}, []string{f.Name()}
+	for k := 1; ; k++ {
+		p := filepath.Join(filepath.Dir(f.Name()), fmt.Sprintf("ib_logfile%d", k))
+		g, err := os.Open(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		gi, err := g.Stat()
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		rs, sizes, names = append(rs, g), append(sizes, gi.Size()), append(names, p)
+	}
+	return logformat.OpenRingLog(rs, sizes, names)
+}
+
 // blockLogHeader prints `log header` for a MySQL 8.0.30+ redo file.
 func blockLogHeader(c *cli.Context, l *logformat.BlockLog) error {
 	sc, err := l.ScanBlocks()
@@ -63,11 +93,11 @@ func blockLogHeader(c *cli.Context, l *logformat.BlockLog) error {
 	h := l.Header
 	fs := checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected)
 	j := headerJSON{LogFile: l.Name, Format: h.FormatName, FormatID: h.Format, Vendor: h.Vendor, Creator: h.Creator,
-		FirstLSN: h.FirstLSN, FileSize: l.Size, Capacity: uint64(l.Size) - 4*logformat.BlockSize, HeaderCRC: h.CRC,
+		FirstLSN: h.FirstLSN, FileSize: l.Size, Capacity: l.Capacity(), HeaderCRC: h.CRC,
 		HeaderCRCValid: h.CRCValid, Findings: fs,
 		Blocks: &blocksJSON{Count: sc.Blocks, EndLSN: sc.EndLSN, StopReason: string(sc.Stop), StopDetail: sc.StopDetail, StopOffset: sc.StopOffset}}
 	for i, cp := range l.Checkpoints {
-		j.Checkpoints = append(j.Checkpoints, checkpointJSON{cp.Offset, cp.LSN, 0, cp.Valid, cp.Reason, i == l.Selected})
+		j.Checkpoints = append(j.Checkpoints, checkpointJSON{cp.Offset, cp.LSN, 0, cp.Valid, cp.Reason, i == l.Selected, cp.No})
 	}
 	if l.Selected >= 0 {
 		j.CheckpointLSN = &l.Checkpoints[l.Selected].LSN
@@ -84,6 +114,11 @@ func blockLogHeader(c *cli.Context, l *logformat.BlockLog) error {
 		{"blocks", fmt.Sprintf("%d valid; written data ends at LSN %d (%s: %s)", sc.Blocks, sc.EndLSN, sc.Stop, sc.StopDetail)},
 		{"records", "MLOG records: see log records / log stats (--from-lsn 1 for the whole file)"},
 	}
+	if l.IsRing() {
+		rows[4] = []string{"files", fmt.Sprintf("%d of %d bytes, %d bytes of log in the ring", len(l.RingFiles()), l.Size, l.Capacity())}
+		rows[5][1] = fmt.Sprintf("from the checkpoint's block: %d valid; written data ends at LSN %d (%s: %s)", sc.Blocks, sc.EndLSN, sc.Stop, sc.StopDetail)
+		rows[6][1] = "MLOG records: see log records / log stats (--from-lsn LSN to start before the checkpoint)"
+	}
 	for i, cp := range l.Checkpoints {
 		v := "valid"
 		if !cp.Valid {
@@ -91,6 +126,9 @@ func blockLogHeader(c *cli.Context, l *logformat.BlockLog) error {
 		}
 		if i == l.Selected {
 			v += " (recovery starts here)"
+		}
+		if l.IsRing() {
+			v = fmt.Sprintf("number %d, %s", cp.No, v)
 		}
 		rows = append(rows, []string{fmt.Sprintf("checkpoint at %d", cp.Offset), fmt.Sprintf("LSN %d, %s", cp.LSN, v)})
 	}

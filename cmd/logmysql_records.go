@@ -9,9 +9,10 @@ import (
 	"innoscope/report"
 )
 
-// blockScan decodes a MySQL 8.0.30+ file's mini-transactions and calls fn for those that start
-// at or after the start LSN (the checkpoint, or --from-lsn) and before --to-lsn. The file is
-// decoded from its first mini-transaction on, so that any start LSN is reached on a boundary.
+// blockScan decodes an MLOG log's mini-transactions and calls fn for those that start at or
+// after the start LSN (the checkpoint, or --from-lsn) and before --to-lsn. A MySQL 8.0.30+ file
+// is decoded from its first mini-transaction on, a ring from the first one that starts in the
+// start LSN's block, so that any start LSN is reached on a boundary.
 func blockScan(c *cli.Context, l *logformat.BlockLog, fn func(*logformat.MLogMTR)) (logformat.MLogScan, uint64, uint64, error) {
 	var cpLSN uint64
 	if l.Selected >= 0 {
@@ -23,6 +24,7 @@ func blockScan(c *cli.Context, l *logformat.BlockLog, fn func(*logformat.MLogMTR
 	} else if l.Selected < 0 {
 		return logformat.MLogScan{}, 0, 0, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Name)
 	}
+	l.SetWalkStart(start)
 	sc, err := l.ScanRecords(0, func(m *logformat.MLogMTR) error {
 		if m.LSN >= start && (to == 0 || m.LSN < to) {
 			fn(m)
@@ -84,6 +86,10 @@ func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
 	pages := map[[2]uint32]bool{}
 	var mtrs, records, pageRecs int
 	var first, last uint64
+	mlogCheckpoint, selected := false, uint64(0)
+	if l.Selected >= 0 {
+		selected = l.Checkpoints[l.Selected].LSN
+	}
 	sc, cpLSN, start, err := blockScan(c, l, func(m *logformat.MLogMTR) {
 		if mtrs == 0 {
 			first = m.LSN
@@ -92,6 +98,7 @@ func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
 		last = m.EndLSN
 		for _, r := range m.Records {
 			records++
+			mlogCheckpoint = mlogCheckpoint || r.Type == logformat.MLogCheckpoint && r.CheckpointLSN == selected
 			byType[r.Type.String()]++
 			if r.Type.HasPage() {
 				pageRecs++
@@ -111,6 +118,13 @@ func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
 		malformed = 1
 		fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: l.Name, LSN: &sc.EndLSN,
 			Message: err.Error() + "; the server stops recovery here"})
+	}
+	if d := l.Dialect; (d == logformat.DialectMySQL57 || d == logformat.DialectMariaDB) && start == cpLSN && sc.EndLSN > cpLSN && !mlogCheckpoint && err == nil {
+		// log0recv.cc, recv_recovery_from_checkpoint_start: these servers write MLOG_CHECKPOINT
+		// after the file names at every checkpoint, and ignore a log that lacks it.
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_MLOG_CHECKPOINT", File: l.Name, LSN: &sc.EndLSN,
+			Message: fmt.Sprintf("no MLOG_CHECKPOINT(%d) record between the checkpoint and the end of the log at %d; "+
+				"the server refuses to start (\"missing MLOG_CHECKPOINT\")", cpLSN, sc.EndLSN)})
 	}
 	if pageRecs > 0 && start == cpLSN {
 		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Name, LSN: &last,

@@ -44,9 +44,12 @@ type BlockLog struct {
 	UUID        uint32
 	Flags       uint32
 	Checkpoints []Checkpoint
-	Selected    int // index in Checkpoints recovery would use, -1 if none
+	Selected    int         // index in Checkpoints recovery would use, -1 if none
+	Dialect     MLogDialect // the records' MLOG variant
 	r           io.ReaderAt
 	next        *BlockLog // the file whose data continues this one's (Chain)
+	ring        *ringLayout
+	start       uint64 // ring logs: LSN of the block the walks start at
 }
 
 // dataEnd is the LSN after the last data byte the file can hold.
@@ -149,13 +152,15 @@ func (l *BlockLog) walkBlocks(fn func(Block, []byte)) (BlockScan, error) {
 		bufSize = rest // whole blocks only, and never more memory than the file justifies
 	}
 	buf := make([]byte, bufSize)
-	lsn := l.Header.FirstLSN
-	var epoch uint32
+	w := &blockWalk{sc: &sc, lsn: l.walkStart(), fn: fn, epochs: l.ring == nil || l.Dialect == DialectMySQL80}
+	if l.ring != nil {
+		return sc, l.walkRing(w, buf)
+	}
 	for f := l; ; {
-		if err := f.scanFile(&sc, buf, &lsn, &epoch, fn); err != nil || sc.Stop != "" {
+		if err := f.scanFile(w, buf); err != nil || sc.Stop != "" {
 			return sc, err
 		}
-		if f.next == nil || f.next.Header.FirstLSN != lsn {
+		if f.next == nil || f.next.Header.FirstLSN != w.lsn {
 			sc.Stop, sc.StopDetail, sc.StopOffset = StopRingEnd, "end of the file", f.Size
 			return sc, nil
 		}
@@ -163,19 +168,59 @@ func (l *BlockLog) walkBlocks(fn func(Block, []byte)) (BlockScan, error) {
 	}
 }
 
-// scanFile walks the blocks of one file of the chain, from lsn on; it sets sc.Stop at the
-// end of the written data, and leaves it empty when every block of the file is full.
-func (l *BlockLog) scanFile(sc *BlockScan, buf []byte, lsn *uint64, epoch *uint32, fn func(Block, []byte)) error {
-	off := int64(mysqlFileHdrSize)
-	stop := func(r StopReason, at int64, d string) error {
-		sc.Stop, sc.StopDetail, sc.StopOffset = r, d, at
-		return nil
-	}
-	for off < l.Size {
-		n := int64(len(buf))
-		if l.Size-off < n {
-			n = (l.Size - off) / BlockSize * BlockSize
+// blockWalk is the state of a walk over consecutive blocks.
+type blockWalk struct {
+	sc     *BlockScan
+	lsn    uint64 // LSN of the next block
+	epoch  uint32
+	epochs bool // the header's last field is an epoch that must not change (MySQL 8.0)
+	fn     func(Block, []byte)
+}
+
+func (w *blockWalk) stop(r StopReason, at int64, d string) bool {
+	w.sc.Stop, w.sc.StopDetail, w.sc.StopOffset = r, d, at
+	return false
+}
+
+// step checks block b, read at file offset off, as the one holding w.lsn (log0recv.cc,
+// recv_scan_log_recs and log_block_checksum_is_ok): it returns false where the written log
+// ends (w.sc.Stop says why).
+func (w *blockWalk) step(b []byte, off int64) bool {
+	blk := ParseBlock(b, w.lsn, off)
+	switch want := uint32(w.lsn/BlockSize&0x3fffffff) + 1; {
+	case !blockCRCOK(b):
+		return w.stop(StopChecksum, off, fmt.Sprintf("block at LSN %d: CRC-32C mismatch", w.lsn))
+	case blk.HdrNo != want:
+		return w.stop(StopBlock, off, fmt.Sprintf("block at LSN %d has number %d, want %d", w.lsn, blk.HdrNo, want))
+	case w.epochs && w.sc.Blocks > 0 && blk.Epoch != w.epoch:
+		return w.stop(StopBlock, off, fmt.Sprintf("block at LSN %d is of epoch %d, the log before it %d", w.lsn, blk.Epoch, w.epoch))
+	case blk.DataLen < blockHeaderSize || blk.DataLen > BlockSize-4:
+		if blk.DataLen != BlockSize {
+			return w.stop(StopLength, off, fmt.Sprintf("block at LSN %d: data length %d", w.lsn, blk.DataLen))
 		}
+	}
+	w.epoch = blk.Epoch
+	w.sc.Blocks++
+	if w.fn != nil {
+		w.fn(blk, b)
+	}
+	if blk.FirstRecGroup != 0 {
+		w.sc.RecordGroups = append(w.sc.RecordGroups, w.lsn+uint64(blk.FirstRecGroup))
+	}
+	if blk.DataLen < BlockSize {
+		w.sc.EndLSN = w.lsn + uint64(blk.DataLen)
+		return w.stop(StopZero, off, fmt.Sprintf("block at LSN %d is the last written: %d bytes of data", w.lsn, blk.DataLen))
+	}
+	w.lsn += BlockSize
+	w.sc.EndLSN = w.lsn
+	return true
+}
+
+// scanFile walks the blocks of one file of the chain, from w.lsn on; it sets the scan's Stop
+// at the end of the written data, and leaves it empty when every block of the file is full.
+func (l *BlockLog) scanFile(w *blockWalk, buf []byte) error {
+	for off := int64(mysqlFileHdrSize); off < l.Size; {
+		n := min(int64(len(buf)), (l.Size-off)/BlockSize*BlockSize)
 		if n == 0 {
 			break
 		}
@@ -183,34 +228,9 @@ func (l *BlockLog) scanFile(sc *BlockScan, buf []byte, lsn *uint64, epoch *uint3
 			return &FormatError{File: l.Name, Offset: off, Msg: "read failed", Err: err}
 		}
 		for i := int64(0); i < n; i += BlockSize {
-			b := buf[i : i+BlockSize]
-			blk := ParseBlock(b, *lsn, off+i)
-			switch want := uint32(*lsn/BlockSize&0x3fffffff) + 1; {
-			case !blockCRCOK(b):
-				return stop(StopChecksum, blk.Offset, fmt.Sprintf("block at LSN %d: CRC-32C mismatch", *lsn))
-			case blk.HdrNo != want:
-				return stop(StopBlock, blk.Offset, fmt.Sprintf("block at LSN %d has number %d, want %d", *lsn, blk.HdrNo, want))
-			case sc.Blocks > 0 && blk.Epoch != *epoch:
-				return stop(StopBlock, blk.Offset, fmt.Sprintf("block at LSN %d is of epoch %d, the log before it %d", *lsn, blk.Epoch, *epoch))
-			case blk.DataLen < blockHeaderSize || blk.DataLen > BlockSize-4:
-				if blk.DataLen != BlockSize {
-					return stop(StopLength, blk.Offset, fmt.Sprintf("block at LSN %d: data length %d", *lsn, blk.DataLen))
-				}
+			if !w.step(buf[i:i+BlockSize], off+i) {
+				return nil
 			}
-			*epoch = blk.Epoch
-			sc.Blocks++
-			if fn != nil {
-				fn(blk, b)
-			}
-			if blk.FirstRecGroup != 0 {
-				sc.RecordGroups = append(sc.RecordGroups, *lsn+uint64(blk.FirstRecGroup))
-			}
-			if blk.DataLen < BlockSize {
-				sc.EndLSN = *lsn + uint64(blk.DataLen)
-				return stop(StopZero, blk.Offset, fmt.Sprintf("block at LSN %d is the last written: %d bytes of data", *lsn, blk.DataLen))
-			}
-			*lsn += BlockSize
-			sc.EndLSN = *lsn
 		}
 		off += n
 	}

@@ -110,7 +110,8 @@ func ParseHeader(b []byte, name string) (Header, error) {
 
 // Checkpoint is one of the two checkpoint blocks of a 10.8+ log.
 type Checkpoint struct {
-	Offset int64  // 4096 or 8192
+	Offset int64  // 4096 or 8192 (512 or 1536 in 512-byte block logs)
+	No     uint64 // checkpoint number (ib_logfileN rings; 0 otherwise)
 	LSN    uint64 // checkpoint LSN: recovery starts parsing here
 	EndLSN uint64 // end of the log when the checkpoint was written
 	CRC    uint32
@@ -177,11 +178,17 @@ func Open(r io.ReaderAt, size int64, name string) (*Log, Header, error) {
 		return nil, h, err
 	}
 	if !h.Supported {
-		msg := fmt.Sprintf("%s redo log (format %d, created by %q): its records are not decoded yet; innoscope reads MariaDB 10.8+ and MySQL 8.0.30+ logs",
-			h.FormatName, h.Format, h.Creator)
-		if h.Format == FormatMySQL80_30 {
-			msg = fmt.Sprintf("%s redo log (created by %q): this command reads MariaDB 10.8+ logs only (`log header`, `log records`, `log stats` and `map` read MySQL 8.0.30+ files)",
+		_, mlog := MLogDialectOf(h)
+		var msg string
+		switch {
+		case h.Encrypted:
+			msg = fmt.Sprintf("encrypted %s redo log (format 0x%08x, created by %q): innoscope does not decrypt redo logs", h.FormatName, h.Format, h.Creator)
+		case mlog:
+			msg = fmt.Sprintf("%s redo log (created by %q): this command reads MariaDB 10.8+ logs only (`log header`, `log records`, `log stats` and `map` read the MLOG logs of MySQL 5.7 and 8.0 and MariaDB 10.2-10.4)",
 				h.FormatName, h.Creator)
+		default:
+			msg = fmt.Sprintf("%s redo log (format 0x%08x, created by %q): its records are not decoded yet; innoscope reads the logs of MariaDB 10.2-10.4 and 10.8+, MySQL 5.7 and 8.0",
+				h.FormatName, h.Format, h.Creator)
 		}
 		return nil, h, &FormatError{File: name, Offset: 0, Err: ErrUnsupported, Msg: msg}
 	}

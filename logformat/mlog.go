@@ -6,73 +6,171 @@ import (
 )
 
 // MLogType is a record type of the MLOG_* redo format of MySQL 5.7 and 8.0 (and MariaDB up to
-// 10.4): mtr0types.h, mlog_id_t. Bit 7 of the type byte is MLOG_SINGLE_REC_FLAG.
+// 10.4): mtr0types.h, mlog_id_t. Bit 7 of the type byte is MLOG_SINGLE_REC_FLAG. The numbers
+// are the logged ones, except for MariaDB's own types, which reuse numbers MySQL 8.0 gives
+// other meanings: those are kept here as the logged number + 128 (the logged byte can never
+// carry that bit as a type, it is the single-record flag).
 type MLogType uint8
 
-// MLOG_* types that MySQL 8.0.30+ writes (the *_8027 variants are gone from its logs: it
-// refuses to recover logs older than 8.0.30 that are not logically empty).
+// MLOG_* types. Names follow MySQL 8.0's mtr0types.h: the *_8027 ones are the layouts of
+// MySQL 5.7, of 8.0 before 8.0.28 and of MariaDB 10.2-10.4 (which call them without the
+// suffix), with the older index description; 8.0.28 and later write types 67-76 instead.
 const (
-	MLog1Byte                MLogType = 1
-	MLog2Bytes               MLogType = 2
-	MLog4Bytes               MLogType = 4
-	MLog8Bytes               MLogType = 8
-	MLogRecSecDeleteMark     MLogType = 11
-	MLogPageCreate           MLogType = 19
-	MLogUndoInsert           MLogType = 20
-	MLogUndoEraseEnd         MLogType = 21
-	MLogUndoInit             MLogType = 22
-	MLogUndoHdrReuse         MLogType = 24
-	MLogUndoHdrCreate        MLogType = 25
-	MLogRecMinMark           MLogType = 26
-	MLogIbufBitmapInit       MLogType = 27
-	MLogInitFilePage         MLogType = 29
-	MLogWriteString          MLogType = 30
-	MLogMultiRecEnd          MLogType = 31
-	MLogDummyRecord          MLogType = 32
-	MLogFileCreate           MLogType = 33
-	MLogFileRename           MLogType = 34
-	MLogFileDelete           MLogType = 35
-	MLogCompRecMinMark       MLogType = 36
-	MLogCompPageCreate       MLogType = 37
-	MLogZipWriteNodePtr      MLogType = 48
-	MLogZipWriteBlobPtr      MLogType = 49
-	MLogZipWriteHeader       MLogType = 50
-	MLogZipPageCompress      MLogType = 51
-	MLogPageCreateRtree      MLogType = 57
-	MLogCompPageCreateRtree  MLogType = 58
-	MLogInitFilePage2        MLogType = 59
-	MLogIndexLoad            MLogType = 61
-	MLogTableDynamicMeta     MLogType = 62
-	MLogPageCreateSDI        MLogType = 63
-	MLogCompPageCreateSDI    MLogType = 64
-	MLogFileExtend           MLogType = 65
-	MLogRecInsert            MLogType = 67
-	MLogRecClustDeleteMark   MLogType = 68
-	MLogRecDelete            MLogType = 69
-	MLogRecUpdateInPlace     MLogType = 70
-	MLogListEndCopyCreated   MLogType = 71
-	MLogPageReorganize       MLogType = 72
-	MLogZipPageReorganize    MLogType = 73
-	MLogZipPageCompressNoDat MLogType = 74
-	MLogListEndDelete        MLogType = 75
-	MLogListStartDelete      MLogType = 76
-	mlogSingleRecFlag                 = 0x80
+	MLog1Byte                      MLogType = 1
+	MLog2Bytes                     MLogType = 2
+	MLog4Bytes                     MLogType = 4
+	MLog8Bytes                     MLogType = 8
+	MLogRecInsert8027              MLogType = 9
+	MLogRecClustDeleteMark8027     MLogType = 10
+	MLogRecSecDeleteMark           MLogType = 11
+	MLogRecUpdateInPlace8027       MLogType = 13
+	MLogRecDelete8027              MLogType = 14
+	MLogListEndDelete8027          MLogType = 15
+	MLogListStartDelete8027        MLogType = 16
+	MLogListEndCopyCreated8027     MLogType = 17
+	MLogPageReorganize8027         MLogType = 18
+	MLogPageCreate                 MLogType = 19
+	MLogUndoInsert                 MLogType = 20
+	MLogUndoEraseEnd               MLogType = 21
+	MLogUndoInit                   MLogType = 22
+	MLogUndoHdrDiscard             MLogType = 23 // MySQL 5.7, MariaDB <= 10.2
+	MLogUndoHdrReuse               MLogType = 24
+	MLogUndoHdrCreate              MLogType = 25
+	MLogRecMinMark                 MLogType = 26
+	MLogIbufBitmapInit             MLogType = 27
+	MLogInitFilePage               MLogType = 29
+	MLogWriteString                MLogType = 30
+	MLogMultiRecEnd                MLogType = 31
+	MLogDummyRecord                MLogType = 32
+	MLogFileCreate                 MLogType = 33
+	MLogFileRename                 MLogType = 34
+	MLogFileDelete                 MLogType = 35
+	MLogCompRecMinMark             MLogType = 36
+	MLogCompPageCreate             MLogType = 37
+	MLogCompRecInsert8027          MLogType = 38
+	MLogCompRecClustDeleteMark8027 MLogType = 39
+	MLogCompRecSecDeleteMark       MLogType = 40
+	MLogCompRecUpdateInPlace8027   MLogType = 41
+	MLogCompRecDelete8027          MLogType = 42
+	MLogCompListEndDelete8027      MLogType = 43
+	MLogCompListStartDelete8027    MLogType = 44
+	MLogCompListEndCopyCreated8027 MLogType = 45
+	MLogCompPageReorganize8027     MLogType = 46
+	MLogFileCreate2                MLogType = 47 // MySQL 5.7, MariaDB 10.2-10.4
+	MLogZipWriteNodePtr            MLogType = 48
+	MLogZipWriteBlobPtr            MLogType = 49
+	MLogZipWriteHeader             MLogType = 50
+	MLogZipPageCompress            MLogType = 51
+	MLogZipPageCompressNoData8027  MLogType = 52
+	MLogZipPageReorganize8027      MLogType = 53
+	MLogFileRename2                MLogType = 54 // MySQL 5.7, MariaDB 10.2-10.4
+	MLogFileName                   MLogType = 55 // MySQL 5.7, MariaDB 10.2-10.4
+	MLogCheckpoint                 MLogType = 56 // MySQL 5.7, MariaDB 10.2-10.4
+	MLogPageCreateRtree            MLogType = 57
+	MLogCompPageCreateRtree        MLogType = 58
+	MLogInitFilePage2              MLogType = 59
+	MLogTruncate                   MLogType = 60 // MySQL 5.7, MariaDB 10.2-10.3
+	MLogIndexLoad                  MLogType = 61
+	MLogTableDynamicMeta           MLogType = 62 // MySQL 8.0
+	MLogPageCreateSDI              MLogType = 63
+	MLogCompPageCreateSDI          MLogType = 64
+	MLogFileExtend                 MLogType = 65
+	MLogRecInsert                  MLogType = 67
+	MLogRecClustDeleteMark         MLogType = 68
+	MLogRecDelete                  MLogType = 69
+	MLogRecUpdateInPlace           MLogType = 70
+	MLogListEndCopyCreated         MLogType = 71
+	MLogPageReorganize             MLogType = 72
+	MLogZipPageReorganize          MLogType = 73
+	MLogZipPageCompressNoDat       MLogType = 74
+	MLogListEndDelete              MLogType = 75
+	MLogListStartDelete            MLogType = 76
+	// MariaDB 10.2-10.4 only, logged as the number less 128.
+	MLogZipWriteTrxID      MLogType = 62 + 128 // 10.3+
+	MLogMemset             MLogType = 63 + 128 // 10.4
+	MLogInitFreePage       MLogType = 64 + 128 // 10.4
+	MLogFileWriteCryptData MLogType = 100 + 128
+	mlogSingleRecFlag               = 0x80
 )
+
+// MLogDialect is the variant of the MLOG_* format a log was written in: the header's format
+// identifier and creator decide it (MLogDialectOf).
+type MLogDialect uint8
+
+// MLOG dialects.
+const (
+	DialectMySQL8028 MLogDialect = iota // MySQL 8.0.28+ (header formats 5 and 6)
+	DialectMySQL80                      // MySQL 8.0.1-8.0.27 (formats 2-4)
+	DialectMySQL57                      // MySQL 5.7.9+ (format 1)
+	DialectMariaDB                      // MariaDB 10.2-10.4 (formats 1, 103, 104)
+)
+
+// MLogDialectOf returns the dialect of a log with header h, and whether h is an MLOG format.
+func MLogDialectOf(h Header) (MLogDialect, bool) {
+	f := h.Format &^ FormatEncrypted
+	switch {
+	case h.Vendor == "MariaDB" && (f == FormatMySQL57 || f == FormatMariaDB103 || f == FormatMariaDB104):
+		return DialectMariaDB, true
+	case h.Format == FormatMySQL57:
+		return DialectMySQL57, true
+	case h.Format >= FormatMySQL80_1 && h.Format <= FormatMySQL80_19:
+		return DialectMySQL80, true
+	case h.Format == FormatMySQL80_28 || h.Format == FormatMySQL80_30:
+		return DialectMySQL8028, true
+	}
+	return 0, false
+}
+
+// mlogInDialect maps a logged type byte (without the single-record flag) to the type it
+// means in dialect d, and whether d writes it at all.
+func mlogInDialect(b uint8, d MLogDialect) (MLogType, bool) {
+	t := MLogType(b)
+	if d == DialectMariaDB && (b >= 62 && b <= 64 || b == 100) {
+		t += 128
+	}
+	if _, ok := mlogNames[t]; !ok {
+		return t, false
+	}
+	switch {
+	case t >= MLogTableDynamicMeta && t <= MLogListStartDelete:
+		return t, d == DialectMySQL80 && t <= MLogFileExtend || d == DialectMySQL8028
+	case t >= MLogZipWriteTrxID:
+		return t, d == DialectMariaDB
+	case t == MLogFileCreate2 || t == MLogFileRename2 || t == MLogFileName || t == MLogCheckpoint || t == MLogTruncate || t == MLogUndoHdrDiscard:
+		return t, d == DialectMySQL57 || d == DialectMariaDB
+	case t == MLogFileCreate || t == MLogFileRename:
+		return t, d == DialectMySQL80 || d == DialectMySQL8028
+	case t.old():
+		return t, d != DialectMySQL8028
+	}
+	return t, true
+}
 
 var mlogNames = map[MLogType]string{
 	MLog1Byte: "MLOG_1BYTE", MLog2Bytes: "MLOG_2BYTES", MLog4Bytes: "MLOG_4BYTES", MLog8Bytes: "MLOG_8BYTES",
-	MLogRecSecDeleteMark: "MLOG_REC_SEC_DELETE_MARK", MLogPageCreate: "MLOG_PAGE_CREATE",
+	MLogRecInsert8027: "MLOG_REC_INSERT_8027", MLogRecClustDeleteMark8027: "MLOG_REC_CLUST_DELETE_MARK_8027",
+	MLogRecSecDeleteMark: "MLOG_REC_SEC_DELETE_MARK", MLogRecUpdateInPlace8027: "MLOG_REC_UPDATE_IN_PLACE_8027",
+	MLogRecDelete8027: "MLOG_REC_DELETE_8027", MLogListEndDelete8027: "MLOG_LIST_END_DELETE_8027",
+	MLogListStartDelete8027: "MLOG_LIST_START_DELETE_8027", MLogListEndCopyCreated8027: "MLOG_LIST_END_COPY_CREATED_8027",
+	MLogPageReorganize8027: "MLOG_PAGE_REORGANIZE_8027", MLogPageCreate: "MLOG_PAGE_CREATE",
 	MLogUndoInsert: "MLOG_UNDO_INSERT", MLogUndoEraseEnd: "MLOG_UNDO_ERASE_END", MLogUndoInit: "MLOG_UNDO_INIT",
-	MLogUndoHdrReuse: "MLOG_UNDO_HDR_REUSE", MLogUndoHdrCreate: "MLOG_UNDO_HDR_CREATE",
+	MLogUndoHdrDiscard: "MLOG_UNDO_HDR_DISCARD", MLogUndoHdrReuse: "MLOG_UNDO_HDR_REUSE", MLogUndoHdrCreate: "MLOG_UNDO_HDR_CREATE",
 	MLogRecMinMark: "MLOG_REC_MIN_MARK", MLogIbufBitmapInit: "MLOG_IBUF_BITMAP_INIT",
 	MLogInitFilePage: "MLOG_INIT_FILE_PAGE", MLogWriteString: "MLOG_WRITE_STRING",
 	MLogMultiRecEnd: "MLOG_MULTI_REC_END", MLogDummyRecord: "MLOG_DUMMY_RECORD",
 	MLogFileCreate: "MLOG_FILE_CREATE", MLogFileRename: "MLOG_FILE_RENAME", MLogFileDelete: "MLOG_FILE_DELETE",
 	MLogCompRecMinMark: "MLOG_COMP_REC_MIN_MARK", MLogCompPageCreate: "MLOG_COMP_PAGE_CREATE",
+	MLogCompRecInsert8027: "MLOG_COMP_REC_INSERT_8027", MLogCompRecClustDeleteMark8027: "MLOG_COMP_REC_CLUST_DELETE_MARK_8027",
+	MLogCompRecSecDeleteMark: "MLOG_COMP_REC_SEC_DELETE_MARK", MLogCompRecUpdateInPlace8027: "MLOG_COMP_REC_UPDATE_IN_PLACE_8027",
+	MLogCompRecDelete8027: "MLOG_COMP_REC_DELETE_8027", MLogCompListEndDelete8027: "MLOG_COMP_LIST_END_DELETE_8027",
+	MLogCompListStartDelete8027: "MLOG_COMP_LIST_START_DELETE_8027", MLogCompListEndCopyCreated8027: "MLOG_COMP_LIST_END_COPY_CREATED_8027",
+	MLogCompPageReorganize8027: "MLOG_COMP_PAGE_REORGANIZE_8027", MLogFileCreate2: "MLOG_FILE_CREATE2",
 	MLogZipWriteNodePtr: "MLOG_ZIP_WRITE_NODE_PTR", MLogZipWriteBlobPtr: "MLOG_ZIP_WRITE_BLOB_PTR",
 	MLogZipWriteHeader: "MLOG_ZIP_WRITE_HEADER", MLogZipPageCompress: "MLOG_ZIP_PAGE_COMPRESS",
+	MLogZipPageCompressNoData8027: "MLOG_ZIP_PAGE_COMPRESS_NO_DATA_8027", MLogZipPageReorganize8027: "MLOG_ZIP_PAGE_REORGANIZE_8027",
+	MLogFileRename2: "MLOG_FILE_RENAME2", MLogFileName: "MLOG_FILE_NAME", MLogCheckpoint: "MLOG_CHECKPOINT",
 	MLogPageCreateRtree: "MLOG_PAGE_CREATE_RTREE", MLogCompPageCreateRtree: "MLOG_COMP_PAGE_CREATE_RTREE",
-	MLogInitFilePage2: "MLOG_INIT_FILE_PAGE2", MLogIndexLoad: "MLOG_INDEX_LOAD",
+	MLogInitFilePage2: "MLOG_INIT_FILE_PAGE2", MLogTruncate: "MLOG_TRUNCATE", MLogIndexLoad: "MLOG_INDEX_LOAD",
 	MLogTableDynamicMeta: "MLOG_TABLE_DYNAMIC_META", MLogPageCreateSDI: "MLOG_PAGE_CREATE_SDI",
 	MLogCompPageCreateSDI: "MLOG_COMP_PAGE_CREATE_SDI", MLogFileExtend: "MLOG_FILE_EXTEND",
 	MLogRecInsert: "MLOG_REC_INSERT", MLogRecClustDeleteMark: "MLOG_REC_CLUST_DELETE_MARK",
@@ -80,12 +178,14 @@ var mlogNames = map[MLogType]string{
 	MLogListEndCopyCreated: "MLOG_LIST_END_COPY_CREATED", MLogPageReorganize: "MLOG_PAGE_REORGANIZE",
 	MLogZipPageReorganize: "MLOG_ZIP_PAGE_REORGANIZE", MLogZipPageCompressNoDat: "MLOG_ZIP_PAGE_COMPRESS_NO_DATA",
 	MLogListEndDelete: "MLOG_LIST_END_DELETE", MLogListStartDelete: "MLOG_LIST_START_DELETE",
+	MLogZipWriteTrxID: "MLOG_ZIP_WRITE_TRX_ID", MLogMemset: "MLOG_MEMSET", MLogInitFreePage: "MLOG_INIT_FREE_PAGE",
+	MLogFileWriteCryptData: "MLOG_FILE_WRITE_CRYPT_DATA",
 }
 
 // MLogTypes lists the MLOG types this package decodes, in code order.
 var MLogTypes = func() []MLogType {
 	var out []MLogType
-	for t := MLogType(0); t < 128; t++ {
+	for t := MLogType(0); t < 255; t++ {
 		if _, ok := mlogNames[t]; ok {
 			out = append(out, t)
 		}
@@ -93,14 +193,38 @@ var MLogTypes = func() []MLogType {
 	return out
 }()
 
+// old reports the row operations with the pre-8.0.28 index description (the *_8027 types).
+func (t MLogType) old() bool {
+	switch t {
+	case MLogRecInsert8027, MLogRecClustDeleteMark8027, MLogRecUpdateInPlace8027, MLogRecDelete8027,
+		MLogListEndDelete8027, MLogListStartDelete8027, MLogListEndCopyCreated8027, MLogPageReorganize8027,
+		MLogZipPageCompressNoData8027, MLogZipPageReorganize8027, MLogCompRecSecDeleteMark:
+		return true
+	}
+	return t >= MLogCompRecInsert8027 && t <= MLogCompPageReorganize8027
+}
+
+// Logged is the type byte a log carries for t (without the single-record flag).
+func (t MLogType) Logged() uint8 {
+	if t >= MLogZipWriteTrxID {
+		return uint8(t) - 128
+	}
+	return uint8(t)
+}
+
 // IsFile reports whether t names a file (MLOG_FILE_*).
 func (t MLogType) IsFile() bool {
-	return t == MLogFileCreate || t == MLogFileRename || t == MLogFileDelete || t == MLogFileExtend
+	switch t {
+	case MLogFileCreate, MLogFileRename, MLogFileDelete, MLogFileExtend, MLogFileCreate2, MLogFileRename2, MLogFileName:
+		return true
+	}
+	return false
 }
 
 // HasPage reports whether records of type t name a page.
 func (t MLogType) HasPage() bool {
-	return !t.IsFile() && t != MLogMultiRecEnd && t != MLogDummyRecord && t != MLogTableDynamicMeta && t != MLogIndexLoad
+	return !t.IsFile() && t != MLogMultiRecEnd && t != MLogDummyRecord && t != MLogTableDynamicMeta &&
+		t != MLogIndexLoad && t != MLogCheckpoint && t != MLogTruncate && t != MLogFileWriteCryptData
 }
 
 func (t MLogType) String() string {
@@ -120,6 +244,9 @@ type MLogRecord struct {
 	Len     int    // bytes of the record (block headers and trailers not counted)
 	Name    string // MLOG_FILE_*: the file name (MLOG_FILE_RENAME: the old one)
 	NewName string // MLOG_FILE_RENAME: the new name
+	// CheckpointLSN is MLOG_CHECKPOINT's LSN: the checkpoint whose file names the records
+	// before it (since that checkpoint) list.
+	CheckpointLSN uint64
 }
 
 // mlogReader walks a record's bytes; the first read past the end sets short, a value that

@@ -7,15 +7,19 @@ const (
 	mlogShort = "record runs past the end of the written log"
 )
 
-// parseMLog decodes the MLOG record at the start of p (MySQL 8.0.30+ log0recv.cc,
-// recv_parse_log_rec and recv_parse_or_apply_log_rec_body, which parse without applying): it
-// returns the record and its length, or a reason it cannot be decoded (mlogShort when p ends
-// inside it). Only the length of a page record's body is established, and the names of file
-// records; nothing is applied.
-func parseMLog(p []byte) (MLogRecord, string) {
+// parseMLog decodes the MLOG record at the start of p, in dialect d (log0recv.cc,
+// recv_parse_log_rec and recv_parse_or_apply_log_rec_body of MySQL 5.7, 8.0 and MariaDB 10.4,
+// which parse without applying): it returns the record and its length, or a reason it cannot
+// be decoded (mlogShort when p ends inside it). Only the length of a page record's body is
+// established, and the names of file records; nothing is applied.
+func parseMLog(p []byte, d MLogDialect) (MLogRecord, string) {
 	r := &mlogReader{p: p}
 	b := r.u8()
-	rec := MLogRecord{Type: MLogType(b &^ mlogSingleRecFlag), Single: b&mlogSingleRecFlag != 0}
+	t, ok := mlogInDialect(b&^mlogSingleRecFlag, d)
+	rec := MLogRecord{Type: t, Single: b&mlogSingleRecFlag != 0}
+	if !ok && !r.short {
+		return rec, fmt.Sprintf("unknown record type %d", b&^mlogSingleRecFlag)
+	}
 	switch rec.Type {
 	case MLogMultiRecEnd, MLogDummyRecord:
 		if rec.Single {
@@ -23,6 +27,14 @@ func parseMLog(p []byte) (MLogRecord, string) {
 		}
 		rec.Len = 1
 		return rec, ""
+	case MLogCheckpoint:
+		// A whole mini-transaction of its own, with no page identifier: the checkpoint LSN.
+		if rec.Single {
+			return rec, "MLOG_CHECKPOINT with MLOG_SINGLE_REC_FLAG"
+		}
+		rec.Single = true
+		rec.CheckpointLSN = uint64(r.u32())<<32 | uint64(r.u32())
+		return finish(r, rec)
 	case MLogTableDynamicMeta:
 		// mlog_parse_initial_dict_log_record: the table id and the metadata version, "much
 		// compressed" (seen: 3e 1d 00 02 81 81 = table 29, version 0, AUTO_INCREMENT 385).
@@ -32,6 +44,15 @@ func parseMLog(p []byte) (MLogRecord, string) {
 		return finish(r, rec)
 	}
 	rec.Space, rec.Page = r.comp32(), r.comp32()
+	if !parseMLogBody(r, &rec) {
+		parseOldMLogBody(r, &rec)
+	}
+	return finish(r, rec)
+}
+
+// parseMLogBody reads the body of the record types every dialect shares, and of MySQL 8.0's
+// own; it returns false for the types parseOldMLogBody reads.
+func parseMLogBody(r *mlogReader, rec *MLogRecord) bool {
 	switch rec.Type {
 	case MLog1Byte, MLog2Bytes, MLog4Bytes:
 		r.u16() // page offset
@@ -68,7 +89,7 @@ func parseMLog(p []byte) (MLogRecord, string) {
 		r.skip(1) // compression level
 	case MLogPageCreate, MLogCompPageCreate, MLogPageCreateRtree, MLogCompPageCreateRtree,
 		MLogPageCreateSDI, MLogCompPageCreateSDI, MLogUndoEraseEnd, MLogIbufBitmapInit,
-		MLogInitFilePage, MLogInitFilePage2:
+		MLogInitFilePage, MLogInitFilePage2, MLogUndoHdrDiscard, MLogInitFreePage:
 		// no body
 	case MLogUndoInsert:
 		r.skip(int(r.u16()))
@@ -91,22 +112,92 @@ func parseMLog(p []byte) (MLogRecord, string) {
 	case MLogZipPageCompress:
 		size, trailer := int(r.u16()), int(r.u16())
 		r.skip(8 + size + trailer) // FIL_PAGE_PREV and NEXT, the compressed page, its trailer
-	case MLogIndexLoad:
-		r.skip(8)
-	case MLogFileCreate:
+	case MLogIndexLoad, MLogTruncate:
+		r.skip(8) // an LSN
+	case MLogFileCreate, MLogFileCreate2:
 		r.u32() // tablespace flags
 		rec.Name = r.name()
-	case MLogFileDelete:
+	case MLogFileDelete, MLogFileName:
 		rec.Name = r.name()
-	case MLogFileRename:
+	case MLogFileRename, MLogFileRename2:
 		rec.Name = r.name()
 		rec.NewName = r.name()
 	case MLogFileExtend:
 		r.skip(8 + 8) // the offset extended from and the size added
 	default:
-		return rec, fmt.Sprintf("unknown record type %d", uint8(rec.Type))
+		return false
 	}
-	return finish(r, rec)
+	return true
+}
+
+// parseOldMLogBody reads the row operations with the index description of MySQL 5.7, 8.0
+// before 8.0.28 and MariaDB 10.2-10.4 (the *_8027 types; btr0cur.cc, page0cur.cc and
+// page0zip.cc parse functions), and MariaDB's own types (mtr0log.cc, page0zip.cc, fil0crypt.cc).
+func parseOldMLogBody(r *mlogReader, rec *MLogRecord) {
+	comp := rec.Type >= MLogCompRecInsert8027 && rec.Type <= MLogCompPageReorganize8027 ||
+		rec.Type == MLogZipPageCompressNoData8027 || rec.Type == MLogZipPageReorganize8027
+	switch rec.Type {
+	case MLogRecInsert8027, MLogCompRecInsert8027:
+		parseOldIndex(r, comp)
+		parseInsert(r)
+	case MLogRecClustDeleteMark8027, MLogCompRecClustDeleteMark8027:
+		parseOldIndex(r, comp)
+		r.skip(2)
+		parseSysVals(r)
+		r.u16()
+	case MLogCompRecSecDeleteMark:
+		parseOldIndex(r, true)
+		r.skip(1 + 2)
+	case MLogRecUpdateInPlace8027, MLogCompRecUpdateInPlace8027:
+		parseOldIndex(r, comp)
+		r.skip(1)
+		parseSysVals(r)
+		r.u16()
+		parseUpdateVector(r)
+	case MLogRecDelete8027, MLogCompRecDelete8027, MLogListEndDelete8027, MLogCompListEndDelete8027,
+		MLogListStartDelete8027, MLogCompListStartDelete8027:
+		parseOldIndex(r, comp)
+		r.u16()
+	case MLogListEndCopyCreated8027, MLogCompListEndCopyCreated8027:
+		parseOldIndex(r, comp)
+		r.skip(int(r.u32()))
+	case MLogPageReorganize8027, MLogCompPageReorganize8027:
+		parseOldIndex(r, comp)
+	case MLogZipPageReorganize8027, MLogZipPageCompressNoData8027:
+		parseOldIndex(r, true)
+		r.skip(1)
+	case MLogZipWriteTrxID:
+		r.skip(2 + 2 + 6 + 7) // offset, offset in the compressed page, DB_TRX_ID, DB_ROLL_PTR
+	case MLogMemset:
+		r.skip(2 + 2 + 1) // offset, length, the byte
+	case MLogFileWriteCryptData:
+		// space id, page 0 offset, scheme, IV length, key version, key id, mode, then the IV.
+		r.skip(4 + 2 + 1)
+		n := int(r.u8())
+		r.skip(4 + 4 + 1 + n)
+	default:
+		r.bad = fmt.Sprintf("record type %s is not decoded", rec.Type)
+	}
+}
+
+// parseOldIndex skips the index description before the pre-8.0.28 row operations
+// (mlog_parse_index): for COMPACT pages the field count (bit 15: instant ADD COLUMN, then the
+// core field count), the unique field count and each field's length and NOT NULL flag;
+// nothing for REDUNDANT pages.
+func parseOldIndex(r *mlogReader, comp bool) {
+	if !comp {
+		return
+	}
+	n := int(r.u16())
+	if n&0x8000 != 0 {
+		n &= 0x7fff
+		if core := int(r.u16()); (core == 0 || core > n) && !r.short {
+			r.bad = fmt.Sprintf("index description with %d core fields of %d", core, n)
+			return
+		}
+	}
+	r.u16() // n_uniq
+	r.skip(2 * n)
 }
 
 func finish(r *mlogReader, rec MLogRecord) (MLogRecord, string) {

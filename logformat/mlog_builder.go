@@ -3,9 +3,11 @@ package logformat
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 )
 
-// MLogBuilder assembles a MySQL 8.0.30+ redo file image in memory (log0constants.h layout): the
+// MLogBuilder assembles a MySQL 8.0.30+ redo file image (or, with Ring, an older ring of
+// ib_logfileN files) in memory (log0constants.h layout): the
 // header block, the checkpoint blocks, and 512-byte data blocks carrying mini-transactions with
 // their block number, data length, first_rec_group, epoch and CRC-32C. It makes test logs for
 // what no real file here shows (file records, checkpoints inside the data).
@@ -36,7 +38,9 @@ func (b *MLogBuilder) AddMTR(records ...[]byte) uint64 {
 	lsn := b.lsnAt(len(b.stream))
 	if len(records) == 1 {
 		r := append([]byte(nil), records[0]...)
-		r[0] |= mlogSingleRecFlag
+		if r[0] != byte(MLogCheckpoint) { // MLOG_CHECKPOINT stands alone without the flag
+			r[0] |= mlogSingleRecFlag
+		}
 		b.stream = append(b.stream, r...)
 		return lsn
 	}
@@ -97,6 +101,39 @@ func (b *MLogBuilder) header(img []byte, start, checkpoint uint64) {
 	}
 }
 
+// Ring lays the log out as a ring of files ib_logfile0..files-1 of size bytes each, for a
+// header of format and the builder's creator (MySQL 5.7, 8.0 before 8.0.30, MariaDB
+// 10.2-10.4): the builder's first block goes to byte at of the ring's data (header areas not
+// counted), so the data can wrap from the last file to the first; both checkpoint blocks of
+// the first file name checkpoint with number cpNo.
+func (b *MLogBuilder) Ring(format uint32, files int, size int64, at int64, checkpoint, cpNo uint64) [][]byte {
+	be := binary.BigEndian
+	g := &ringLayout{fileSize: size, files: make([]io.ReaderAt, files), refLSN: b.start}
+	g.refOff = at + mysqlFileHdrSize*(1+at/(size-mysqlFileHdrSize))
+	out := make([][]byte, files)
+	for k := range out {
+		out[k] = make([]byte, size)
+		be.PutUint32(out[k][0:], format)
+		be.PutUint64(out[k][8:], b.start)
+		copy(out[k][16:48], b.creator)
+		be.PutUint32(out[k][508:], CRC32C(out[k][:508]))
+	}
+	data := b.blocks()
+	for i := 0; i < len(data); i += BlockSize {
+		f, off := g.locate(b.start + uint64(i))
+		copy(out[f][off:], data[i:i+BlockSize])
+	}
+	f, off := g.locate(checkpoint)
+	for _, o := range []int{mysqlCheckpoint1, mysqlCheckpoint2} {
+		c := out[0][o : o+BlockSize]
+		be.PutUint64(c[ringCheckpointNo:], cpNo)
+		be.PutUint64(c[ringCheckpointLSN:], checkpoint)
+		be.PutUint64(c[ringCheckpointOffset:], uint64(int64(f)*size+off))
+		be.PutUint32(c[508:], CRC32C(c[:508]))
+	}
+	return out
+}
+
 // blocks lays out the record stream in 512-byte blocks from the builder's start LSN.
 func (b *MLogBuilder) blocks() []byte {
 	be := binary.BigEndian
@@ -143,19 +180,26 @@ func appendComp32(dst []byte, v uint32) []byte {
 
 // MLogPageRecord encodes a page record: the type, the page id, then body.
 func MLogPageRecord(t MLogType, space, page uint32, body []byte) []byte {
-	r := appendComp32(appendComp32([]byte{byte(t)}, space), page)
+	r := appendComp32(appendComp32([]byte{t.Logged()}, space), page)
 	return append(r, body...)
 }
 
-// MLogFileRecord encodes MLOG_FILE_CREATE (flags 0), MLOG_FILE_DELETE or MLOG_FILE_RENAME for
-// space, as fil_op_write_log lays them out: NUL-terminated names after 2-byte lengths.
+// MLogCheckpointRecord encodes MLOG_CHECKPOINT (MySQL 5.7, MariaDB 10.2-10.4): the type and
+// the 8-byte checkpoint LSN, no page identifier.
+func MLogCheckpointRecord(lsn uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{byte(MLogCheckpoint)}, lsn)
+}
+
+// MLogFileRecord encodes MLOG_FILE_CREATE or MLOG_FILE_CREATE2 (flags 0), MLOG_FILE_DELETE,
+// MLOG_FILE_NAME, MLOG_FILE_RENAME or MLOG_FILE_RENAME2 for space, as fil_op_write_log lays
+// them out: NUL-terminated names after 2-byte lengths.
 func MLogFileRecord(t MLogType, space uint32, name, newName string) []byte {
 	var body []byte
-	if t == MLogFileCreate {
+	if t == MLogFileCreate || t == MLogFileCreate2 {
 		body = append(body, 0, 0, 0, 0)
 	}
 	for i, n := range []string{name, newName} {
-		if i == 1 && t != MLogFileRename {
+		if i == 1 && t != MLogFileRename && t != MLogFileRename2 {
 			break
 		}
 		body = binary.BigEndian.AppendUint16(body, uint16(len(n)+1))

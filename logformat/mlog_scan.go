@@ -14,7 +14,7 @@ type MLogMTR struct {
 	Records []MLogRecord
 }
 
-// MLogScan summarises a decoding of a MySQL 8.0.30+ file's records.
+// MLogScan summarises a decoding of an MLOG log's records.
 type MLogScan struct {
 	StartLSN   uint64 // where decoding started (a mini-transaction start)
 	EndLSN     uint64 // the end of the last complete mini-transaction
@@ -28,10 +28,11 @@ type MLogScan struct {
 	Blocks []Block
 }
 
-// ScanRecords decodes the mini-transactions of the file (or Chain) from the LSN from (a
-// mini-transaction start: the checkpoint LSN), or with from 0 from the first mini-transaction
-// that starts in it (the first block's first_rec_group), to the end of the written data,
-// calling fn for each. The record bytes of the written blocks are held in memory (at most the
+// ScanRecords decodes the mini-transactions of the file (or Chain, or ring) from the LSN from
+// (a mini-transaction start: the checkpoint LSN), or with from 0 from the first
+// mini-transaction that starts in the walked blocks (the first block's first_rec_group), to
+// the end of the written data, calling fn for each. A ring log's walk starts at the
+// checkpoint's block, or where SetWalkStart put it. The record bytes of the written blocks are held in memory (at most the
 // files).
 func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, error) {
 	// One walk verifies the blocks and gathers their record bytes.
@@ -39,6 +40,9 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 	n := 0
 	for f := l; f != nil && n < 8<<20/BlockSize; f = f.next {
 		n += int(f.Size-mysqlFileHdrSize) / BlockSize
+	}
+	if l.ring != nil {
+		n = int(l.ring.capacity() / BlockSize)
 	}
 	n = min(n, 8<<20/BlockSize)
 	blocks, data := make([]Block, 0, n), make([]byte, 0, n*blockPayload)
@@ -54,23 +58,24 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		return MLogScan{}, err
 	}
 	sc := MLogScan{DataEndLSN: bs.EndLSN, ByType: map[MLogType]int{}, Blocks: blocks}
-	if bs.EndLSN <= l.Header.FirstLSN || len(blocks) == 0 {
+	base := l.walkStart()
+	if bs.EndLSN <= base || len(blocks) == 0 {
 		sc.Stop, sc.StopDetail = StopZero, "no written blocks"
 		return sc, nil
 	}
 	lsnOf := func(off int) uint64 {
-		return l.Header.FirstLSN + uint64(off/blockPayload)*BlockSize + blockHeaderSize + uint64(off%blockPayload)
+		return base + uint64(off/blockPayload)*BlockSize + blockHeaderSize + uint64(off%blockPayload)
 	}
 	off := -1
 	switch {
 	case from != 0:
-		d := from - l.Header.FirstLSN
-		if from < l.Header.FirstLSN || d%BlockSize < blockHeaderSize || d%BlockSize >= BlockSize-4 || from > bs.EndLSN {
+		d := from - base
+		if from < base || d%BlockSize < blockHeaderSize || d%BlockSize >= BlockSize-4 || from > bs.EndLSN {
 			return sc, &FormatError{File: l.Name, Offset: -1, LSN: from, Msg: "start LSN is not a record position of this file"}
 		}
 		off = int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize
 	case len(bs.RecordGroups) > 0:
-		d := bs.RecordGroups[0] - l.Header.FirstLSN
+		d := bs.RecordGroups[0] - base
 		off = int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize
 	default:
 		sc.Stop, sc.StopDetail = StopZero, "no mini-transaction starts in this file"
@@ -90,7 +95,7 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		mtr = MLogMTR{LSN: lsnOf(off), Records: mtr.Records[:0]}
 		p, why := off, ""
 		for {
-			rec, w := parseMLog(data[p:])
+			rec, w := parseMLog(data[p:], l.Dialect)
 			if w != "" {
 				why = w
 				break

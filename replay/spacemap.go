@@ -171,18 +171,23 @@ func (m *Map) Sorted() []*Space {
 	return out
 }
 
-// BuildMLog builds the map from the MLOG_FILE_CREATE, MLOG_FILE_RENAME and MLOG_FILE_DELETE
-// records of a MySQL 8.0.30+ redo file, for the mini-transactions that start at or after from
-// and before atLSN (0: all).
+// mlogEvents are the file events of the MLOG file records.
+var mlogEvents = map[logformat.MLogType]EventKind{logformat.MLogFileCreate: Create, logformat.MLogFileCreate2: Create,
+	logformat.MLogFileRename: Rename, logformat.MLogFileRename2: Rename, logformat.MLogFileDelete: Delete,
+	logformat.MLogFileName: Modify}
+
+// BuildMLog builds the map from the MLOG_FILE_* records (CREATE and CREATE2, RENAME and
+// RENAME2, DELETE, and NAME as a modify) of a log of MLOG records, for the mini-transactions
+// that start at or after from and before atLSN (0: all).
 func BuildMLog(l *logformat.BlockLog, from, atLSN uint64) (*Map, error) {
 	m := &Map{FromLSN: from, AtLSN: atLSN, Spaces: map[uint32]*Space{}}
+	l.SetWalkStart(from)
 	sc, err := l.ScanRecords(0, func(mtr *logformat.MLogMTR) error {
 		if mtr.LSN < from || (atLSN != 0 && mtr.LSN >= atLSN) {
 			return nil
 		}
 		for _, r := range mtr.Records {
-			k, ok := map[logformat.MLogType]EventKind{logformat.MLogFileCreate: Create,
-				logformat.MLogFileRename: Rename, logformat.MLogFileDelete: Delete}[r.Type]
+			k, ok := mlogEvents[r.Type]
 			if ok {
 				m.apply(r.Space, Event{LSN: mtr.LSN, Kind: k, Name: r.Name, NewName: r.NewName})
 			}
