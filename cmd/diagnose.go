@@ -93,7 +93,7 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 	if err != nil {
 		return nil, err
 	}
-	fs := logFindings(l, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages))
+	fs := logFindings(l.Path, checkpointFindings(l), sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages))
 	ts, err := discovery.Scan(s.discovery())
 	if err != nil {
 		return nil, err

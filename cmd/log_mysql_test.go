@@ -233,3 +233,56 @@ func TestRingLogDirectory(t *testing.T) {
 		})
 	}
 }
+
+// TestPhys105Directory: a MariaDB 10.6 data directory's ib_logfile0 built byte by byte
+// (logformat.MLogBuilder.AddPhysMTR: 10.8 records ended by 0x00 in 512-byte blocks, as
+// log0recv.cc of 10.5 parses them): `log header` names the format, `log stats` from the
+// checkpoint finds the FILE_CHECKPOINT and predicts crash recovery, `log records` lists the
+// records, `map --from-lsn` gives the rename chain; without the FILE_CHECKPOINT the server's
+// refusal is predicted.
+func TestPhys105Directory(t *testing.T) {
+	build := func(withCheckpoint bool) (string, uint64, uint64, *logformat.MLogBuilder) {
+		b, err := logformat.NewMLogBuilder(512*7000, "MariaDB 10.6.21")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := b.AddPhysMTR(logformat.FileRecord(logformat.FileCreate, 5, "./db/t1.ibd", ""),
+			logformat.PageRecord(logformat.InitPage, false, 5, 0, nil))
+		b.AddPhysMTR(logformat.FileRecord(logformat.FileRename, 5, "./db/t1.ibd", "./db/t2.ibd"))
+		cp := b.AddPhysMTR(logformat.FileRecord(logformat.FileModify, 5, "./db/t2.ibd", ""))
+		if withCheckpoint {
+			b.AddPhysMTR(logformat.FileCheckpointRecord(cp))
+		}
+		b.AddPhysMTR(logformat.PageRecord(logformat.Write, false, 5, 3, append(logformat.AppendVarint(nil, 100), make([]byte, 600)...)))
+		b.AddPhysMTR(logformat.FileRecord(logformat.FileRename, 5, "./db/t2.ibd", "./db/t3.ibd"))
+		dir := t.TempDir()
+		img := b.Ring(logformat.FormatMariaDB105, 1, 2048+8*512, 6*512, cp, 9)[0]
+		if err := os.WriteFile(filepath.Join(dir, "ib_logfile0"), img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir, first, cp, b
+	}
+	dir, first, cp, b := build(true)
+	var h headerJSON
+	runJSON(t, &h, "log", "header", "--json", dir)
+	if h.Format != "MariaDB 10.5-10.7" || h.Vendor != "MariaDB" || h.CheckpointLSN == nil || *h.CheckpointLSN != cp || h.Blocks.EndLSN != b.EndLSN() {
+		t.Fatalf("header %+v", h)
+	}
+	var st statsJSON
+	runJSON(t, &st, "log", "stats", "--json", dir)
+	if !st.CrashRecovery || st.StartLSN != cp || st.EndLSN != b.EndLSN() || st.MTRCount != 4 || st.FileCheckpointEndLSN == nil || st.PageRecords != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	out, _, code := run("log", "records", "--json", "--from-lsn", fmt.Sprint(first), dir)
+	if code != ExitClean || strings.Count(out, "\n") != 7 || !strings.Contains(out, `"type":"FILE_CHECKPOINT"`) {
+		t.Errorf("records: exit %d\n%s", code, out)
+	}
+	m := mapOf(t, "--from-lsn", fmt.Sprint(first), dir)
+	if len(m) != 1 || strings.Join(m[0].Names, ",") != "./db/t1.ibd,./db/t2.ibd,./db/t3.ibd" {
+		t.Errorf("map %+v", m)
+	}
+	dir, _, _, _ = build(false)
+	if out, _, code := run("log", "stats", "--json", dir); code != ExitFindings || !strings.Contains(out, "MISSING_FILE_CHECKPOINT") {
+		t.Errorf("without FILE_CHECKPOINT: exit %d\n%s", code, out)
+	}
+}

@@ -36,6 +36,9 @@ func blockScan(c *cli.Context, l *logformat.BlockLog, fn func(*logformat.MLogMTR
 
 // blockLogRecords is `log records` for a MySQL 8.0.30+ file.
 func blockLogRecords(c *cli.Context, l *logformat.BlockLog) error {
+	if l.Physical() {
+		return physRecords(c, l)
+	}
 	match, err := typeFilter(c.String("type"), mlogNames())
 	if err != nil {
 		return err
@@ -82,6 +85,9 @@ func blockLogRecords(c *cli.Context, l *logformat.BlockLog) error {
 
 // blockLogStats is `log stats` for a MySQL 8.0.30+ file, with the keys of the MariaDB form.
 func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
+	if l.Physical() {
+		return physStats(c, l)
+	}
 	byType := map[string]int{}
 	pages := map[[2]uint32]bool{}
 	var mtrs, records, pageRecs int

@@ -68,11 +68,7 @@ func openLogFile(c *cli.Context) (*os.File, int64, settings, error) {
 	if c.NArg() > 1 {
 		return nil, 0, settings{}, fmt.Errorf("expected one DIR or FILE argument, got %d", c.NArg())
 	}
-	dirArg := arg
-	if fi, err := os.Stat(arg); arg != "" && err == nil && fi.Mode().IsRegular() {
-		dirArg = filepath.Dir(arg)
-	}
-	s, err := loadSettings(c, dirArg)
+	s, err := settingsOf(c)
 	if err != nil {
 		return nil, 0, s, err
 	}
@@ -95,6 +91,27 @@ func openLogFile(c *cli.Context) (*os.File, int64, settings, error) {
 	return f, fi.Size(), s, nil
 }
 
+// settingsOf loads the settings for the command's DIR|FILE argument (a file's directory).
+func settingsOf(c *cli.Context) (settings, error) {
+	arg := c.Args().First()
+	if fi, err := os.Stat(arg); arg != "" && err == nil && fi.Mode().IsRegular() {
+		arg = filepath.Dir(arg)
+	}
+	return loadSettings(c, arg)
+}
+
+// pageSizeOf is innodb_page_size: the flag, else the system tablespace's, else 16 KiB; and
+// where it came from.
+func pageSizeOf(s settings) (int, string) {
+	if s.PageSize != 0 {
+		return s.PageSize, "flag"
+	}
+	if n, err := discovery.SystemPageSize(s.systemFile()); err == nil {
+		return n, "system tablespace"
+	}
+	return 16384, "default"
+}
+
 // openLog opens the MariaDB 10.8+ log named by the command's argument (or --datadir).
 func openLog(c *cli.Context) (*openedLog, error) {
 	f, size, s, err := openLogFile(c)
@@ -107,12 +124,7 @@ func openLog(c *cli.Context) (*openedLog, error) {
 		f.Close()
 		return nil, err
 	}
-	o := &openedLog{Log: l, file: f, Path: path, PageSize: s.PageSize, PageSizeSource: "flag"}
-	if o.PageSize == 0 {
-		o.PageSize, o.PageSizeSource = 16384, "default"
-		if n, err := discovery.SystemPageSize(s.systemFile()); err == nil {
-			o.PageSize, o.PageSizeSource = n, "system tablespace"
-		}
-	}
+	o := &openedLog{Log: l, file: f, Path: path}
+	o.PageSize, o.PageSizeSource = pageSizeOf(s)
 	return o, nil
 }

@@ -105,7 +105,7 @@ func logRecords(c *cli.Context) error {
 		return err
 	}
 	if err := sc.StopError(); err != nil {
-		return finish(c, []report.Finding{corruptLogFinding(l, sc.LSN(), err)})
+		return finish(c, []report.Finding{corruptLogFinding(l.Path, sc.LSN(), err)})
 	}
 	return nil
 }
@@ -173,30 +173,30 @@ type statsJSON struct {
 	Findings             []report.Finding `json:"findings"`
 }
 
-func corruptLogFinding(l *openedLog, lsn uint64, err error) report.Finding {
-	return report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: l.Path, LSN: &lsn,
+func corruptLogFinding(path string, lsn uint64, err error) report.Finding {
+	return report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: path, LSN: &lsn,
 		Message: err.Error() + "; the server stops recovery here and refuses to start without innodb_force_recovery"}
 }
 
 // statsFindings is what a whole scan from the checkpoint says about recovery.
 func statsFindings(l *openedLog, sc *logformat.Scanner, st *logformat.Stats, cpLSN uint64, pageRecs int) []report.Finding {
-	return logFindings(l, sc, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN, pageRecs, st.PagesTouched)
+	return logFindings(l.Path, checkpointFindings(l), sc, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN, pageRecs, st.PagesTouched)
 }
 
-// logFindings: the checkpoint blocks, a corrupt record, a missing FILE_CHECKPOINT, and how much
-// recovery has to apply, from a scan that started at startLSN and ended at end.
-func logFindings(l *openedLog, sc *logformat.Scanner, startLSN, end, fcpEnd, cpLSN uint64, pageRecs, pages int) []report.Finding {
-	fs := checkpointFindings(l)
+// logFindings: the checkpoint blocks' findings fs, then a corrupt record, a missing
+// FILE_CHECKPOINT, and how much recovery has to apply, from a scan of the log at path that
+// started at startLSN and ended at end.
+func logFindings(path string, fs []report.Finding, sc *logformat.Scanner, startLSN, end, fcpEnd, cpLSN uint64, pageRecs, pages int) []report.Finding {
 	if err := sc.StopError(); err != nil {
-		fs = append(fs, corruptLogFinding(l, end, err))
+		fs = append(fs, corruptLogFinding(path, end, err))
 	}
 	if startLSN == cpLSN && fcpEnd == 0 {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: l.Path, LSN: &end,
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: path, LSN: &end,
 			Message: fmt.Sprintf("no FILE_CHECKPOINT(%d) record between the checkpoint and the end of the log; "+
 				"the server refuses to start (\"Missing FILE_CHECKPOINT\")", cpLSN)})
 	}
 	if pageRecs > 0 {
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Path, LSN: &end,
+		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: path, LSN: &end,
 			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them",
 				pageRecs, pages, cpLSN)})
 	}

@@ -69,6 +69,9 @@ func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 		if berr != nil {
 			return nil, nil, err
 		}
+		if bl.Physical() {
+			return physMap(c, bl)
+		}
 		from := c.Uint64("from-lsn")
 		if from == 0 {
 			if bl.Selected < 0 {
@@ -94,7 +97,7 @@ func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 	}
 	var fs []report.Finding
 	if err := sc.StopError(); err != nil {
-		fs = append(fs, corruptLogFinding(l, sc.LSN(), err))
+		fs = append(fs, corruptLogFinding(l.Path, sc.LSN(), err))
 	}
 	return m, fs, nil
 }

@@ -116,7 +116,7 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 	}
 	a, err := replay.Analyze(sc, 0, cpLSN)
 	if err == nil {
-		for _, f := range logFindings(l, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, 0, 0) {
+		for _, f := range logFindings(l.Path, checkpointFindings(l), sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, 0, 0) {
 			if f.Severity == report.Error {
 				err = fmt.Errorf("%s: %s: %s", f.File, f.Code, f.Message)
 				break

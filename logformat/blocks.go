@@ -50,6 +50,7 @@ type BlockLog struct {
 	next        *BlockLog // the file whose data continues this one's (Chain)
 	ring        *ringLayout
 	start       uint64 // ring logs: LSN of the block the walks start at
+	physical    bool   // MariaDB 10.5-10.7: 10.8 records, not MLOG
 }
 
 // dataEnd is the LSN after the last data byte the file can hold.

@@ -183,11 +183,11 @@ func Open(r io.ReaderAt, size int64, name string) (*Log, Header, error) {
 		switch {
 		case h.Encrypted:
 			msg = fmt.Sprintf("encrypted %s redo log (format 0x%08x, created by %q): innoscope does not decrypt redo logs", h.FormatName, h.Format, h.Creator)
-		case mlog:
-			msg = fmt.Sprintf("%s redo log (created by %q): this command reads MariaDB 10.8+ logs only (`log header`, `log records`, `log stats` and `map` read the MLOG logs of MySQL 5.7 and 8.0 and MariaDB 10.2-10.4)",
+		case mlog || h.Format == FormatMariaDB105:
+			msg = fmt.Sprintf("%s redo log (created by %q): this command reads MariaDB 10.8+ logs only (`log header`, `log records`, `log stats` and `map` read the logs of MySQL 5.7 and 8.0 and MariaDB 10.2-10.7)",
 				h.FormatName, h.Creator)
 		default:
-			msg = fmt.Sprintf("%s redo log (format 0x%08x, created by %q): its records are not decoded yet; innoscope reads the logs of MariaDB 10.2-10.4 and 10.8+, MySQL 5.7 and 8.0",
+			msg = fmt.Sprintf("%s redo log (format 0x%08x, created by %q): its records are not decoded; innoscope reads the logs of MariaDB 10.2 and later, MySQL 5.7 and 8.0",
 				h.FormatName, h.Format, h.Creator)
 		}
 		return nil, h, &FormatError{File: name, Offset: 0, Err: ErrUnsupported, Msg: msg}

@@ -51,6 +51,18 @@ func (b *MLogBuilder) AddMTR(records ...[]byte) uint64 {
 	return lsn
 }
 
+// AddPhysMTR appends one MariaDB 10.5-10.7 mini-transaction (records in the 10.8 encoding,
+// e.g. from PageRecord and FileRecord, then the 0x00 end byte) and returns its start LSN.
+func (b *MLogBuilder) AddPhysMTR(records ...[]byte) uint64 {
+	b.groups = append(b.groups, len(b.stream))
+	lsn := b.lsnAt(len(b.stream))
+	for _, r := range records {
+		b.stream = append(b.stream, r...)
+	}
+	b.stream = append(b.stream, 0)
+	return lsn
+}
+
 // EndLSN is the LSN after the last mini-transaction.
 func (b *MLogBuilder) EndLSN() uint64 { return b.lsnAt(len(b.stream)) }
 

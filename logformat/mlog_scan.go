@@ -2,6 +2,59 @@ package logformat
 
 import "fmt"
 
+// gathered is the record bytes of a walk's blocks, without block headers and trailers.
+type gathered struct {
+	blocks []Block
+	data   []byte
+	bs     BlockScan
+	base   uint64 // LSN of the first block
+}
+
+// lsnOf is the LSN of data offset off.
+func (g *gathered) lsnOf(off int) uint64 {
+	return g.base + uint64(off/blockPayload)*BlockSize + blockHeaderSize + uint64(off%blockPayload)
+}
+
+// gather walks the blocks once, verifying them and keeping their record bytes (preallocated
+// for what the files hold, up to 8 MiB; beyond, appending grows).
+func (l *BlockLog) gather() (*gathered, error) {
+	n := 0
+	for f := l; f != nil && n < 8<<20/BlockSize; f = f.next {
+		n += int(f.Size-mysqlFileHdrSize) / BlockSize
+	}
+	if l.ring != nil {
+		n = int(l.ring.capacity() / BlockSize)
+	}
+	n = min(n, 8<<20/BlockSize)
+	g := &gathered{blocks: make([]Block, 0, n), data: make([]byte, 0, n*blockPayload), base: l.walkStart()}
+	var err error
+	g.bs, err = l.walkBlocks(func(blk Block, b []byte) {
+		g.blocks = append(g.blocks, blk)
+		g.data = append(g.data, b[blockHeaderSize:min(int(blk.DataLen), BlockSize-4)]...)
+	})
+	return g, err
+}
+
+// startAt is the data offset where decoding starts: the LSN from (a record position), or with
+// from 0 the first block's first mini-transaction; or why nothing is to be decoded.
+func (g *gathered) startAt(l *BlockLog, from uint64) (int, string, error) {
+	if g.bs.EndLSN <= g.base || len(g.blocks) == 0 {
+		return 0, "no written blocks", nil
+	}
+	switch {
+	case from != 0:
+		d := from - g.base
+		if from < g.base || d%BlockSize < blockHeaderSize || d%BlockSize >= BlockSize-4 || from > g.bs.EndLSN {
+			return 0, "", &FormatError{File: l.Name, Offset: -1, LSN: from, Msg: "start LSN is not a record position of this file"}
+		}
+		return int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize, "", nil
+	case len(g.bs.RecordGroups) > 0:
+		d := g.bs.RecordGroups[0] - g.base
+		return int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize, "", nil
+	}
+	return 0, "no mini-transaction starts in this file", nil
+}
+
 // blockPayload is the record bytes a 512-byte block carries: after the 12-byte header, before
 // the 4-byte checksum.
 const blockPayload = BlockSize - blockHeaderSize - 4
@@ -35,51 +88,16 @@ type MLogScan struct {
 // checkpoint's block, or where SetWalkStart put it. The record bytes of the written blocks are held in memory (at most the
 // files).
 func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, error) {
-	// One walk verifies the blocks and gathers their record bytes.
-	// Preallocate for the blocks the chain can hold, up to 8 MiB; beyond, appending grows.
-	n := 0
-	for f := l; f != nil && n < 8<<20/BlockSize; f = f.next {
-		n += int(f.Size-mysqlFileHdrSize) / BlockSize
-	}
-	if l.ring != nil {
-		n = int(l.ring.capacity() / BlockSize)
-	}
-	n = min(n, 8<<20/BlockSize)
-	blocks, data := make([]Block, 0, n), make([]byte, 0, n*blockPayload)
-	bs, err := l.walkBlocks(func(blk Block, b []byte) {
-		blocks = append(blocks, blk)
-		end := int(blk.DataLen)
-		if end > BlockSize-4 {
-			end = BlockSize - 4
-		}
-		data = append(data, b[blockHeaderSize:end]...)
-	})
+	g, err := l.gather()
 	if err != nil {
 		return MLogScan{}, err
 	}
-	sc := MLogScan{DataEndLSN: bs.EndLSN, ByType: map[MLogType]int{}, Blocks: blocks}
-	base := l.walkStart()
-	if bs.EndLSN <= base || len(blocks) == 0 {
-		sc.Stop, sc.StopDetail = StopZero, "no written blocks"
-		return sc, nil
-	}
-	lsnOf := func(off int) uint64 {
-		return base + uint64(off/blockPayload)*BlockSize + blockHeaderSize + uint64(off%blockPayload)
-	}
-	off := -1
-	switch {
-	case from != 0:
-		d := from - base
-		if from < base || d%BlockSize < blockHeaderSize || d%BlockSize >= BlockSize-4 || from > bs.EndLSN {
-			return sc, &FormatError{File: l.Name, Offset: -1, LSN: from, Msg: "start LSN is not a record position of this file"}
-		}
-		off = int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize
-	case len(bs.RecordGroups) > 0:
-		d := bs.RecordGroups[0] - base
-		off = int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize
-	default:
-		sc.Stop, sc.StopDetail = StopZero, "no mini-transaction starts in this file"
-		return sc, nil
+	sc := MLogScan{DataEndLSN: g.bs.EndLSN, ByType: map[MLogType]int{}, Blocks: g.blocks}
+	lsnOf, data := g.lsnOf, g.data
+	off, why, err := g.startAt(l, from)
+	if why != "" || err != nil {
+		sc.Stop, sc.StopDetail = StopZero, why
+		return sc, err
 	}
 	sc.StartLSN, sc.EndLSN = lsnOf(off), lsnOf(off)
 	var mtr MLogMTR

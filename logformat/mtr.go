@@ -60,6 +60,13 @@ type Scanner struct {
 	stopOff  int64 // file offset of the fault
 	err      error
 	mtrCount int
+	// A scanner over mini-transactions decoded beforehand (MariaDB 10.5-10.7, PhysScanner):
+	// pre holds them, the pre* fields say how that decoding ended.
+	pre       []MTR
+	preStop   StopReason
+	preDetail string
+	preAt     uint64 // LSN of a malformed record
+	name      string // the log file, when there is no *Log
 }
 
 // Scan returns a scanner starting at lsn, which must be the start of a mini-transaction (the
@@ -107,6 +114,9 @@ func (s *Scanner) fill() ([]byte, error) {
 func (s *Scanner) Next() bool {
 	if s.err != nil || s.stop != "" {
 		return false
+	}
+	if s.log == nil {
+		return s.nextDecoded()
 	}
 	if s.opt.ToLSN != 0 && s.lsn >= s.opt.ToLSN {
 		return s.end(StopLimit, 0, "reached the requested end LSN")
@@ -174,8 +184,24 @@ func (s *Scanner) Next() bool {
 
 func (s *Scanner) end(r StopReason, at int, detail string) bool {
 	s.stop, s.detail = r, detail
-	s.stopOff = s.log.FileOffset(s.lsn + uint64(at))
+	if s.log != nil {
+		s.stopOff = s.log.FileOffset(s.lsn + uint64(at))
+	}
 	return false
+}
+
+// nextDecoded is Next over mini-transactions decoded beforehand.
+func (s *Scanner) nextDecoded() bool {
+	if s.opt.ToLSN != 0 && s.lsn >= s.opt.ToLSN {
+		return s.end(StopLimit, 0, "reached the requested end LSN")
+	}
+	if s.mtrCount >= len(s.pre) {
+		return s.end(s.preStop, 0, s.preDetail)
+	}
+	s.mtr = s.pre[s.mtrCount]
+	s.lsn = s.mtr.EndLSN
+	s.mtrCount++
+	return true
 }
 
 // MTR returns the mini-transaction parsed by the last successful Next. It and its records'
@@ -197,6 +223,9 @@ func (s *Scanner) Err() error { return s.err }
 func (s *Scanner) StopError() error {
 	if s.stop != StopMalformed {
 		return nil
+	}
+	if s.log == nil {
+		return &FormatError{File: s.name, Offset: -1, LSN: s.preAt, Msg: "corrupted log record: " + s.detail}
 	}
 	return &FormatError{File: s.log.Name, Offset: s.stopOff, LSN: s.lsn, Msg: "corrupted log record: " + s.detail}
 }

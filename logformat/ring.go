@@ -6,8 +6,8 @@ import (
 	"io"
 )
 
-// The ring of ib_logfile0..N of MySQL 5.7, MySQL 8.0 before 8.0.30 and MariaDB 10.2-10.4
-// (log0log.h, log0recv.cc): every file starts with a 2048-byte header area and the 512-byte
+// The ring of ib_logfile0..N of MySQL 5.7, MySQL 8.0 before 8.0.30 and MariaDB 10.2-10.7
+// (log0log.h, log0recv.cc; 10.5-10.7 use ib_logfile0 alone): every file starts with a 2048-byte header area and the 512-byte
 // blocks fill the rest, the files one after another and then round again. The first file's
 // header area holds the header block (format, start LSN, creator; CRC-32C in its last 4
 // bytes) and the two checkpoint blocks at 512 and 1536: checkpoint number (8 bytes at 0),
@@ -75,7 +75,8 @@ func OpenRingLog(files []io.ReaderAt, sizes []int64, names []string) (*BlockLog,
 		return nil, err
 	}
 	d, ok := MLogDialectOf(h)
-	if !ok || h.Format == FormatMySQL80_30 {
+	physical := h.Format&^FormatEncrypted == FormatMariaDB105
+	if (!ok && !physical) || h.Format == FormatMySQL80_30 {
 		return nil, &FormatError{File: names[0], Offset: 0, Err: ErrUnsupported, Msg: fmt.Sprintf("%s redo log is not a ring of ib_logfileN files", h.FormatName)}
 	}
 	if h.Encrypted {
@@ -86,7 +87,7 @@ func OpenRingLog(files []io.ReaderAt, sizes []int64, names []string) (*BlockLog,
 	}
 	h.CRCValid = true
 	g := &ringLayout{files: files, names: names, fileSize: size, refLSN: h.FirstLSN, refOff: mysqlFileHdrSize}
-	l := &BlockLog{Name: names[0], Size: size, Header: h, Dialect: d, Selected: -1, r: files[0], ring: g}
+	l := &BlockLog{Name: names[0], Size: size, Header: h, Dialect: d, Selected: -1, r: files[0], ring: g, physical: physical}
 	var best uint64
 	for i, off := range []int64{mysqlCheckpoint1, mysqlCheckpoint2} {
 		blk := b[off : off+BlockSize]

@@ -1,0 +1,138 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/logformat"
+	"innoscope/replay"
+	"innoscope/report"
+)
+
+// physScan decodes a MariaDB 10.5-10.7 log (10.8 records in blocks) from the checkpoint or
+// --from-lsn, which must be a mini-transaction start.
+func physScan(c *cli.Context, l *logformat.BlockLog) (*logformat.Scanner, uint64, error) {
+	var cpLSN uint64
+	if l.Selected >= 0 {
+		cpLSN = l.Checkpoints[l.Selected].LSN
+	}
+	start := c.Uint64("from-lsn")
+	if start == 0 {
+		if l.Selected < 0 {
+			return nil, 0, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Name)
+		}
+		start = cpLSN
+	}
+	l.SetWalkStart(start)
+	s, err := settingsOf(c)
+	if err != nil {
+		return nil, 0, err
+	}
+	pageSize, _ := pageSizeOf(s)
+	sc, err := l.PhysScanner(start, pageSize)
+	return sc, cpLSN, err
+}
+
+// physRecords is `log records` for a MariaDB 10.5-10.7 log.
+func physRecords(c *cli.Context, l *logformat.BlockLog) error {
+	sc, _, err := physScan(c, l)
+	if err != nil {
+		return err
+	}
+	match, err := typeFilter(c.String("type"), typeNames())
+	if err != nil {
+		return err
+	}
+	space, page, to := c.Int64("space"), c.Int64("page"), c.Uint64("to-lsn")
+	rp, err := newRecordPrinter(c, 17)
+	if err != nil {
+		return err
+	}
+	defer rp.out.Flush()
+	for sc.Next() && (to == 0 || sc.MTR().LSN < to) {
+		m := sc.MTR()
+		for i := range m.Records {
+			r := &m.Records[i]
+			if !match(r.Type.String()) || (space >= 0 && int64(r.Space) != space) || (page >= 0 && int64(r.Page) != page) {
+				continue
+			}
+			p := fmt.Sprint(r.Page)
+			if r.Type.IsFile() || r.Type == logformat.Padding {
+				p = "-"
+			}
+			if err := rp.row(toRecordJSON(m, i), fmt.Sprint(r.Space), p); err != nil {
+				return err
+			}
+		}
+	}
+	reason, detail, _ := sc.Stop()
+	if err := rp.end(c, fmt.Sprintf("end of log at LSN %d: %s (%s)", sc.LSN(), reason, detail)); err != nil {
+		return err
+	}
+	if err := sc.StopError(); err != nil {
+		return finish(c, []report.Finding{corruptLogFinding(l.Name, sc.LSN(), err)})
+	}
+	return nil
+}
+
+// physStats is `log stats` for a MariaDB 10.5-10.7 log, with the keys of the other formats.
+func physStats(c *cli.Context, l *logformat.BlockLog) error {
+	sc, cpLSN, err := physScan(c, l)
+	if err != nil {
+		return err
+	}
+	s, _ := settingsOf(c)
+	pageSize, source := pageSizeOf(s)
+	st, err := logformat.Summarize(sc, cpLSN)
+	if err != nil {
+		return err
+	}
+	pageRecs := 0
+	for t, n := range st.ByType {
+		if t < logformat.FileCreate {
+			pageRecs += n
+		}
+	}
+	fs := logFindings(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, st.StartLSN, st.EndLSN,
+		st.FileCheckpointEnd, cpLSN, pageRecs, st.PagesTouched)
+	j := statsJSON{LogFile: l.Name, Format: l.Header.FormatName, PageSize: pageSize, PageSizeSource: source,
+		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
+		StopDetail: st.StopDetail, StopOffset: -1, Bytes: st.EndLSN - st.StartLSN, MTRCount: st.MTRs,
+		RecordCount: st.Records, RecordsByType: sortedTypeCounts(st.ByType), PageRecords: pageRecs,
+		PagesTouched: st.PagesTouched, MalformedRecords: st.Malformed,
+		CrashRecovery: st.StartLSN == cpLSN && pageRecs > 0, Findings: orEmpty(fs)}
+	if st.FileCheckpointEnd != 0 {
+		j.FileCheckpointEndLSN = &st.FileCheckpointEnd
+	}
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	if out.JSON {
+		return writeJSON(c, out, j, fs)
+	}
+	rows := [][]string{
+		{"log file", j.LogFile}, {"format", j.Format}, {"checkpoint LSN", fmt.Sprint(cpLSN)},
+		{"decoded", fmt.Sprintf("LSN %d to %d", j.StartLSN, j.EndLSN)},
+		{"scan stopped", fmt.Sprintf("%s: %s", j.StopReason, j.StopDetail)},
+		{"mini-transactions", fmt.Sprint(j.MTRCount)}, {"records", fmt.Sprint(j.RecordCount)},
+		{"pages touched", fmt.Sprint(j.PagesTouched)}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
+	}
+	return printStats(c, out, rows, typeNames(), j.RecordsByType, fs)
+}
+
+// physMap is the space map of a MariaDB 10.5-10.7 log.
+func physMap(c *cli.Context, l *logformat.BlockLog) (*replay.Map, []report.Finding, error) {
+	sc, _, err := physScan(c, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := replay.Build(sc, c.Uint64("at-lsn"))
+	if err != nil {
+		return nil, nil, err
+	}
+	var fs []report.Finding
+	if err := sc.StopError(); err != nil {
+		fs = append(fs, corruptLogFinding(l.Name, sc.LSN(), err))
+	}
+	return m, fs, nil
+}
