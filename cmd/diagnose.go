@@ -1,12 +1,14 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
+	"innoscope/logformat"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -77,6 +79,56 @@ type diagnosis struct {
 	an       *replay.Analysis
 }
 
+// analyzeLog reads the command's redo log from its checkpoint: what recovery would apply and
+// the log's own findings. MariaDB 10.8+ logs are read by the scanner; MariaDB 10.5-10.7 and the
+// MLOG logs of MySQL and MariaDB 10.2-10.4 through their blocks, with a note that the checks
+// against the files were written after MariaDB 10.11's behaviour.
+func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, error) {
+	l, sc, cpLSN, err := startScan(c)
+	if errors.Is(err, logformat.ErrUnsupported) {
+		bl, berr := openBlockLog(c)
+		if berr != nil {
+			return nil, 0, nil, err
+		}
+		return analyzeBlockLog(c, bl)
+	}
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	defer l.Close()
+	a, err := replay.Analyze(sc, 0, cpLSN)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return a, cpLSN, logFindings(l.Path, checkpointFindings(l), sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages)), nil
+}
+
+// analyzeBlockLog is analyzeLog for a log of 512-byte blocks.
+func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, uint64, []report.Finding, error) {
+	if l.Selected < 0 {
+		return nil, 0, nil, fmt.Errorf("%s: no valid checkpoint block, so no known place for recovery to start", l.Name)
+	}
+	cpLSN := l.Checkpoints[l.Selected].LSN
+	note := report.Finding{Severity: report.Info, Code: "OLDER_LOG_FORMAT", File: l.Name, LSN: &cpLSN,
+		Message: fmt.Sprintf("%s redo log (created by %q): its records are read, and the checks against the files and the dictionary are those MariaDB 10.11 makes; pages are not replayed for this format",
+			l.Header.FormatName, l.Header.Creator)}
+	if l.Physical() {
+		sc, _, err := physScan(c, l)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		a, err := replay.Analyze(sc, 0, cpLSN)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		fs := logFindings(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, a.Map.FromLSN, a.Map.EndLSN,
+			a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages))
+		return a, cpLSN, append(fs, note), nil
+	}
+	a, sc, err := replay.AnalyzeMLog(l, cpLSN, 0, cpLSN)
+	return a, cpLSN, append(mlogFindings(l, cpLSN, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, a.PageRecords, len(a.Pages)), note), nil
+}
+
 // runDiagnosis compares the log, the files, their pages and the dictionary of the command's
 // data directory (every finding carries an LSN: its record's, or the end of the log).
 func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis, error) {
@@ -84,16 +136,10 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 	if err != nil {
 		return nil, err
 	}
-	l, sc, cpLSN, err := startScan(c)
+	a, cpLSN, fs, err := analyzeLog(c)
 	if err != nil {
 		return nil, err
 	}
-	defer l.Close()
-	a, err := replay.Analyze(sc, 0, cpLSN)
-	if err != nil {
-		return nil, err
-	}
-	fs := logFindings(l.Path, checkpointFindings(l), sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages))
 	ts, err := discovery.Scan(s.discovery())
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -230,6 +231,7 @@ func TestRingLogDirectory(t *testing.T) {
 			if m := mapOf(t, dir); len(m) != 1 || len(m[0].Events) != want || m[0].Name != "./db/c.ibd" {
 				t.Errorf("map from the checkpoint: %+v", m)
 			}
+			diagnoseOlder(t, dir, second, "db/c.ibd")
 		})
 	}
 }
@@ -241,6 +243,7 @@ func TestRingLogDirectory(t *testing.T) {
 // records, `map --from-lsn` gives the rename chain; without the FILE_CHECKPOINT the server's
 // refusal is predicted.
 func TestPhys105Directory(t *testing.T) {
+	var rename uint64
 	build := func(withCheckpoint bool) (string, uint64, uint64, *logformat.MLogBuilder) {
 		b, err := logformat.NewMLogBuilder(512*7000, "MariaDB 10.6.21")
 		if err != nil {
@@ -254,7 +257,7 @@ func TestPhys105Directory(t *testing.T) {
 			b.AddPhysMTR(logformat.FileCheckpointRecord(cp))
 		}
 		b.AddPhysMTR(logformat.PageRecord(logformat.Write, false, 5, 3, append(logformat.AppendVarint(nil, 100), make([]byte, 600)...)))
-		b.AddPhysMTR(logformat.FileRecord(logformat.FileRename, 5, "./db/t2.ibd", "./db/t3.ibd"))
+		rename = b.AddPhysMTR(logformat.FileRecord(logformat.FileRename, 5, "./db/t2.ibd", "./db/t3.ibd"))
 		dir := t.TempDir()
 		img := b.Ring(logformat.FormatMariaDB105, 1, 2048+8*512, 6*512, cp, 9)[0]
 		if err := os.WriteFile(filepath.Join(dir, "ib_logfile0"), img, 0o644); err != nil {
@@ -281,8 +284,30 @@ func TestPhys105Directory(t *testing.T) {
 	if len(m) != 1 || strings.Join(m[0].Names, ",") != "./db/t1.ibd,./db/t2.ibd,./db/t3.ibd" {
 		t.Errorf("map %+v", m)
 	}
+	diagnoseOlder(t, dir, rename, "db/t3.ibd")
 	dir, _, _, _ = build(false)
 	if out, _, code := run("log", "stats", "--json", dir); code != ExitFindings || !strings.Contains(out, "MISSING_FILE_CHECKPOINT") {
 		t.Errorf("without FILE_CHECKPOINT: exit %d\n%s", code, out)
+	}
+}
+
+// diagnoseOlder runs `diagnose` on a crafted directory of an older log format whose table was
+// renamed after the checkpoint (at renameLSN, to a file ending in newName) and whose datafiles
+// are all missing: the table's data is reported gone, with the rename's LSN, and the format note
+// says which rules were applied.
+func diagnoseOlder(t *testing.T, dir string, renameLSN uint64, newName string) {
+	t.Helper()
+	out, errs, code := run("diagnose", "--json", dir)
+	var d diagnoseJSON
+	if err := json.Unmarshal([]byte(out), &d); err != nil || code != ExitFindings {
+		t.Fatalf("diagnose: exit %d %v\n%s", code, err, errs)
+	}
+	var rename, note bool
+	for _, f := range d.Findings {
+		rename = rename || f.Code == "PENDING_RENAME" && f.LSN != nil && *f.LSN == renameLSN && strings.HasSuffix(f.File, newName)
+		note = note || f.Code == "OLDER_LOG_FORMAT"
+	}
+	if !rename || !note {
+		t.Errorf("diagnose findings %+v", d.Findings)
 	}
 }

@@ -118,23 +118,10 @@ func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
 			last = sc.EndLSN
 		}
 	}
-	fs := checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected)
+	fs := mlogFindings(l, start, cpLSN, sc.EndLSN, last, mlogCheckpoint, err, pageRecs, len(pages))
 	malformed := 0
 	if err != nil {
 		malformed = 1
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: l.Name, LSN: &sc.EndLSN,
-			Message: err.Error() + "; the server stops recovery here"})
-	}
-	if d := l.Dialect; (d == logformat.DialectMySQL57 || d == logformat.DialectMariaDB) && start == cpLSN && sc.EndLSN > cpLSN && !mlogCheckpoint && err == nil {
-		// log0recv.cc, recv_recovery_from_checkpoint_start: these servers write MLOG_CHECKPOINT
-		// after the file names at every checkpoint, and ignore a log that lacks it.
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_MLOG_CHECKPOINT", File: l.Name, LSN: &sc.EndLSN,
-			Message: fmt.Sprintf("no MLOG_CHECKPOINT(%d) record between the checkpoint and the end of the log at %d; "+
-				"the server refuses to start (\"missing MLOG_CHECKPOINT\")", cpLSN, sc.EndLSN)})
-	}
-	if pageRecs > 0 && start == cpLSN {
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Name, LSN: &last,
-			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them", pageRecs, len(pages), cpLSN)})
 	}
 	j := statsJSON{LogFile: l.Name, Format: l.Header.FormatName, PageSize: 16384, PageSizeSource: "default",
 		CheckpointLSN: cpLSN, StartLSN: first, EndLSN: last, StopReason: string(sc.Stop), StopDetail: sc.StopDetail,
@@ -154,6 +141,30 @@ func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
 		{"pages touched", fmt.Sprint(len(pages))}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
 	}
 	return printStats(c, out, rows, mlogNames(), byType, fs)
+}
+
+// mlogFindings is what a scan of an MLOG log from start to end says about recovery: the
+// checkpoint blocks, a corrupt record (scanErr), a missing MLOG_CHECKPOINT where the format has
+// one (mlogCheckpoint: the one for cpLSN was seen), and the page records to apply, the last
+// ending at last.
+func mlogFindings(l *logformat.BlockLog, start, cpLSN, end, last uint64, mlogCheckpoint bool, scanErr error, pageRecs, pages int) []report.Finding {
+	fs := checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected)
+	if scanErr != nil {
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: l.Name, LSN: &end,
+			Message: scanErr.Error() + "; the server stops recovery here"})
+	}
+	if d := l.Dialect; (d == logformat.DialectMySQL57 || d == logformat.DialectMariaDB) && start == cpLSN && end > cpLSN && !mlogCheckpoint && scanErr == nil {
+		// log0recv.cc, recv_recovery_from_checkpoint_start: these servers write MLOG_CHECKPOINT
+		// after the file names at every checkpoint, and ignore a log that lacks it.
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_MLOG_CHECKPOINT", File: l.Name, LSN: &end,
+			Message: fmt.Sprintf("no MLOG_CHECKPOINT(%d) record between the checkpoint and the end of the log at %d; "+
+				"the server refuses to start (\"missing MLOG_CHECKPOINT\")", cpLSN, end)})
+	}
+	if pageRecs > 0 && start == cpLSN {
+		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Name, LSN: &last,
+			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them", pageRecs, pages, cpLSN)})
+	}
+	return fs
 }
 
 // mlogNames are the names of the MLOG record types.

@@ -184,7 +184,7 @@ func Open(r io.ReaderAt, size int64, name string) (*Log, Header, error) {
 		case h.Encrypted:
 			msg = fmt.Sprintf("encrypted %s redo log (format 0x%08x, created by %q): innoscope does not decrypt redo logs", h.FormatName, h.Format, h.Creator)
 		case mlog || h.Format == FormatMariaDB105:
-			msg = fmt.Sprintf("%s redo log (created by %q): this command reads MariaDB 10.8+ logs only (`log header`, `log records`, `log stats` and `map` read the logs of MySQL 5.7 and 8.0 and MariaDB 10.2-10.7)",
+			msg = fmt.Sprintf("%s redo log (created by %q): this command reads MariaDB 10.8+ logs only (`log header`, `log records`, `log stats`, `map` and `diagnose` read the logs of MySQL 5.7 and 8.0 and MariaDB 10.2-10.7)",
 				h.FormatName, h.Creator)
 		default:
 			msg = fmt.Sprintf("%s redo log (format 0x%08x, created by %q): its records are not decoded; innoscope reads the logs of MariaDB 10.2 and later, MySQL 5.7 and 8.0",

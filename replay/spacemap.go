@@ -180,20 +180,36 @@ var mlogEvents = map[logformat.MLogType]EventKind{logformat.MLogFileCreate: Crea
 // RENAME2, DELETE, and NAME as a modify) of a log of MLOG records, for the mini-transactions
 // that start at or after from and before atLSN (0: all).
 func BuildMLog(l *logformat.BlockLog, from, atLSN uint64) (*Map, error) {
+	a, _, err := AnalyzeMLog(l, from, atLSN, 0)
+	return a.Map, err
+}
+
+// AnalyzeMLog is Analyze for a log of MLOG records, from the mini-transaction at or after from:
+// the space map, and the pages page records name (MySQL and MariaDB before 10.5 read every one
+// of them in recovery, so all count as read). FileCheckpointEnd is the end of the
+// MLOG_CHECKPOINT for checkpointLSN (MySQL 5.7, MariaDB 10.2-10.4). It also returns the scan.
+func AnalyzeMLog(l *logformat.BlockLog, from, atLSN, checkpointLSN uint64) (*Analysis, logformat.MLogScan, error) {
 	m := &Map{FromLSN: from, AtLSN: atLSN, Spaces: map[uint32]*Space{}}
+	a := &Analysis{Map: m, Pages: map[PageID]bool{}, Trims: map[uint32]Trim{}, Freed: map[PageID]bool{}}
 	l.SetWalkStart(from)
 	sc, err := l.ScanRecords(0, func(mtr *logformat.MLogMTR) error {
 		if mtr.LSN < from || (atLSN != 0 && mtr.LSN >= atLSN) {
 			return nil
 		}
 		for _, r := range mtr.Records {
-			k, ok := mlogEvents[r.Type]
-			if ok {
+			if r.Type.HasPage() {
+				a.PageRecords++
+				a.Pages[PageID{r.Space, r.Page}] = true
+			}
+			if r.Type == logformat.MLogCheckpoint && r.CheckpointLSN == checkpointLSN && checkpointLSN != 0 && a.FileCheckpointEnd == 0 {
+				a.FileCheckpointEnd = mtr.EndLSN
+			}
+			if k, ok := mlogEvents[r.Type]; ok {
 				m.apply(r.Space, Event{LSN: mtr.LSN, Kind: k, Name: r.Name, NewName: r.NewName})
 			}
 		}
 		return nil
 	})
 	m.EndLSN = sc.EndLSN
-	return m, err
+	return a, sc, err
 }
