@@ -154,7 +154,7 @@ func TestMySQLRedoDirectory(t *testing.T) {
 
 // TestRingLogDirectory: data directories whose ib_logfile0 and ib_logfile1 hold a ring of an
 // older format, built byte by byte by logformat.MLogBuilder.Ring from the layouts of MySQL
-// 5.7/8.0 and MariaDB 10.4 (log0log.h, log0recv.cc recv_find_max_checkpoint,
+// 5.6/5.7/8.0 and MariaDB 10.4 (log0log.h, log0recv.cc recv_find_max_checkpoint,
 // fil0fil.cc fil_op_write_log, mtr0mtr.cc mtr_t::commit_checkpoint), wrapping from the second
 // file to the first: `log header` names the format and the checkpoint, `log stats` predicts
 // crash recovery, `map --from-lsn` gives the rename chain, `--at-lsn` the name before the
@@ -169,6 +169,7 @@ func TestRingLogDirectory(t *testing.T) {
 		{logformat.FormatMySQL57, "MySQL 5.7.44", "MySQL 5.7", logformat.MLogFileCreate2, logformat.MLogFileRename2, true},
 		{logformat.FormatMySQL80_19, "MySQL 8.0.27", "MySQL 8.0.19+", logformat.MLogFileCreate, logformat.MLogFileRename, false},
 		{logformat.FormatMariaDB104, "MariaDB 10.4.34", "MariaDB 10.4", logformat.MLogFileCreate2, logformat.MLogFileRename2, true},
+		{logformat.FormatLegacy, "", "MySQL 5.6 / MariaDB 10.0-10.1 (format 0)", logformat.MLogFileCreate, logformat.MLogFileRename, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var first, cp, second uint64
@@ -177,8 +178,11 @@ func TestRingLogDirectory(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				first = b.AddMTR(logformat.MLogFileRecord(c.create, 9, "./db/a.ibd", ""),
-					logformat.MLogPageRecord(logformat.MLogInitFilePage2, 9, 0, nil))
+				create := logformat.MLogFileRecord(c.create, 9, "./db/a.ibd", "")
+				if c.format == logformat.FormatLegacy {
+					create = logformat.MLogLegacyCreateRecord(9, "./db/a.ibd")
+				}
+				first = b.AddMTR(create, logformat.MLogPageRecord(logformat.MLogIbufBitmapInit, 9, 1, nil))
 				b.AddMTR(logformat.MLogFileRecord(c.rename, 9, "./db/a.ibd", "./db/b.ibd"))
 				cp = b.AddMTR(logformat.MLogPageRecord(logformat.MLog2Bytes, 9, 3, []byte{0, 24, 0x81, 0x02}))
 				if c.fileName {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+
+	"innoscope/logformat"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -43,19 +45,8 @@ type Verdict struct {
 	Reason              string // why the page is corrupt, or "" when it is not
 }
 
-// foldPair and foldBinary are the legacy innodb hash (ut_fold_ulint_pair, ut_fold_binary),
-// computed in 64-bit arithmetic as on the 64-bit servers that wrote such files.
-func foldPair(n1, n2 uint64) uint64 {
-	return ((((n1 ^ n2 ^ 1653893711) << 8) + n1) ^ 1463735687) + n2
-}
-
-func foldBinary(p []byte) uint64 {
-	var f uint64
-	for _, c := range p {
-		f = foldPair(f, uint64(c))
-	}
-	return f
-}
+// foldBinary is the legacy innodb hash ut_fold_binary (logformat.FoldBinary).
+func foldBinary(p []byte) uint64 { return logformat.FoldBinary(p) }
 
 // pageCRC32 is the crc32 scheme's value (buf_calc_page_crc32).
 func pageCRC32(p []byte) uint32 {

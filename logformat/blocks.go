@@ -153,7 +153,8 @@ func (l *BlockLog) walkBlocks(fn func(Block, []byte)) (BlockScan, error) {
 		bufSize = rest // whole blocks only, and never more memory than the file justifies
 	}
 	buf := make([]byte, bufSize)
-	w := &blockWalk{sc: &sc, lsn: l.walkStart(), fn: fn, epochs: l.ring == nil || l.Dialect == DialectMySQL80}
+	w := &blockWalk{sc: &sc, lsn: l.walkStart(), fn: fn, epochs: l.ring == nil || l.Dialect == DialectMySQL80,
+		legacy: l.ring != nil && !l.physical && l.Dialect == DialectLegacy}
 	if l.ring != nil {
 		return sc, l.walkRing(w, buf)
 	}
@@ -175,7 +176,18 @@ type blockWalk struct {
 	lsn    uint64 // LSN of the next block
 	epoch  uint32
 	epochs bool // the header's last field is an epoch that must not change (MySQL 8.0)
+	legacy bool // pre-5.7.9 logs: the innodb block checksum (or none) is also accepted
 	fn     func(Block, []byte)
+}
+
+// checksumOK verifies a block's trailer: CRC-32C, or in legacy logs also the innodb formula
+// or LOG_NO_CHECKSUM_MAGIC (log0log.ic, log_block_checksum_is_ok of 5.6/5.7).
+func (w *blockWalk) checksumOK(b []byte) bool {
+	if blockCRCOK(b) {
+		return true
+	}
+	stored := binary.BigEndian.Uint32(b[508:])
+	return w.legacy && (stored == blockChecksumInnoDB(b) || stored == 0xdeadbeef)
 }
 
 func (w *blockWalk) stop(r StopReason, at int64, d string) bool {
@@ -189,8 +201,8 @@ func (w *blockWalk) stop(r StopReason, at int64, d string) bool {
 func (w *blockWalk) step(b []byte, off int64) bool {
 	blk := ParseBlock(b, w.lsn, off)
 	switch want := uint32(w.lsn/BlockSize&0x3fffffff) + 1; {
-	case !blockCRCOK(b):
-		return w.stop(StopChecksum, off, fmt.Sprintf("block at LSN %d: CRC-32C mismatch", w.lsn))
+	case !w.checksumOK(b):
+		return w.stop(StopChecksum, off, fmt.Sprintf("block at LSN %d: checksum mismatch", w.lsn))
 	case blk.HdrNo != want:
 		return w.stop(StopBlock, off, fmt.Sprintf("block at LSN %d has number %d, want %d", w.lsn, blk.HdrNo, want))
 	case w.epochs && w.sc.Blocks > 0 && blk.Epoch != w.epoch:

@@ -30,6 +30,7 @@ const (
 	FormatMariaDB104 = 104
 	FormatMariaDB103 = 103
 	FormatEncrypted  = 1 << 31 // or-ed into the pre-10.8 MariaDB identifiers when encrypted
+	FormatLegacy     = 0       // MySQL 5.6 and earlier, MariaDB 10.0 and 10.1
 	FormatMySQL57    = 1       // also MariaDB 10.2
 	FormatMySQL80_1  = 2
 	FormatMySQL80_3  = 3
@@ -99,8 +100,10 @@ func ParseHeader(b []byte, name string) (Header, error) {
 		h.Vendor = "MySQL"
 		h.FormatName = map[uint32]string{2: "MySQL 8.0.1+", 3: "MySQL 8.0.3+", 4: "MySQL 8.0.19+",
 			5: "MySQL 8.0.28+", 6: "MySQL 8.0.30+"}[f]
-	case f == 0 && h.Vendor != "":
-		h.FormatName = h.Vendor + " (pre-5.7.9 / pre-10.2.2 format)"
+	case f == 0 && be.Uint64(b[4:]) >= 8192 && be.Uint64(b[4:])%BlockSize == 0:
+		// Before MySQL 5.7.9 and MariaDB 10.2.2 (log0log.h of 5.6): group id 0 at 0, the
+		// file's start LSN at 4, and at 16 only a mysqlbackup note; no header checksum.
+		h.FormatName, h.FirstLSN, h.CRCValid = "MySQL 5.6 / MariaDB 10.0-10.1 (format 0)", be.Uint64(b[4:]), false
 	default:
 		return h, &FormatError{File: name, Offset: 0, Msg: fmt.Sprintf(
 			"not an InnoDB redo log: unknown format identifier 0x%08x", f)}

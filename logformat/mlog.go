@@ -103,12 +103,15 @@ const (
 	DialectMySQL80                      // MySQL 8.0.1-8.0.27 (formats 2-4)
 	DialectMySQL57                      // MySQL 5.7.9+ (format 1)
 	DialectMariaDB                      // MariaDB 10.2-10.4 (formats 1, 103, 104)
+	DialectLegacy                       // MySQL 5.6, MariaDB 10.0-10.1 (format 0)
 )
 
 // MLogDialectOf returns the dialect of a log with header h, and whether h is an MLOG format.
 func MLogDialectOf(h Header) (MLogDialect, bool) {
 	f := h.Format &^ FormatEncrypted
 	switch {
+	case h.Format == FormatLegacy:
+		return DialectLegacy, true
 	case h.Vendor == "MariaDB" && (f == FormatMySQL57 || f == FormatMariaDB103 || f == FormatMariaDB104):
 		return DialectMariaDB, true
 	case h.Format == FormatMySQL57:
@@ -125,7 +128,7 @@ func MLogDialectOf(h Header) (MLogDialect, bool) {
 // means in dialect d, and whether d writes it at all.
 func mlogInDialect(b uint8, d MLogDialect) (MLogType, bool) {
 	t := MLogType(b)
-	if d == DialectMariaDB && (b >= 62 && b <= 64 || b == 100) {
+	if d == DialectMariaDB && b >= 62 && b <= 64 || b == 100 && (d == DialectMariaDB || d == DialectLegacy) {
 		t += 128
 	}
 	if _, ok := mlogNames[t]; !ok {
@@ -134,12 +137,18 @@ func mlogInDialect(b uint8, d MLogDialect) (MLogType, bool) {
 	switch {
 	case t >= MLogTableDynamicMeta && t <= MLogListStartDelete:
 		return t, d == DialectMySQL80 && t <= MLogFileExtend || d == DialectMySQL8028
+	case t == MLogFileWriteCryptData:
+		return t, d == DialectMariaDB || d == DialectLegacy
 	case t >= MLogZipWriteTrxID:
 		return t, d == DialectMariaDB
-	case t == MLogFileCreate2 || t == MLogFileRename2 || t == MLogFileName || t == MLogCheckpoint || t == MLogTruncate || t == MLogUndoHdrDiscard:
+	case t == MLogFileCreate2 || t == MLogUndoHdrDiscard:
+		return t, d == DialectMySQL57 || d == DialectMariaDB || d == DialectLegacy
+	case t == MLogFileName || t == MLogCheckpoint || t == MLogTruncate:
 		return t, d == DialectMySQL57 || d == DialectMariaDB
 	case t == MLogFileCreate || t == MLogFileRename:
-		return t, d == DialectMySQL80 || d == DialectMySQL8028
+		return t, d == DialectMySQL80 || d == DialectMySQL8028 || d == DialectLegacy
+	case t >= MLogPageCreateRtree && t <= MLogIndexLoad:
+		return t, d != DialectLegacy
 	case t.old():
 		return t, d != DialectMySQL8028
 	}

@@ -44,6 +44,10 @@ func parseMLog(p []byte, d MLogDialect) (MLogRecord, string) {
 		return finish(r, rec)
 	}
 	rec.Space, rec.Page = r.comp32(), r.comp32()
+	if rec.Type == MLogFileCreate && d == DialectLegacy {
+		rec.Name = r.name() // 5.6 fil_op_write_log: no tablespace flags in MLOG_FILE_CREATE
+		return finish(r, rec)
+	}
 	if !parseMLogBody(r, &rec) {
 		parseOldMLogBody(r, &rec)
 	}

@@ -115,7 +115,8 @@ func (b *MLogBuilder) header(img []byte, start, checkpoint uint64) {
 
 // Ring lays the log out as a ring of files ib_logfile0..files-1 of size bytes each, for a
 // header of format and the builder's creator (MySQL 5.7, 8.0 before 8.0.30, MariaDB
-// 10.2-10.4): the builder's first block goes to byte at of the ring's data (header areas not
+// 10.2-10.7; FormatLegacy: MySQL 5.6's header, fold-checksummed checkpoints and innodb block
+// checksums): the builder's first block goes to byte at of the ring's data (header areas not
 // counted), so the data can wrap from the last file to the first; both checkpoint blocks of
 // the first file name checkpoint with number cpNo.
 func (b *MLogBuilder) Ring(format uint32, files int, size int64, at int64, checkpoint, cpNo uint64) [][]byte {
@@ -123,8 +124,13 @@ func (b *MLogBuilder) Ring(format uint32, files int, size int64, at int64, check
 	g := &ringLayout{fileSize: size, files: make([]io.ReaderAt, files), refLSN: b.start}
 	g.refOff = at + mysqlFileHdrSize*(1+at/(size-mysqlFileHdrSize))
 	out := make([][]byte, files)
+	legacy := format == FormatLegacy
 	for k := range out {
 		out[k] = make([]byte, size)
+		if legacy { // 5.6: group id 0, start LSN at 4, no checksum
+			be.PutUint64(out[k][4:], b.start)
+			continue
+		}
 		be.PutUint32(out[k][0:], format)
 		be.PutUint64(out[k][8:], b.start)
 		copy(out[k][16:48], b.creator)
@@ -133,14 +139,26 @@ func (b *MLogBuilder) Ring(format uint32, files int, size int64, at int64, check
 	data := b.blocks()
 	for i := 0; i < len(data); i += BlockSize {
 		f, off := g.locate(b.start + uint64(i))
-		copy(out[f][off:], data[i:i+BlockSize])
+		blk := out[f][off : off+BlockSize]
+		copy(blk, data[i:i+BlockSize])
+		if legacy {
+			be.PutUint32(blk[508:], blockChecksumInnoDB(blk))
+		}
 	}
 	f, off := g.locate(checkpoint)
+	cpAt := uint64(int64(f)*size + off)
 	for _, o := range []int{mysqlCheckpoint1, mysqlCheckpoint2} {
 		c := out[0][o : o+BlockSize]
 		be.PutUint64(c[ringCheckpointNo:], cpNo)
 		be.PutUint64(c[ringCheckpointLSN:], checkpoint)
-		be.PutUint64(c[ringCheckpointOffset:], uint64(int64(f)*size+off))
+		if legacy {
+			be.PutUint32(c[ringCheckpointOffset:], uint32(cpAt))
+			be.PutUint32(c[304:], uint32(cpAt>>32))
+			be.PutUint32(c[288:], uint32(FoldBinary(c[:288])))
+			be.PutUint32(c[292:], uint32(FoldBinary(c[8:292])))
+			continue
+		}
+		be.PutUint64(c[ringCheckpointOffset:], cpAt)
 		be.PutUint32(c[508:], CRC32C(c[:508]))
 	}
 	return out
@@ -194,6 +212,13 @@ func appendComp32(dst []byte, v uint32) []byte {
 func MLogPageRecord(t MLogType, space, page uint32, body []byte) []byte {
 	r := appendComp32(appendComp32([]byte{t.Logged()}, space), page)
 	return append(r, body...)
+}
+
+// MLogLegacyCreateRecord encodes MySQL 5.6's MLOG_FILE_CREATE for space: the name after its
+// 2-byte length, no tablespace flags (fil0fil.cc of 5.6, fil_op_write_log).
+func MLogLegacyCreateRecord(space uint32, name string) []byte {
+	body := binary.BigEndian.AppendUint16(nil, uint16(len(name)+1))
+	return MLogPageRecord(MLogFileCreate, space, 0, append(append(body, name...), 0))
 }
 
 // MLogCheckpointRecord encodes MLOG_CHECKPOINT (MySQL 5.7, MariaDB 10.2-10.4): the type and

@@ -105,7 +105,7 @@ func FuzzMLog(f *testing.F) {
 	f.Add([]byte{0xc6, 0x81, 0x02, 0x03, 0x01, 0x01, 0xf0, 0xff, 0xff, 0xff, 0xff, 0x00})
 	f.Add([]byte{0x22, 0x07, 0x00, 0x00, 0x06, 'a', '.', 'i', 'b', 'd', 0, 0x00, 0x02, 'b', 0})
 	f.Fuzz(func(t *testing.T, p []byte) {
-		for d := DialectMySQL8028; d <= DialectMariaDB; d++ {
+		for d := DialectMySQL8028; d <= DialectLegacy; d++ {
 			rec, why := parseMLog(p, d)
 			if why == "" && (rec.Len <= 0 || rec.Len > len(p)) {
 				t.Fatalf("dialect %d: length %d of %d bytes", d, rec.Len, len(p))

@@ -82,21 +82,18 @@ func OpenRingLog(files []io.ReaderAt, sizes []int64, names []string) (*BlockLog,
 	if h.Encrypted {
 		return nil, &FormatError{File: names[0], Offset: 0, Err: ErrUnsupported, Msg: fmt.Sprintf("%s redo log is encrypted; innoscope reads no encrypted logs", h.FormatName)}
 	}
-	if !blockCRCOK(b[:BlockSize]) {
+	legacy := d == DialectLegacy && !physical
+	if !legacy && !blockCRCOK(b[:BlockSize]) {
 		return nil, &FormatError{File: names[0], Offset: 508, Msg: "invalid log header checksum"}
 	}
-	h.CRCValid = true
+	h.CRCValid = !legacy
 	g := &ringLayout{files: files, names: names, fileSize: size, refLSN: h.FirstLSN, refOff: mysqlFileHdrSize}
 	l := &BlockLog{Name: names[0], Size: size, Header: h, Dialect: d, Selected: -1, r: files[0], ring: g, physical: physical}
 	var best uint64
 	for i, off := range []int64{mysqlCheckpoint1, mysqlCheckpoint2} {
-		blk := b[off : off+BlockSize]
-		be := binary.BigEndian
-		c := Checkpoint{Offset: off, No: be.Uint64(blk[ringCheckpointNo:]), LSN: be.Uint64(blk[ringCheckpointLSN:]), CRC: be.Uint32(blk[508:])}
-		at := int64(be.Uint64(blk[ringCheckpointOffset:]))
+		c, at := parseRingCheckpoint(b[off:off+BlockSize], off, legacy)
 		switch {
-		case !blockCRCOK(blk):
-			c.Reason = fmt.Sprintf("CRC-32C mismatch: stored 0x%08x, computed 0x%08x", c.CRC, CRC32C(blk[:508]))
+		case c.Reason != "":
 		case at < mysqlFileHdrSize || at >= int64(len(files))*size || at%size < mysqlFileHdrSize:
 			c.Reason = fmt.Sprintf("checkpoint offset %d is not a log byte of the %d files", at, len(files))
 		case at%BlockSize != int64(c.LSN%BlockSize):
@@ -112,6 +109,27 @@ func OpenRingLog(files []io.ReaderAt, sizes []int64, names []string) (*BlockLog,
 	}
 	l.start = g.refLSN - g.refLSN%BlockSize
 	return l, nil
+}
+
+// parseRingCheckpoint decodes a checkpoint block at off of a ring: number, LSN and ring offset,
+// and a Reason when its checksum fails. Since MySQL 5.7.9 and MariaDB 10.2.2 the block has a
+// CRC-32C at 508; before (legacy), two folds: of bytes 0..287 at 288 and of 8..291 at 292, and
+// the offset's high half at 304 (log0log.h of 5.6, log_group_checkpoint).
+func parseRingCheckpoint(blk []byte, off int64, legacy bool) (Checkpoint, int64) {
+	be := binary.BigEndian
+	c := Checkpoint{Offset: off, No: be.Uint64(blk[ringCheckpointNo:]), LSN: be.Uint64(blk[ringCheckpointLSN:]), CRC: be.Uint32(blk[508:])}
+	if legacy {
+		c.CRC = be.Uint32(blk[288:])
+		f1, f2 := uint32(FoldBinary(blk[:288])), uint32(FoldBinary(blk[8:292]))
+		if f1 != c.CRC || f2 != be.Uint32(blk[292:]) {
+			c.Reason = fmt.Sprintf("checksum mismatch: stored 0x%08x/0x%08x, computed 0x%08x/0x%08x", c.CRC, be.Uint32(blk[292:]), f1, f2)
+		}
+		return c, int64(be.Uint32(blk[304:]))<<32 | int64(be.Uint32(blk[ringCheckpointOffset:]))
+	}
+	if !blockCRCOK(blk) {
+		c.Reason = fmt.Sprintf("CRC-32C mismatch: stored 0x%08x, computed 0x%08x", c.CRC, CRC32C(blk[:508]))
+	}
+	return c, int64(be.Uint64(blk[ringCheckpointOffset:]))
 }
 
 // IsRing reports whether the log is a ring of ib_logfileN files (not MySQL 8.0.30+ files).

@@ -52,6 +52,9 @@ func ringCases() []ringCase {
 		{"MariaDB 10.2", FormatMySQL57, "MariaDB 10.2.44", DialectMariaDB, MLogFileCreate2, MLogFileRename2, true, maria, mariaTypes, "MariaDB 10.2"},
 		{"MariaDB 10.3", FormatMariaDB103, "MariaDB 10.3.39", DialectMariaDB, MLogFileCreate2, MLogFileRename2, true, maria, mariaTypes, "MariaDB 10.3"},
 		{"MariaDB 10.4", FormatMariaDB104, "MariaDB 10.4.34", DialectMariaDB, MLogFileCreate2, MLogFileRename2, true, maria, mariaTypes, "MariaDB 10.4"},
+		// MySQL 5.6 (log0log.h, log0log.ic log_block_calc_checksum_innodb, fil0fil.cc
+		// fil_op_write_log of 5.6: MLOG_FILE_CREATE without flags).
+		{"MySQL 5.6", FormatLegacy, "", DialectLegacy, MLogFileCreate, MLogFileRename, false, mysql, mysqlTypes, "MySQL 5.6 / MariaDB 10.0-10.1 (format 0)"},
 	}
 }
 
@@ -70,7 +73,17 @@ func buildRing(t testing.TB, c ringCase) (files [][]byte, mtrs []uint64, checkpo
 		mtrs = append(mtrs, lsn)
 		return lsn
 	}
-	add(MLogFileRecord(c.create, 5, "./db/t1.ibd", ""), MLogPageRecord(MLogInitFilePage2, 5, 0, nil))
+	create := func(space uint32, name string) []byte {
+		if c.dialect == DialectLegacy { // no tablespace flags
+			return MLogLegacyCreateRecord(space, name)
+		}
+		return MLogFileRecord(c.create, space, name, "")
+	}
+	initPage := MLogPageRecord(MLogInitFilePage2, 5, 0, nil)
+	if c.dialect == DialectLegacy {
+		initPage = MLogPageRecord(MLogInitFilePage, 5, 0, nil)
+	}
+	add(create(5, "./db/t1.ibd"), initPage)
 	long := append([]byte{0, 100, 0x02, 0xbc}, make([]byte, 700)...)
 	add(MLogPageRecord(MLogWriteString, 5, 3, long))
 	add(MLogFileRecord(c.rename, 5, "./db/t1.ibd", "./db/t2.ibd"))
@@ -81,7 +94,7 @@ func buildRing(t testing.TB, c ringCase) (files [][]byte, mtrs []uint64, checkpo
 	}
 	add(MLogPageRecord(MLog4Bytes, 5, 0, []byte{0, 50, 0xf0, 1, 2, 3, 4}))
 	add(MLogFileRecord(c.rename, 5, "./db/t2.ibd", "./db/t3.ibd"))
-	add(MLogFileRecord(c.create, 6, "./db/t4.ibd", ""))
+	add(create(6, "./db/t4.ibd"))
 	add(MLogFileRecord(MLogFileDelete, 6, "./db/t4.ibd", ""))
 	// Two files of 8 data blocks each; the first block at data byte 13*512 (the second
 	// file's sixth block), so the log wraps into the first file.
@@ -188,6 +201,23 @@ func TestRingRefusals(t *testing.T) {
 	bad[20]++
 	if _, err := openRing(t, [][]byte{bad, files[1]}); err == nil {
 		t.Error("damaged header accepted")
+	}
+	// MySQL 5.6: a byte changed in a block breaks its innodb checksum, and in a checkpoint
+	// block its fold; the walk stops at that block, the other checkpoint is used.
+	legacy := ringCases()[5]
+	lf, lmtrs, lcp, _ := buildRing(t, legacy)
+	for k := range lf {
+		lf[k] = append([]byte(nil), lf[k]...)
+	}
+	lf[0][mysqlCheckpoint2+9]++
+	lf[1][mysqlFileHdrSize+5*BlockSize+100]++ // the first data block (data byte 13*512)
+	l, err = openRing(t, lf)
+	if err != nil || l.Selected != 0 || l.Checkpoints[1].Valid || l.Checkpoints[0].LSN != lcp {
+		t.Fatalf("5.6 checkpoints: %v %+v", err, l.Checkpoints)
+	}
+	l.SetWalkStart(lmtrs[0])
+	if sc, err := l.ScanBlocks(); err != nil || sc.Stop != StopChecksum || sc.Blocks != 0 {
+		t.Errorf("5.6 damaged block: %v %+v", err, sc)
 	}
 	bad = append([]byte(nil), files[0]...)
 	bad[mysqlCheckpoint2+9]++
