@@ -42,16 +42,11 @@ func openBlockLog(c *cli.Context) (*logformat.BlockLog, error) {
 		if !mysqlRedoName.MatchString(e.Name()) || p == f.Name() {
 			continue
 		}
-		g, err := os.Open(p)
+		g, size, err := openSized(p)
 		if err != nil {
 			return nil, err
 		}
-		gi, err := g.Stat()
-		if err != nil {
-			g.Close()
-			return nil, err
-		}
-		m, err := logformat.OpenBlockLog(g, gi.Size(), p)
+		m, err := logformat.OpenBlockLog(g, size, p)
 		if err != nil {
 			g.Close()
 			return nil, err
@@ -67,21 +62,30 @@ func openRingLog(f *os.File, size int64) (*logformat.BlockLog, error) {
 	rs, sizes, names := []io.ReaderAt{f}, []int64{size}, []string{f.Name()}
 	for k := 1; ; k++ {
 		p := filepath.Join(filepath.Dir(f.Name()), fmt.Sprintf("ib_logfile%d", k))
-		g, err := os.Open(p)
+		g, gsize, err := openSized(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		gi, err := g.Stat()
-		if err != nil {
-			g.Close()
-			return nil, err
-		}
-		rs, sizes, names = append(rs, g), append(sizes, gi.Size()), append(names, p)
+		rs, sizes, names = append(rs, g), append(sizes, gsize), append(names, p)
 	}
 	return logformat.OpenRingLog(rs, sizes, names)
+}
+
+// openSized opens the file at p read-only, with its size.
+func openSized(p string) (*os.File, int64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
 }
 
 // blockLogHeader prints `log header` for a MySQL 8.0.30+ redo file.

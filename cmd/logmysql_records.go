@@ -133,14 +133,18 @@ func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
 	if out.JSON {
 		return writeJSON(c, out, j, fs)
 	}
-	rows := [][]string{
-		{"log file", j.LogFile}, {"format", j.Format}, {"checkpoint LSN", fmt.Sprint(cpLSN)},
+	return printStats(c, out, blockStatsRows(&j), mlogNames(), byType, fs)
+}
+
+// blockStatsRows are the `log stats` table rows of a log of 512-byte blocks.
+func blockStatsRows(j *statsJSON) [][]string {
+	return [][]string{
+		{"log file", j.LogFile}, {"format", j.Format}, {"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
 		{"decoded", fmt.Sprintf("LSN %d to %d", j.StartLSN, j.EndLSN)},
 		{"scan stopped", fmt.Sprintf("%s: %s", j.StopReason, j.StopDetail)},
-		{"mini-transactions", fmt.Sprint(mtrs)}, {"records", fmt.Sprint(records)},
-		{"pages touched", fmt.Sprint(len(pages))}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
+		{"mini-transactions", fmt.Sprint(j.MTRCount)}, {"records", fmt.Sprint(j.RecordCount)},
+		{"pages touched", fmt.Sprint(j.PagesTouched)}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
 	}
-	return printStats(c, out, rows, mlogNames(), byType, fs)
 }
 
 // mlogFindings is what a scan of an MLOG log from start to end says about recovery: the

@@ -51,19 +51,8 @@ func physRecords(c *cli.Context, l *logformat.BlockLog) error {
 	}
 	defer rp.out.Flush()
 	for sc.Next() && (to == 0 || sc.MTR().LSN < to) {
-		m := sc.MTR()
-		for i := range m.Records {
-			r := &m.Records[i]
-			if !match(r.Type.String()) || (space >= 0 && int64(r.Space) != space) || (page >= 0 && int64(r.Page) != page) {
-				continue
-			}
-			p := fmt.Sprint(r.Page)
-			if r.Type.IsFile() || r.Type == logformat.Padding {
-				p = "-"
-			}
-			if err := rp.row(toRecordJSON(m, i), fmt.Sprint(r.Space), p); err != nil {
-				return err
-			}
+		if err := rp.mtrRows(sc.MTR(), match, space, page); err != nil {
+			return err
 		}
 	}
 	reason, detail, _ := sc.Stop()
@@ -88,12 +77,7 @@ func physStats(c *cli.Context, l *logformat.BlockLog) error {
 	if err != nil {
 		return err
 	}
-	pageRecs := 0
-	for t, n := range st.ByType {
-		if t < logformat.FileCreate {
-			pageRecs += n
-		}
-	}
+	pageRecs := st.PageRecords()
 	fs := logFindings(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, st.StartLSN, st.EndLSN,
 		st.FileCheckpointEnd, cpLSN, pageRecs, st.PagesTouched)
 	j := statsJSON{LogFile: l.Name, Format: l.Header.FormatName, PageSize: pageSize, PageSizeSource: source,
@@ -110,14 +94,7 @@ func physStats(c *cli.Context, l *logformat.BlockLog) error {
 	if out.JSON {
 		return writeJSON(c, out, j, fs)
 	}
-	rows := [][]string{
-		{"log file", j.LogFile}, {"format", j.Format}, {"checkpoint LSN", fmt.Sprint(cpLSN)},
-		{"decoded", fmt.Sprintf("LSN %d to %d", j.StartLSN, j.EndLSN)},
-		{"scan stopped", fmt.Sprintf("%s: %s", j.StopReason, j.StopDetail)},
-		{"mini-transactions", fmt.Sprint(j.MTRCount)}, {"records", fmt.Sprint(j.RecordCount)},
-		{"pages touched", fmt.Sprint(j.PagesTouched)}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
-	}
-	return printStats(c, out, rows, typeNames(), j.RecordsByType, fs)
+	return printStats(c, out, blockStatsRows(&j), typeNames(), j.RecordsByType, fs)
 }
 
 // physMap is the space map of a MariaDB 10.5-10.7 log.
@@ -126,13 +103,5 @@ func physMap(c *cli.Context, l *logformat.BlockLog) (*replay.Map, []report.Findi
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := replay.Build(sc, c.Uint64("at-lsn"))
-	if err != nil {
-		return nil, nil, err
-	}
-	var fs []report.Finding
-	if err := sc.StopError(); err != nil {
-		fs = append(fs, corruptLogFinding(l.Name, sc.LSN(), err))
-	}
-	return m, fs, nil
+	return scannerMap(c, l.Name, sc)
 }

@@ -82,18 +82,8 @@ func logRecords(c *cli.Context) error {
 		if m.LSN < from {
 			continue
 		}
-		for i := range m.Records {
-			r := &m.Records[i]
-			if !match(r.Type.String()) || (space >= 0 && int64(r.Space) != space) || (page >= 0 && int64(r.Page) != page) {
-				continue
-			}
-			p := fmt.Sprint(r.Page)
-			if r.Type.IsFile() || r.Type == logformat.Padding {
-				p = "-"
-			}
-			if err := rp.row(toRecordJSON(m, i), fmt.Sprint(r.Space), p); err != nil {
-				return err
-			}
+		if err := rp.mtrRows(m, match, space, page); err != nil {
+			return err
 		}
 	}
 	prog.Done()
@@ -125,6 +115,24 @@ func newRecordPrinter(c *cli.Context, typeWidth int) (*recordPrinter, error) {
 	rp.table, err = rp.out.Stream([]string{"MTR LSN", "#", "TYPE", "SPACE", "PAGE", "LEN", "PAYLOAD"},
 		[]int{12, 4, typeWidth, 10, 10, 6, 77 - typeWidth})
 	return rp, err
+}
+
+// mtrRows prints the records of m that match the type filter and the space and page (-1: any).
+func (rp *recordPrinter) mtrRows(m *logformat.MTR, match func(string) bool, space, page int64) error {
+	for i := range m.Records {
+		r := &m.Records[i]
+		if !match(r.Type.String()) || (space >= 0 && int64(r.Space) != space) || (page >= 0 && int64(r.Page) != page) {
+			continue
+		}
+		p := fmt.Sprint(r.Page)
+		if r.Type.IsFile() || r.Type == logformat.Padding {
+			p = "-"
+		}
+		if err := rp.row(toRecordJSON(m, i), fmt.Sprint(r.Space), p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // row prints one record; space and page are as the table shows them ("-" where none).
@@ -218,12 +226,7 @@ func logStats(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	pageRecs := 0
-	for t, n := range st.ByType {
-		if t < logformat.FileCreate {
-			pageRecs += n
-		}
-	}
+	pageRecs := st.PageRecords()
 	fs := statsFindings(l, sc, &st, cpLSN, pageRecs)
 	j := statsJSON{LogFile: l.Path, Format: l.Header.FormatName, PageSize: l.PageSize, PageSizeSource: l.PageSizeSource,
 		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),

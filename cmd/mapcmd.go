@@ -91,13 +91,19 @@ func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 		return nil, nil, err
 	}
 	defer l.Close()
+	return scannerMap(c, l.Path, sc)
+}
+
+// scannerMap builds the space map from a scanner over the log at path (to --at-lsn), with a
+// finding for a corrupt record that ends it.
+func scannerMap(c *cli.Context, path string, sc *logformat.Scanner) (*replay.Map, []report.Finding, error) {
 	m, err := replay.Build(sc, c.Uint64("at-lsn"))
 	if err != nil {
 		return nil, nil, err
 	}
 	var fs []report.Finding
 	if err := sc.StopError(); err != nil {
-		fs = append(fs, corruptLogFinding(l.Path, sc.LSN(), err))
+		fs = append(fs, corruptLogFinding(path, sc.LSN(), err))
 	}
 	return m, fs, nil
 }

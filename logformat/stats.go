@@ -47,3 +47,14 @@ func Summarize(sc *Scanner, checkpointLSN uint64) (Stats, error) {
 	st.PagesTouched = len(pages)
 	return st, sc.Err()
 }
+
+// PageRecords is the number of page records (those before FILE_CREATE in type order).
+func (st *Stats) PageRecords() int {
+	n := 0
+	for t, c := range st.ByType {
+		if t < FileCreate {
+			n += c
+		}
+	}
+	return n
+}
