@@ -161,15 +161,16 @@ func TestMySQLRedoDirectory(t *testing.T) {
 // second rename, and `map` from the checkpoint sees MLOG_FILE_NAME as the table's use.
 func TestRingLogDirectory(t *testing.T) {
 	for _, c := range []struct {
-		format         uint32
-		creator, name  string
-		create, rename logformat.MLogType
-		fileName       bool
+		format                uint32
+		creator, name, vendor string
+		create, rename        logformat.MLogType
+		fileName              bool
 	}{
-		{logformat.FormatMySQL57, "MySQL 5.7.44", "MySQL 5.7", logformat.MLogFileCreate2, logformat.MLogFileRename2, true},
-		{logformat.FormatMySQL80_19, "MySQL 8.0.27", "MySQL 8.0.19+", logformat.MLogFileCreate, logformat.MLogFileRename, false},
-		{logformat.FormatMariaDB104, "MariaDB 10.4.34", "MariaDB 10.4", logformat.MLogFileCreate2, logformat.MLogFileRename2, true},
-		{logformat.FormatLegacy, "", "MySQL 5.6 / MariaDB 10.0-10.1 (format 0)", logformat.MLogFileCreate, logformat.MLogFileRename, false},
+		{logformat.FormatMySQL57, "MySQL 5.7.44", "MySQL 5.7", "MySQL", logformat.MLogFileCreate2, logformat.MLogFileRename2, true},
+		{logformat.FormatMySQL80_19, "MySQL 8.0.27", "MySQL 8.0.19+", "MySQL", logformat.MLogFileCreate, logformat.MLogFileRename, false},
+		{logformat.FormatMariaDB104, "MariaDB 10.4.34", "MariaDB 10.4", "MariaDB", logformat.MLogFileCreate2, logformat.MLogFileRename2, true},
+		// Format 0 has no creator: MySQL 5.6 and MariaDB 10.0/10.1 look alike.
+		{logformat.FormatLegacy, "", "MySQL 5.6 / MariaDB 10.0-10.1 (format 0)", "", logformat.MLogFileCreate, logformat.MLogFileRename, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var first, cp, second uint64
@@ -213,7 +214,7 @@ func TestRingLogDirectory(t *testing.T) {
 			b, dir := build(true)
 			var h headerJSON
 			runJSON(t, &h, "log", "header", "--json", dir)
-			if h.Format != c.name || h.Creator != c.creator || h.CheckpointLSN == nil || *h.CheckpointLSN != cp || h.Blocks == nil || h.Blocks.EndLSN != b.EndLSN() {
+			if h.Format != c.name || h.Creator != c.creator || h.Vendor != c.vendor || h.CheckpointLSN == nil || *h.CheckpointLSN != cp || h.Blocks == nil || h.Blocks.EndLSN != b.EndLSN() {
 				t.Fatalf("header %+v (end %d)", h, b.EndLSN())
 			}
 			var st statsJSON

@@ -85,7 +85,9 @@ const (
 	MLogZipPageCompressNoDat       MLogType = 74
 	MLogListEndDelete              MLogType = 75
 	MLogListStartDelete            MLogType = 76
-	// MariaDB 10.2-10.4 only, logged as the number less 128.
+	// MariaDB 10.2-10.4 only, logged as the number less 128 (their numbers as MariaDB 10.4's
+	// mtr0types.h gives them; no stored copy of that header was at hand to check them against,
+	// while the layouts are from 10.4's log0recv.cc, mtr0log.cc and fil0crypt.cc).
 	MLogZipWriteTrxID      MLogType = 62 + 128 // 10.3+
 	MLogMemset             MLogType = 63 + 128 // 10.4
 	MLogInitFreePage       MLogType = 64 + 128 // 10.4
