@@ -168,6 +168,7 @@ func TestRingLogDirectory(t *testing.T) {
 	}{
 		{logformat.FormatMySQL57, "MySQL 5.7.44", "MySQL 5.7", "MySQL", logformat.MLogFileCreate2, logformat.MLogFileRename2, true},
 		{logformat.FormatMySQL80_19, "MySQL 8.0.27", "MySQL 8.0.19+", "MySQL", logformat.MLogFileCreate, logformat.MLogFileRename, false},
+		{logformat.FormatMySQL80_28, "MySQL 8.0.29", "MySQL 8.0.28+", "MySQL", logformat.MLogFileCreate, logformat.MLogFileRename, false},
 		{logformat.FormatMariaDB104, "MariaDB 10.4.34", "MariaDB 10.4", "MariaDB", logformat.MLogFileCreate2, logformat.MLogFileRename2, true},
 		// Format 0 has no creator: MySQL 5.6 and MariaDB 10.0/10.1 look alike.
 		{logformat.FormatLegacy, "", "MySQL 5.6 / MariaDB 10.0-10.1 (format 0)", "", logformat.MLogFileCreate, logformat.MLogFileRename, false},

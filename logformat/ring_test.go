@@ -45,10 +45,17 @@ func ringCases() []ringCase {
 		MLogPageRecord(MLogInitFreePage, 5, 9, nil), crypt}
 	mariaTypes := []MLogType{MLogCompRecInsert8027, MLogRecUpdateInPlace8027, MLogMemset, MLogZipWriteTrxID, MLogInitFreePage, MLogFileWriteCryptData}
 	meta := []byte{byte(MLogTableDynamicMeta), 0x1d, 0x00, 0x02, 0x81, 0x81}
+	// MLOG_REC_INSERT (8.0.28+): index log version 1, COMPACT flag, 2 fields (n_uniq 1,
+	// lengths 4 and 6|NOT NULL), then the insert as above.
+	insert8028 := MLogPageRecord(MLogRecInsert, 5, 3, []byte{1, 1, 0, 2, 0, 1, 0, 4, 0x80, 6, 0, 99, 10, 1, 2, 3, 4, 5})
 	return []ringCase{
 		{"MySQL 5.7", FormatMySQL57, "MySQL 5.7.44", DialectMySQL57, MLogFileCreate2, MLogFileRename2, true, mysql, mysqlTypes, "MySQL 5.7"},
 		{"MySQL 8.0.27", FormatMySQL80_19, "MySQL 8.0.27", DialectMySQL80, MLogFileCreate, MLogFileRename, false,
 			append(mysql, meta), append(mysqlTypes, MLogTableDynamicMeta), "MySQL 8.0.19+"},
+		// 8.0.28 and 8.0.29 still write the ring, with the new row operations (index log
+		// version 1, mtr0log.cc mlog_parse_index of 8.0.28+).
+		{"MySQL 8.0.29", FormatMySQL80_28, "MySQL 8.0.29", DialectMySQL8028, MLogFileCreate, MLogFileRename, false,
+			[][]byte{insert8028, meta}, []MLogType{MLogRecInsert, MLogTableDynamicMeta}, "MySQL 8.0.28+"},
 		{"MariaDB 10.2", FormatMySQL57, "MariaDB 10.2.44", DialectMariaDB, MLogFileCreate2, MLogFileRename2, true, maria, mariaTypes, "MariaDB 10.2"},
 		{"MariaDB 10.3", FormatMariaDB103, "MariaDB 10.3.39", DialectMariaDB, MLogFileCreate2, MLogFileRename2, true, maria, mariaTypes, "MariaDB 10.3"},
 		{"MariaDB 10.4", FormatMariaDB104, "MariaDB 10.4.34", DialectMariaDB, MLogFileCreate2, MLogFileRename2, true, maria, mariaTypes, "MariaDB 10.4"},
@@ -100,6 +107,16 @@ func buildRing(t testing.TB, c ringCase) (files [][]byte, mtrs []uint64, checkpo
 	// file's sixth block), so the log wraps into the first file.
 	files = b.Ring(c.format, 2, mysqlFileHdrSize+8*BlockSize, 13*BlockSize, checkpoint, 7)
 	return files, mtrs, checkpoint, b
+}
+
+func ringCaseNamed(t testing.TB, name string) ringCase {
+	for _, c := range ringCases() {
+		if c.name == name {
+			return c
+		}
+	}
+	t.Fatalf("no ring case %q", name)
+	return ringCase{}
 }
 
 func openRing(t testing.TB, files [][]byte) (*BlockLog, error) {
@@ -176,7 +193,7 @@ func TestRingFormats(t *testing.T) {
 // unequal file sizes and a damaged header are refused; a damaged checkpoint block leaves the
 // other one in use.
 func TestRingRefusals(t *testing.T) {
-	c := ringCases()[0] // MySQL 5.7: MariaDB's MLOG_MEMSET (63) is no type of its
+	c := ringCaseNamed(t, "MySQL 5.7") // MySQL 5.7: MariaDB's MLOG_MEMSET (63) is no type of its
 	c.extra = append(c.extra, MLogPageRecord(MLogMemset, 5, 3, []byte{0, 38, 0, 10, 0}))
 	files, mtrs, _, _ := buildRing(t, c)
 	l, err := openRing(t, files)
@@ -187,7 +204,7 @@ func TestRingRefusals(t *testing.T) {
 	if sc, err := l.ScanRecords(0, nil); err == nil || sc.Stop != StopMalformed || sc.MTRs != 3 {
 		t.Errorf("MariaDB type in a MySQL 5.7 log: %v, %s after %d mini-transactions", err, sc.Stop, sc.MTRs)
 	}
-	files, _, checkpoint, _ := buildRing(t, ringCases()[4])
+	files, _, checkpoint, _ := buildRing(t, ringCaseNamed(t, "MariaDB 10.4"))
 	enc := append([]byte(nil), files[0]...)
 	binary.BigEndian.PutUint32(enc[0:], FormatMariaDB104|FormatEncrypted)
 	binary.BigEndian.PutUint32(enc[508:], CRC32C(enc[:508]))
@@ -204,7 +221,7 @@ func TestRingRefusals(t *testing.T) {
 	}
 	// MySQL 5.6: a byte changed in a block breaks its innodb checksum, and in a checkpoint
 	// block its fold; the walk stops at that block, the other checkpoint is used.
-	legacy := ringCases()[5]
+	legacy := ringCaseNamed(t, "MySQL 5.6")
 	lf, lmtrs, lcp, _ := buildRing(t, legacy)
 	for k := range lf {
 		lf[k] = append([]byte(nil), lf[k]...)
