@@ -104,6 +104,9 @@ func OpenBlockLog(r io.ReaderAt, size int64, name string) (*BlockLog, error) {
 	if !blockCRCOK(b[:BlockSize]) {
 		return nil, &FormatError{File: name, Offset: 508, Msg: "invalid log header checksum"}
 	}
+	if mysqlRedoEncrypted(b) {
+		return nil, &FormatError{File: name, Offset: 1024, Err: ErrUnsupported, Msg: fmt.Sprintf("%s redo log is encrypted (innodb_redo_log_encrypt); innoscope reads no encrypted logs", h.FormatName)}
+	}
 	h.CRCValid = true
 	l := &BlockLog{Name: name, Size: size, Header: h, UUID: binary.BigEndian.Uint32(b[4:]),
 		Flags: binary.BigEndian.Uint32(b[48:]), Selected: -1, r: r}

@@ -2,6 +2,7 @@ package logformat
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -177,6 +178,12 @@ func TestMLogCrafted(t *testing.T) {
 	}
 	if sc, err := l.ScanRecords(0, nil); err == nil || sc.Stop != StopMalformed || sc.MTRs != 0 {
 		t.Errorf("damaged type: %v, %s after %d mini-transactions", err, sc.Stop, sc.MTRs)
+	}
+	// innodb_redo_log_encrypt's key information at 1024: refused, as encrypted.
+	enc := append([]byte(nil), img...)
+	copy(enc[1024:], "lCC")
+	if _, err := OpenBlockLog(bytesReaderAt(enc), int64(len(enc)), "enc"); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("encrypted redo: %v", err)
 	}
 }
 

@@ -79,7 +79,7 @@ func OpenRingLog(files []io.ReaderAt, sizes []int64, names []string) (*BlockLog,
 	if (!ok && !physical) || h.Format == FormatMySQL80_30 {
 		return nil, &FormatError{File: names[0], Offset: 0, Err: ErrUnsupported, Msg: fmt.Sprintf("%s redo log is not a ring of ib_logfileN files", h.FormatName)}
 	}
-	if h.Encrypted {
+	if h.Encrypted || d != DialectMariaDB && !physical && mysqlRedoEncrypted(b) {
 		return nil, &FormatError{File: names[0], Offset: 0, Err: ErrUnsupported, Msg: fmt.Sprintf("%s redo log is encrypted; innoscope reads no encrypted logs", h.FormatName)}
 	}
 	legacy := d == DialectLegacy && !physical
@@ -130,6 +130,20 @@ func parseRingCheckpoint(blk []byte, off int64, legacy bool) (Checkpoint, int64)
 		c.Reason = fmt.Sprintf("CRC-32C mismatch: stored 0x%08x, computed 0x%08x", c.CRC, CRC32C(blk[:508]))
 	}
 	return c, int64(be.Uint64(blk[ringCheckpointOffset:]))
+}
+
+// mysqlRedoEncrypted reports whether a MySQL log's first 2048 bytes carry redo log encryption
+// information (innodb_redo_log_encrypt): its magic at 1024 (log0types.h LOG_ENCRYPTION of 5.7
+// and 8.0; "lCA" 5.7.11, "lCB" 5.7.12+, "lCC" 8.0.5+, "lRK" keyring variants).
+func mysqlRedoEncrypted(hdr []byte) bool {
+	if len(hdr) < 1027 {
+		return false
+	}
+	switch string(hdr[1024:1027]) {
+	case "lCA", "lCB", "lCC", "lRK":
+		return true
+	}
+	return false
 }
 
 // IsRing reports whether the log is a ring of ib_logfileN files (not MySQL 8.0.30+ files).

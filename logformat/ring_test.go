@@ -2,6 +2,7 @@ package logformat
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -210,6 +211,11 @@ func TestRingRefusals(t *testing.T) {
 	binary.BigEndian.PutUint32(enc[508:], CRC32C(enc[:508]))
 	if _, err := openRing(t, [][]byte{enc, files[1]}); err == nil {
 		t.Error("encrypted log accepted")
+	}
+	mysqlEnc, _, _, _ := buildRing(t, ringCaseNamed(t, "MySQL 8.0.27"))
+	copy(mysqlEnc[0][1024:], "lCC") // innodb_redo_log_encrypt's key information
+	if _, err := openRing(t, mysqlEnc); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("MySQL encrypted redo: %v", err)
 	}
 	if _, err := openRing(t, [][]byte{files[0], files[1][:len(files[1])-BlockSize]}); err == nil {
 		t.Error("files of two sizes accepted")
