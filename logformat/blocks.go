@@ -36,7 +36,8 @@ type Block struct {
 	Epoch         uint32
 }
 
-// BlockLog is an opened MySQL 8.0.30+ redo file.
+// BlockLog is an opened redo log of 512-byte blocks: a MySQL 8.0.30+ file (or a Chain of
+// them), or an ib_logfileN ring of MySQL 5.6-8.0.29 or MariaDB 10.0-10.7 (OpenRingLog).
 type BlockLog struct {
 	Name        string
 	Size        int64
