@@ -90,6 +90,7 @@ func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, err
 		if berr != nil {
 			return nil, 0, nil, err
 		}
+		defer bl.Close()
 		return analyzeBlockLog(c, bl)
 	}
 	if err != nil {

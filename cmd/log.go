@@ -98,6 +98,7 @@ func logHeader(c *cli.Context) error {
 	l, err := openLog(c)
 	if errors.Is(err, logformat.ErrUnsupported) {
 		if bl, berr := openBlockLog(c); berr == nil {
+			defer bl.Close()
 			return blockLogHeader(c, bl)
 		}
 	}

@@ -44,16 +44,32 @@ func openBlockLog(c *cli.Context) (*logformat.BlockLog, error) {
 		}
 		g, size, err := openSized(p)
 		if err != nil {
+			closeAll(files)
 			return nil, err
 		}
 		m, err := logformat.OpenBlockLog(g, size, p)
 		if err != nil {
 			g.Close()
+			closeAll(files)
 			return nil, err
 		}
 		files = append(files, m)
 	}
 	return logformat.Chain(files)
+}
+
+// closeFiles closes opened files.
+func closeFiles(rs []io.ReaderAt) {
+	for _, r := range rs {
+		r.(io.Closer).Close()
+	}
+}
+
+// closeAll closes the files of opened logs.
+func closeAll(ls []*logformat.BlockLog) {
+	for _, l := range ls {
+		l.Close()
+	}
 }
 
 // openRingLog opens ib_logfile0 (f) and the ib_logfile1, ib_logfile2, ... beside it as the
@@ -67,11 +83,16 @@ func openRingLog(f *os.File, size int64) (*logformat.BlockLog, error) {
 			break
 		}
 		if err != nil {
+			closeFiles(rs)
 			return nil, err
 		}
 		rs, sizes, names = append(rs, g), append(sizes, gsize), append(names, p)
 	}
-	return logformat.OpenRingLog(rs, sizes, names)
+	l, err := logformat.OpenRingLog(rs, sizes, names)
+	if err != nil {
+		closeFiles(rs)
+	}
+	return l, err
 }
 
 // openSized opens the file at p read-only, with its size.

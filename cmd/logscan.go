@@ -55,6 +55,7 @@ func logRecords(c *cli.Context) error {
 	l, sc, _, err := startScan(c)
 	if errors.Is(err, logformat.ErrUnsupported) {
 		if bl, berr := openBlockLog(c); berr == nil {
+			defer bl.Close()
 			return blockLogRecords(c, bl)
 		}
 	}
@@ -215,6 +216,7 @@ func logStats(c *cli.Context) error {
 	l, sc, cpLSN, err := startScan(c)
 	if errors.Is(err, logformat.ErrUnsupported) {
 		if bl, berr := openBlockLog(c); berr == nil {
+			defer bl.Close()
 			return blockLogStats(c, bl)
 		}
 	}

@@ -69,6 +69,7 @@ func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 		if berr != nil {
 			return nil, nil, err
 		}
+		defer bl.Close()
 		if bl.Physical() {
 			return physMap(c, bl)
 		}

@@ -147,6 +147,27 @@ func mysqlRedoEncrypted(hdr []byte) bool {
 	return false
 }
 
+// Close closes the files the log reads (those that are io.Closers): a chain's, or a ring's.
+func (l *BlockLog) Close() error {
+	var rs []io.ReaderAt
+	if l.ring != nil {
+		rs = l.ring.files
+	} else {
+		for f := l; f != nil; f = f.next {
+			rs = append(rs, f.r)
+		}
+	}
+	var first error
+	for _, r := range rs {
+		if c, ok := r.(io.Closer); ok {
+			if err := c.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
 // IsRing reports whether the log is a ring of ib_logfileN files (not MySQL 8.0.30+ files).
 func (l *BlockLog) IsRing() bool { return l.ring != nil }
 
