@@ -20,7 +20,9 @@ func logCommand() *cli.Command {
 		&cli.Uint64Flag{Name: "to-lsn", Usage: "stop before the first mini-transaction starting at or after this LSN"})
 	return &cli.Command{
 		Name:  "log",
-		Usage: "read the redo log (ib_logfile0)",
+		Usage: "read the redo log (ib_logfile0..N, or MySQL 8.0.30+'s #innodb_redo/#ib_redoN)",
+		Description: "Reads MariaDB 10.8+ logs, and the older formats of MariaDB 10.0-10.7 and MySQL 5.6-8.x:\n" +
+			"the header, the checkpoints, the 512-byte blocks of the older formats and every record.",
 		Subcommands: []*cli.Command{
 			{Name: "header", Usage: "format, creator, first LSN, both checkpoints and the one recovery uses",
 				ArgsUsage: "DIR|FILE", Flags: flags, Action: logHeader},
@@ -52,7 +54,7 @@ type headerJSON struct {
 	CheckpointLSN  *uint64          `json:"checkpoint_lsn"`
 	Findings       []report.Finding `json:"findings"`
 	HeaderCRCValid bool             `json:"header_crc_valid"`
-	// Blocks: for the 512-byte block formats (MySQL 8.0.30+), the walk of the file's blocks.
+	// Blocks: for the 512-byte block formats (MySQL, MariaDB before 10.8), the walk of the blocks.
 	Blocks *blocksJSON `json:"blocks,omitempty"`
 }
 

@@ -60,8 +60,8 @@ func mapAction(c *cli.Context) error {
 	return finish(c, fs)
 }
 
-// buildMap rebuilds the space map from the command's log, a MariaDB 10.8+ or a MySQL 8.0.30+
-// one, with a finding for a corrupt record that ends it.
+// buildMap rebuilds the space map from the command's log (MariaDB 10.8+ or an older format),
+// with a finding for a corrupt record that ends it.
 func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 	l, sc, _, err := startScan(c)
 	if errors.Is(err, logformat.ErrUnsupported) {
