@@ -316,4 +316,12 @@ func diagnoseOlder(t *testing.T, dir string, renameLSN uint64, newName string) {
 	if !rename || !note {
 		t.Errorf("diagnose findings %+v", d.Findings)
 	}
+	// recover replays MariaDB 10.8+ logs only: it refuses before it copies anything.
+	into := filepath.Join(t.TempDir(), "copy")
+	if _, errs, code := run("recover", dir, "--into", into); code != ExitError || !strings.Contains(errs, "MariaDB 10.8+ logs only") {
+		t.Errorf("recover of an older log: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(into); !os.IsNotExist(err) {
+		t.Errorf("recover refused but made %s: %v", into, err)
+	}
 }
