@@ -2,13 +2,16 @@
 # bench-pages.sh — checksum-verify a >= 1 GiB tablespace made by the real server, with
 # innochecksum and with innoscope, in the same run on the same (page-cached) file.
 #
-#   bash scripts/bench-pages.sh [DIR]   DIR caches the generated directory (default /tmp/innoscope-bench-space)
+#   bash scripts/bench-pages.sh [DIR [GIB]]   DIR caches the generated directory (default
+#   /tmp/innoscope-bench-space), GIB its table size (default 1; a larger file shows how much of
+#   the ratio innoscope's fixed start-up cost of some 20 ms takes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
 dir=${1:-/tmp/innoscope-bench-space}
+gib=${2:-1}
 bash scripts/mariadb-lab.sh install
-[ -f "$dir/bench.txt" ] || { rm -rf "$dir"; bash scripts/mariadb-lab.sh bench-space "$dir" 1; }
+[ -f "$dir/bench.txt" ] || { rm -rf "$dir"; bash scripts/mariadb-lab.sh bench-space "$dir" "$gib"; }
 f=$dir/clean/db/big.ibd
 size=$(stat -c %s "$f")
 go build -o /tmp/innoscope-bench-bin .
