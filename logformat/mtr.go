@@ -133,31 +133,16 @@ func (s *Scanner) Next() bool {
 		return s.end(StopZero, 0, fmt.Sprintf("byte 0x%02x where a mini-transaction should start", p[0]))
 	}
 	// Pass 1: find the termination byte by walking the record lengths.
-	i := 0
-	for {
-		if i >= len(p) {
-			return s.end(StopRingEnd, i, "mini-transaction runs past the bytes of one ring")
-		}
-		b := p[i]
-		if b <= 1 {
-			break
-		}
-		if i >= MaxMTRSize {
-			return s.end(StopLength, i, "mini-transaction longer than 1 MiB")
-		}
-		rlen := int(b & 0x0f)
-		i++
-		if rlen == 0 {
-			if i >= len(p) || i+VarintLen(p[i]) > len(p) {
-				return s.end(StopRingEnd, i, "record length runs past the bytes of one ring")
-			}
-			v, n := Varint(p[i:])
-			if n == 0 || v >= MaxMTRSize {
-				return s.end(StopLength, i, "invalid record length")
-			}
-			rlen = int(v) + 15
-		}
-		i += rlen
+	i, fault := mtrEnd(p, 1)
+	switch fault {
+	case mtrRunsOut:
+		return s.end(StopRingEnd, i, "mini-transaction runs past the bytes of one ring")
+	case mtrLengthRunsOut:
+		return s.end(StopRingEnd, i, "record length runs past the bytes of one ring")
+	case mtrTooLong:
+		return s.end(StopLength, i, "mini-transaction longer than 1 MiB")
+	case mtrBadLength:
+		return s.end(StopLength, i, "invalid record length")
 	}
 	if want := s.log.SequenceBit(s.lsn + uint64(i)); p[i] != want {
 		return s.end(StopSequenceBit, i, fmt.Sprintf(
@@ -180,6 +165,50 @@ func (s *Scanner) Next() bool {
 	s.lsn = s.mtr.EndLSN
 	s.mtrCount++
 	return true
+}
+
+// Why mtrEnd found no end of a mini-transaction.
+type mtrFault int
+
+const (
+	mtrOK            mtrFault = iota
+	mtrRunsOut                // p ends before the termination byte
+	mtrLengthRunsOut          // p ends inside a record's length field
+	mtrTooLong                // MaxMTRSize bytes without a termination byte
+	mtrBadLength              // an invalid record length
+)
+
+// mtrEnd walks the lengths of the records (the 10.5+ encoding) at the start of p to the byte
+// that ends the mini-transaction, the first record-start byte of at most maxTerm (10.8+: 0 or
+// 1, the sequence bit; 10.5-10.7: 0). It returns that byte's offset, or where and why the walk
+// failed.
+func mtrEnd(p []byte, maxTerm byte) (int, mtrFault) {
+	i := 0
+	for {
+		if i >= len(p) {
+			return i, mtrRunsOut
+		}
+		b := p[i]
+		if b <= maxTerm {
+			return i, mtrOK
+		}
+		if i >= MaxMTRSize {
+			return i, mtrTooLong
+		}
+		rlen := int(b & 0x0f)
+		i++
+		if rlen == 0 {
+			if i >= len(p) || i+VarintLen(p[i]) > len(p) {
+				return i, mtrLengthRunsOut
+			}
+			v, n := Varint(p[i:])
+			if n == 0 || v >= MaxMTRSize {
+				return i, mtrBadLength
+			}
+			rlen = int(v) + 15
+		}
+		i += rlen
+	}
 }
 
 func (s *Scanner) end(r StopReason, at int, detail string) bool {

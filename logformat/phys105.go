@@ -65,32 +65,17 @@ func (l *BlockLog) PhysScanner(from uint64, pageSize int) (*Scanner, error) {
 	return s, nil
 }
 
-// physEnd finds the 0x00 byte that ends the mini-transaction at the start of p by walking
-// its record lengths; reason is set when p ends first or a length is invalid.
+// physEnd finds the 0x00 byte that ends the mini-transaction at the start of p (mtrEnd);
+// reason is set when p ends first or a length is invalid.
 func physEnd(p []byte) (int, StopReason, string) {
-	for i := 0; ; {
-		if i >= len(p) {
-			return 0, StopZero, "the written data ends inside a mini-transaction"
-		}
-		b := p[i]
-		if b == 0 {
-			return i, "", ""
-		}
-		if i >= MaxMTRSize {
-			return 0, StopLength, "mini-transaction longer than 1 MiB"
-		}
-		rlen := int(b & 0x0f)
-		i++
-		if rlen == 0 {
-			if i >= len(p) || i+VarintLen(p[i]) > len(p) {
-				return 0, StopZero, "the written data ends inside a mini-transaction"
-			}
-			v, n := Varint(p[i:])
-			if n == 0 || v >= MaxMTRSize {
-				return 0, StopLength, fmt.Sprintf("invalid record length at byte %d of the mini-transaction", i)
-			}
-			rlen = int(v) + 15
-		}
-		i += rlen
+	i, fault := mtrEnd(p, 0)
+	switch fault {
+	case mtrRunsOut, mtrLengthRunsOut:
+		return 0, StopZero, "the written data ends inside a mini-transaction"
+	case mtrTooLong:
+		return 0, StopLength, "mini-transaction longer than 1 MiB"
+	case mtrBadLength:
+		return 0, StopLength, fmt.Sprintf("invalid record length at byte %d of the mini-transaction", i)
 	}
+	return i, "", ""
 }
