@@ -97,11 +97,18 @@ func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, err
 		return nil, 0, nil, err
 	}
 	defer l.Close()
+	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN)
+	return a, cpLSN, fs, err
+}
+
+// analyzeScan reads sc (over the log at path) to its end: what recovery would apply, and the
+// log's findings after the checkpoint blocks' cpFindings.
+func analyzeScan(path string, cpFindings []report.Finding, sc *logformat.Scanner, cpLSN uint64) (*replay.Analysis, []report.Finding, error) {
 	a, err := replay.Analyze(sc, 0, cpLSN)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
-	return a, cpLSN, logFindings(l.Path, checkpointFindings(l), sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages)), nil
+	return a, logFindings(path, cpFindings, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages)), nil
 }
 
 // analyzeBlockLog is analyzeLog for a log of 512-byte blocks.
@@ -114,16 +121,14 @@ func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, u
 		Message: fmt.Sprintf("%s redo log (created by %q): its records are read, and the checks against the files and the dictionary are those MariaDB 10.11 makes; pages are not replayed for this format",
 			l.Header.FormatName, l.Header.Creator)}
 	if l.Physical() {
-		sc, _, err := physScan(c, l)
+		sc, _, _, _, err := physScan(c, l)
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		a, err := replay.Analyze(sc, 0, cpLSN)
+		a, fs, err := analyzeScan(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, cpLSN)
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		fs := logFindings(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, a.Map.FromLSN, a.Map.EndLSN,
-			a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages))
 		return a, cpLSN, append(fs, note), nil
 	}
 	a, sc, err := replay.AnalyzeMLog(l, cpLSN, 0, cpLSN)

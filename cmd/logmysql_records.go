@@ -9,21 +9,43 @@ import (
 	"innoscope/report"
 )
 
+// blockCheckpoint is the LSN of the checkpoint recovery uses, 0 when no block is valid.
+func blockCheckpoint(l *logformat.BlockLog) uint64 {
+	if l.Selected < 0 {
+		return 0
+	}
+	return l.Checkpoints[l.Selected].LSN
+}
+
+// blockStart is where a command reads a block log from: --from-lsn, else the checkpoint; with
+// the checkpoint LSN.
+func blockStart(c *cli.Context, l *logformat.BlockLog) (start, cpLSN uint64, err error) {
+	cpLSN = blockCheckpoint(l)
+	if start = c.Uint64("from-lsn"); start != 0 {
+		return start, cpLSN, nil
+	}
+	if l.Selected < 0 {
+		return 0, 0, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Name)
+	}
+	return cpLSN, cpLSN, nil
+}
+
+// mlogCorruptFinding is a corrupt MLOG record that ends the log at lsn.
+func mlogCorruptFinding(path string, lsn uint64, err error) report.Finding {
+	return report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: path, LSN: &lsn,
+		Message: err.Error() + "; the server stops recovery here"}
+}
+
 // blockScan decodes an MLOG log's mini-transactions and calls fn for those that start at or
 // after the start LSN (the checkpoint, or --from-lsn) and before --to-lsn. A MySQL 8.0.30+ file
 // is decoded from its first mini-transaction on, a ring from the first one that starts in the
 // start LSN's block, so that any start LSN is reached on a boundary.
 func blockScan(c *cli.Context, l *logformat.BlockLog, fn func(*logformat.MLogMTR)) (logformat.MLogScan, uint64, uint64, error) {
-	var cpLSN uint64
-	if l.Selected >= 0 {
-		cpLSN = l.Checkpoints[l.Selected].LSN
+	start, cpLSN, err := blockStart(c, l)
+	if err != nil {
+		return logformat.MLogScan{}, 0, 0, err
 	}
-	start, to := cpLSN, c.Uint64("to-lsn")
-	if from := c.Uint64("from-lsn"); from != 0 {
-		start = from
-	} else if l.Selected < 0 {
-		return logformat.MLogScan{}, 0, 0, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Name)
-	}
+	to := c.Uint64("to-lsn")
 	l.SetWalkStart(start)
 	sc, err := l.ScanRecords(0, func(m *logformat.MLogMTR) error {
 		if m.LSN >= start && (to == 0 || m.LSN < to) {
@@ -77,8 +99,7 @@ func blockLogRecords(c *cli.Context, l *logformat.BlockLog) error {
 		return err
 	}
 	if err != nil {
-		return finish(c, []report.Finding{{Severity: report.Error, Code: "CORRUPT_LOG", File: l.Name, LSN: &sc.EndLSN,
-			Message: err.Error() + "; the server stops recovery here"}})
+		return finish(c, []report.Finding{mlogCorruptFinding(l.Name, sc.EndLSN, err)})
 	}
 	return nil
 }
@@ -92,10 +113,7 @@ func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
 	pages := map[[2]uint32]bool{}
 	var mtrs, records, pageRecs int
 	var first, last uint64
-	mlogCheckpoint, selected := false, uint64(0)
-	if l.Selected >= 0 {
-		selected = l.Checkpoints[l.Selected].LSN
-	}
+	mlogCheckpoint, selected := false, blockCheckpoint(l)
 	sc, cpLSN, start, err := blockScan(c, l, func(m *logformat.MLogMTR) {
 		if mtrs == 0 {
 			first = m.LSN
@@ -154,8 +172,7 @@ func blockStatsRows(j *statsJSON) [][]string {
 func mlogFindings(l *logformat.BlockLog, start, cpLSN, end, last uint64, mlogCheckpoint bool, scanErr error, pageRecs, pages int) []report.Finding {
 	fs := checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected)
 	if scanErr != nil {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: l.Name, LSN: &end,
-			Message: scanErr.Error() + "; the server stops recovery here"})
+		fs = append(fs, mlogCorruptFinding(l.Name, end, scanErr))
 	}
 	if d := l.Dialect; (d == logformat.DialectMySQL57 || d == logformat.DialectMariaDB) && start == cpLSN && end > cpLSN && !mlogCheckpoint && scanErr == nil {
 		// log0recv.cc, recv_recovery_from_checkpoint_start: these servers write MLOG_CHECKPOINT

@@ -11,32 +11,26 @@ import (
 )
 
 // physScan decodes a MariaDB 10.5-10.7 log (10.8 records in blocks) from the checkpoint or
-// --from-lsn, which must be a mini-transaction start.
-func physScan(c *cli.Context, l *logformat.BlockLog) (*logformat.Scanner, uint64, error) {
-	var cpLSN uint64
-	if l.Selected >= 0 {
-		cpLSN = l.Checkpoints[l.Selected].LSN
-	}
-	start := c.Uint64("from-lsn")
-	if start == 0 {
-		if l.Selected < 0 {
-			return nil, 0, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Name)
-		}
-		start = cpLSN
+// --from-lsn, which must be a mini-transaction start, checked against innodb_page_size (also
+// returned, with where it came from).
+func physScan(c *cli.Context, l *logformat.BlockLog) (sc *logformat.Scanner, cpLSN uint64, pageSize int, source string, err error) {
+	start, cpLSN, err := blockStart(c, l)
+	if err != nil {
+		return nil, 0, 0, "", err
 	}
 	l.SetWalkStart(start)
 	s, err := settingsOf(c)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, "", err
 	}
-	pageSize, _ := pageSizeOf(s)
-	sc, err := l.PhysScanner(start, pageSize)
-	return sc, cpLSN, err
+	pageSize, source = pageSizeOf(s)
+	sc, err = l.PhysScanner(start, pageSize)
+	return sc, cpLSN, pageSize, source, err
 }
 
 // physRecords is `log records` for a MariaDB 10.5-10.7 log.
 func physRecords(c *cli.Context, l *logformat.BlockLog) error {
-	sc, _, err := physScan(c, l)
+	sc, _, _, _, err := physScan(c, l)
 	if err != nil {
 		return err
 	}
@@ -67,12 +61,10 @@ func physRecords(c *cli.Context, l *logformat.BlockLog) error {
 
 // physStats is `log stats` for a MariaDB 10.5-10.7 log, with the keys of the other formats.
 func physStats(c *cli.Context, l *logformat.BlockLog) error {
-	sc, cpLSN, err := physScan(c, l)
+	sc, cpLSN, pageSize, source, err := physScan(c, l)
 	if err != nil {
 		return err
 	}
-	s, _ := settingsOf(c)
-	pageSize, source := pageSizeOf(s)
 	st, err := logformat.Summarize(sc, cpLSN)
 	if err != nil {
 		return err
@@ -99,7 +91,7 @@ func physStats(c *cli.Context, l *logformat.BlockLog) error {
 
 // physMap is the space map of a MariaDB 10.5-10.7 log.
 func physMap(c *cli.Context, l *logformat.BlockLog) (*replay.Map, []report.Finding, error) {
-	sc, _, err := physScan(c, l)
+	sc, _, _, _, err := physScan(c, l)
 	if err != nil {
 		return nil, nil, err
 	}

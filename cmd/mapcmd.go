@@ -73,18 +73,14 @@ func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 		if bl.Physical() {
 			return physMap(c, bl)
 		}
-		from := c.Uint64("from-lsn")
-		if from == 0 {
-			if bl.Selected < 0 {
-				return nil, nil, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", bl.Name)
-			}
-			from = bl.Checkpoints[bl.Selected].LSN
+		from, _, err := blockStart(c, bl)
+		if err != nil {
+			return nil, nil, err
 		}
 		m, err := replay.BuildMLog(bl, from, c.Uint64("at-lsn"))
 		var fs []report.Finding
 		if err != nil {
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: bl.Name, LSN: &m.EndLSN,
-				Message: err.Error() + "; the server stops recovery here"})
+			fs = append(fs, mlogCorruptFinding(bl.Name, m.EndLSN, err))
 		}
 		return m, fs, nil
 	}
