@@ -85,8 +85,8 @@ type MLogScan struct {
 // (a mini-transaction start: the checkpoint LSN), or with from 0 from the first
 // mini-transaction that starts in the walked blocks (the first block's first_rec_group), to
 // the end of the written data, calling fn for each. A ring log's walk starts at the
-// checkpoint's block, or where SetWalkStart put it. The record bytes of the written blocks are held in memory (at most the
-// files).
+// checkpoint's block, or where SetWalkStart put it. The record bytes of the written blocks
+// are held in memory (at most the files).
 func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, error) {
 	g, err := l.gather()
 	if err != nil {
