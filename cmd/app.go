@@ -65,6 +65,12 @@ var outputFlags = []cli.Flag{
 	&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity (info, warning, error, none)"},
 }
 
+// dirFlags are the flags of a command that reads a data directory: outputFlags, locationFlags,
+// then the command's own.
+func dirFlags(own ...cli.Flag) []cli.Flag {
+	return append(append(append([]cli.Flag{}, outputFlags...), locationFlags...), own...)
+}
+
 // finish prints nothing more; it turns the findings into the exit status.
 func finish(c *cli.Context, fs []report.Finding) error {
 	level, err := report.ParseSeverity(c.String("fail-on"))

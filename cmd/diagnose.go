@@ -18,7 +18,7 @@ func diagnoseCommand() *cli.Command {
 		Name:      "diagnose",
 		Usage:     "all findings: dictionary vs filesystem vs redo log, pages recovery needs, locations",
 		ArgsUsage: "DIR",
-		Flags: append(append(append([]cli.Flag{}, outputFlags...), locationFlags...),
+		Flags: dirFlags(
 			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules: mariadb (warn) or mysql8 (WL#13065: unprotected and undo-dir datafiles are errors)"},
 			&cli.BoolFlag{Name: "skip-pages", Usage: "do not read every page of every datafile (no CORRUPT_PAGE*, FILE_AHEAD_OF_LOG checks): fast on large directories"}),
 		Action: diagnoseAction,

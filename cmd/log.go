@@ -14,7 +14,7 @@ import (
 )
 
 func logCommand() *cli.Command {
-	flags := append(append([]cli.Flag{}, outputFlags...), locationFlags...)
+	flags := dirFlags()
 	scanFlags := append(append([]cli.Flag{}, flags...),
 		&cli.Uint64Flag{Name: "from-lsn", Usage: "start here instead of the checkpoint (below the checkpoint it must be a mini-transaction start, e.g. the first LSN of a fresh log)"},
 		&cli.Uint64Flag{Name: "to-lsn", Usage: "stop before the first mini-transaction starting at or after this LSN"})

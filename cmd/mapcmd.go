@@ -17,7 +17,7 @@ func mapCommand() *cli.Command {
 		Name:      "map",
 		Usage:     "space id → file name map rebuilt from the redo log's file records, with the LSN of each event",
 		ArgsUsage: "DIR|FILE",
-		Flags: append(append(append([]cli.Flag{}, outputFlags...), locationFlags...),
+		Flags: dirFlags(
 			&cli.Uint64Flag{Name: "at-lsn", Usage: "the map as it stands before the first mini-transaction at or after this LSN"},
 			&cli.Uint64Flag{Name: "from-lsn", Usage: "start here instead of the checkpoint (a mini-transaction start)"}),
 		Action: mapAction,

@@ -28,7 +28,7 @@ func recoverCommand() *cli.Command {
 			"where they were. Until it has finished, the copy holds " + replay.IncompleteMarker + "\n" +
 			"and is not usable; --force removes such a copy and starts again.",
 		ArgsUsage: "DIR",
-		Flags: append(append(append([]cli.Flag{}, outputFlags...), locationFlags...),
+		Flags: dirFlags(
 			&cli.StringFlag{Name: "into", Usage: "the working copy to create (a new or empty directory)"},
 			&cli.StringFlag{Name: "external-dir", Usage: "where files from outside the data directory go (default COPY" + replay.ExternalSuffix + ")"},
 			&cli.BoolFlag{Name: "force", Usage: "use an existing empty --into, or restart an interrupted one"},

@@ -16,7 +16,7 @@ func spacesCommand() *cli.Command {
 		Name:      "spaces",
 		Usage:     "every tablespace file: how found, space id, flags, page size, pages, checksum, first-page LSN, location",
 		ArgsUsage: "DIR",
-		Flags:     append(append([]cli.Flag{}, outputFlags...), locationFlags...),
+		Flags:     dirFlags(),
 		Action:    spacesAction,
 	}
 }

@@ -21,7 +21,7 @@ func verifyCommand() *cli.Command {
 			"above --fail-on (the diagnosis's, REPLAY_FAILED, COPY_CORRUPT_PAGE, COPY_PAGE_AHEAD_OF_LOG,\n" +
 			"COPY_LOG_NOT_CLEAN), 2 when it could not run. The source is never written.",
 		ArgsUsage: "DIR",
-		Flags: append(append(append([]cli.Flag{}, outputFlags...), locationFlags...),
+		Flags: dirFlags(
 			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules for the diagnosis: mariadb or mysql8"},
 			&cli.BoolFlag{Name: "skip-pages", Usage: "the diagnosis reads only page 0 of each source file (the copy is still verified page by page)"},
 			&cli.StringFlag{Name: "tmpdir", Usage: "where the temporary copy goes (default: the system temporary directory)"},
