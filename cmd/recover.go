@@ -145,18 +145,10 @@ func refuseEncrypted(s settings, a *replay.Analysis) error {
 		return err
 	}
 	for _, t := range ts {
-		if t.Error != "" || !touched[t.SpaceID] {
-			continue
-		}
-		f, err := discovery.OpenFile(t.Path)
-		if err != nil {
-			continue // recovery reports what it cannot open, with the page it needs
-		}
-		scheme, ok := discovery.EncryptionScheme(f.Page0(), f.FSP.Flags)
-		f.Close()
-		if ok && scheme != discovery.CryptUnencrypted {
+		// A file whose page 0 cannot be read is reported by recovery, with the page it needs.
+		if t.Error == "" && touched[t.SpaceID] && t.Encryption != discovery.CryptUnencrypted {
 			return fmt.Errorf("%s: tablespace %d is encrypted (scheme %d on page 0) and the log changes it: innoscope cannot decrypt; recover with the server and its key management plugin",
-				t.Path, t.SpaceID, scheme)
+				t.Path, t.SpaceID, t.Encryption)
 		}
 	}
 	return nil

@@ -57,6 +57,9 @@ type Tablespace struct {
 	Location          string `json:"location"`
 	Note              string `json:"note,omitempty"`
 	Error             string `json:"error,omitempty"` // why page 0 could not be read
+	// Encryption is the MariaDB encryption scheme page 0 names (CryptUnencrypted when it
+	// names none or has no encryption information); not printed.
+	Encryption int `json:"-"`
 }
 
 var undoName = regexp.MustCompile(`^undo\d{3}$`)
@@ -215,6 +218,9 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tabl
 	fl := f.FSP.Flags
 	t.SpaceID, t.Flags, t.PageSize, t.PhysicalPageSize = f.FSP.SpaceID, fl, fl.PageSize, f.Physical
 	t.Pages, t.FSPSize, t.FirstPageLSN = f.Pages(), f.FSP.Size, f.Header.LSN
+	if scheme, ok := EncryptionScheme(f.page0, fl); ok {
+		t.Encryption = scheme
+	}
 	v := CheckPage(f.page0, fl, 0, f.FSP.SpaceID)
 	t.ChecksumAlgorithm = string(v.Algorithm)
 	if v.Corrupt {
