@@ -114,9 +114,9 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := replay.Analyze(sc, 0, cpLSN)
+	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN)
 	if err == nil {
-		for _, f := range logFindings(l.Path, checkpointFindings(l), sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, 0, 0) {
+		for _, f := range fs {
 			if f.Severity == report.Error {
 				err = fmt.Errorf("%s: %s: %s", f.File, f.Code, f.Message)
 				break
