@@ -198,9 +198,26 @@ func (r *recovery) applyMTR(m *logformat.MTR) error {
 		}
 		if p.dirty && p.no == 0 && !p.ts.flagsSet {
 			p.ts.setFlags(p.data)
+			r.fitFrames(p.ts)
 		}
 	}
 	return nil
+}
+
+// fitFrames cuts the cached frames of ts to its physical page size once page 0 has given its
+// flags. Until then the pages of a tablespace the log creates (or whose page 0 is still blank)
+// are built in innodb_page_size frames, as the server recovers such a page 0 before it knows
+// the tablespace; a ROW_FORMAT=COMPRESSED page is only its first ZipSize bytes, and its
+// checksum covers exactly those.
+func (r *recovery) fitFrames(ts *tsFile) {
+	if !ts.flagsSet {
+		return
+	}
+	for _, p := range r.cache {
+		if p.ts == ts && len(p.data) > ts.phys {
+			p.data = p.data[:ts.phys:ts.phys]
+		}
+	}
 }
 
 // page returns the cached image of id, reading it if needed; nil when the space's records

@@ -69,6 +69,10 @@ func (t *tsFile) write(no uint32, p []byte) error {
 	if s == nil {
 		return fmt.Errorf("%s: page %d is beyond the system tablespace files", t, no)
 	}
+	if len(p) != t.phys {
+		// A frame of another size would spill into the next page or leave a gap.
+		return fmt.Errorf("%s: offset %d: page %d is %d bytes, the tablespace's pages are %d", s.path, off, no, len(p), t.phys)
+	}
 	if _, err := s.f.WriteAt(p, off); err != nil {
 		return fmt.Errorf("%s: offset %d: writing page %d: %w", s.path, off, no, err)
 	}

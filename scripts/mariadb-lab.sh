@@ -38,7 +38,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -64,6 +64,9 @@ opts_for() {
     encrypted) echo "--plugin-load-add=file_key_management --file-key-management-filename=@OUT@/keys.txt --innodb-log-file-size=16M" ;;
     layout) echo "--innodb-undo-tablespaces=2 --innodb-undo-directory=@OUT@/undo --innodb-data-home-dir=@OUT@/sys --innodb-data-file-path=ibdata1:12M;ibdata2:12M:autoextend --innodb-log-group-home-dir=@OUT@/redo --innodb-log-file-size=16M" ;;
     formats_4k) echo "--innodb-page-size=4k" ;;
+    # A log large enough that no checkpoint (adaptive flushing starts at 10% of it) comes
+    # between the CREATE TABLEs and the crash: their page 0 stays blank in crashed/.
+    compressed_new) echo "--innodb-log-file-size=64M" ;;
     formats_64k) echo "--innodb-page-size=64k" ;;
     bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
     bench_recover) echo "--innodb-log-file-size=4G --innodb-buffer-pool-size=4G --innodb-adaptive-flushing=OFF --innodb-max-dirty-pages-pct=99 --innodb-io-capacity=100" ;;
@@ -257,6 +260,27 @@ EOF
 CREATE DATABASE db;
 CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
 INSERT INTO db.t SELECT seq, 'c' FROM seq_1_to_2000;
+EOF
+    ;;
+    compressed_new) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.t SELECT seq, 'before' FROM seq_1_to_500;
+SET GLOBAL innodb_log_checkpoint_now=1;
+CREATE TABLE db.z (id INT PRIMARY KEY, v VARCHAR(200), KEY(v)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8;
+INSERT INTO db.z SELECT seq, REPEAT(CHAR(97 + seq % 26), 120) FROM seq_1_to_2000;
+CREATE TABLE db.zd (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED;
+CREATE TABLE db.z4 (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4;
+CREATE TABLE db.z2 (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=2;
+CREATE TABLE db.z1 (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=1;
+CREATE TABLE db.pc (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB PAGE_COMPRESSED=1;
+CREATE TABLE db.red (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ROW_FORMAT=REDUNDANT;
+INSERT INTO db.zd SELECT seq, REPEAT(CHAR(97 + seq % 26), 120) FROM seq_1_to_500;
+INSERT INTO db.z4 SELECT seq, REPEAT(CHAR(97 + seq % 26), 120) FROM seq_1_to_500;
+INSERT INTO db.z2 SELECT seq, REPEAT(CHAR(97 + seq % 26), 120) FROM seq_1_to_500;
+INSERT INTO db.z1 SELECT seq, REPEAT(CHAR(97 + seq % 26), 60) FROM seq_1_to_500;
+INSERT INTO db.pc SELECT seq, REPEAT('p', 180) FROM seq_1_to_500;
+INSERT INTO db.red SELECT seq, REPEAT('r', 100) FROM seq_1_to_500;
 EOF
     ;;
     *) die "unknown scenario '$1' (known: $SCENARIOS)" ;;
