@@ -66,6 +66,31 @@ func zipCRC32(p []byte) uint32 {
 	return crc32c(p[FilPageOffset:FilPageLSN]) ^ crc32c(p[FilPageType:FilPageType+2]) ^ crc32c(p[FilPageSpaceID:])
 }
 
+// zipAdler32 is the legacy innodb scheme for ROW_FORMAT=COMPRESSED pages: Adler-32 (from 0,
+// as zlib's adler32(0L, ...)) over the same bytes as zipCRC32.
+func zipAdler32(p []byte) uint32 {
+	a := adler32From(0, p[FilPageOffset:FilPageLSN])
+	a = adler32From(a, p[FilPageType:FilPageType+2])
+	return adler32From(a, p[FilPageSpaceID:])
+}
+
+// adler32From continues an Adler-32 sum whose two halves are packed in a (zlib's
+// adler32(adler, buf, len)); hash/adler32 always starts from 1.
+func adler32From(a uint32, p []byte) uint32 {
+	const mod = 65521
+	s1, s2 := a&0xffff, a>>16
+	for len(p) > 0 {
+		n := min(len(p), 5552) // the most bytes before s2 can overflow 32 bits
+		for _, b := range p[:n] {
+			s1 += uint32(b)
+			s2 += s1
+		}
+		s1, s2 = s1%mod, s2%mod
+		p = p[n:]
+	}
+	return s2<<16 | s1
+}
+
 // zeros is compared against in IsZero: bytes.Equal uses the vector unit, a byte loop does not.
 var zeros [64 << 10]byte
 
@@ -128,8 +153,25 @@ func checkSum(p []byte, fl Flags) Verdict {
 	}
 	typ := PageType(be.Uint16(p[FilPageType:]))
 	if typ == PagePageCompressed || typ == PagePageCompressedEncr {
-		return Verdict{Algorithm: AlgUnchecked}
+		if fl.PageCompression {
+			return Verdict{Algorithm: AlgUnchecked}
+		}
+		// The server trusts the type only in a page_compressed tablespace and checks this
+		// page like any other; innochecksum trusts the type alone and skips it.
+		v := checkClassic(p, fl)
+		if v.Corrupt {
+			v.InnochecksumCorrupt = false
+			v.Reason += fmt.Sprintf(" (innochecksum skips the page: its type is %s)", commonTypeNames[typ])
+		}
+		return v
 	}
+	return checkClassic(p, fl)
+}
+
+// checkClassic checks a page of a tablespace that is not full_crc32 and not page_compressed.
+func checkClassic(p []byte, fl Flags) Verdict {
+	be := binary.BigEndian
+	n := len(p)
 	if fl.ZipSize != 0 {
 		return checkZip(p)
 	}
@@ -166,10 +208,18 @@ func checkSum(p []byte, fl Flags) Verdict {
 	return v
 }
 
+// checkZip is page_zip_verify_checksum under the server's default, non-strict setting: a
+// page whose checksum field and FIL_PAGE_LSN are zero must be all zero; otherwise the
+// CRC-32C variant, the none magic or the legacy Adler-32 variant (page_zip_calc_checksum with
+// use_adler) passes. innochecksum 10.11 accepts the CRC-32C variant only.
 func checkZip(p []byte) Verdict {
-	stored := binary.BigEndian.Uint32(p[0:])
-	if IsZero(p) {
-		return Verdict{Algorithm: AlgEmpty}
+	be := binary.BigEndian
+	stored := be.Uint32(p[FilPageSpaceOrChecksum:])
+	if stored == 0 && be.Uint64(p[FilPageLSN:]) == 0 {
+		if IsZero(p) {
+			return Verdict{Algorithm: AlgEmpty}
+		}
+		return corrupt("ROW_FORMAT=COMPRESSED: checksum and LSN are zero on a page that is not all zero")
 	}
 	if c := zipCRC32(p); stored == c {
 		return Verdict{Algorithm: AlgZipCRC32}
@@ -178,7 +228,11 @@ func checkZip(p []byte) Verdict {
 		return Verdict{Algorithm: AlgNone, InnochecksumCorrupt: true,
 			Reason: "checksum none (0xDEADBEEF): accepted by the server, not by innochecksum 10.11"}
 	}
-	return corrupt(fmt.Sprintf("ROW_FORMAT=COMPRESSED: stored 0x%08x, crc32 0x%08x", stored, zipCRC32(p)))
+	if stored == zipAdler32(p) {
+		return Verdict{Algorithm: AlgInnoDB, InnochecksumCorrupt: true,
+			Reason: "legacy innodb (Adler-32) ROW_FORMAT=COMPRESSED checksum: accepted by the server, not by innochecksum 10.11 (crc32 only)"}
+	}
+	return corrupt(fmt.Sprintf("ROW_FORMAT=COMPRESSED: stored 0x%08x, crc32 0x%08x, innodb 0x%08x", stored, zipCRC32(p), zipAdler32(p)))
 }
 
 func corrupt(why string) Verdict {
