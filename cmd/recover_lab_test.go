@@ -23,7 +23,7 @@ import (
 // 4 KiB pages, ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED tables; pages64k: the dml workload
 // with 64 KiB pages; layout: the same with undo, system (two files) and log files in
 // directories of their own).
-var recoverScenarios = append(append([]string{}, scenarios...), "compressed", "pages64k", "layout", "compressed_new")
+var recoverScenarios = append(append([]string{}, scenarios...), "compressed", "pages64k", "layout", "compressed_new", "compressed_new_4k")
 
 // sourceTrees are the directories of a scenario that recover reads: the crashed data directory
 // and the directories outside it as the crash left them (DATA DIRECTORY files, undo, system and

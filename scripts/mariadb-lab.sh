@@ -38,7 +38,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -67,6 +67,7 @@ opts_for() {
     # A log large enough that no checkpoint (adaptive flushing starts at 10% of it) comes
     # between the CREATE TABLEs and the crash: their page 0 stays blank in crashed/.
     compressed_new) echo "--innodb-log-file-size=64M" ;;
+    compressed_new_4k) echo "--innodb-checksum-algorithm=crc32 --innodb-page-size=4k --innodb-log-file-size=64M" ;;
     formats_64k) echo "--innodb-page-size=64k" ;;
     bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
     bench_recover) echo "--innodb-log-file-size=4G --innodb-buffer-pool-size=4G --innodb-adaptive-flushing=OFF --innodb-max-dirty-pages-pct=99 --innodb-io-capacity=100" ;;
@@ -262,12 +263,14 @@ CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
 INSERT INTO db.t SELECT seq, 'c' FROM seq_1_to_2000;
 EOF
     ;;
-    compressed_new) cat <<'EOF'
+    # db.z: KEY_BLOCK_SIZE=8, or 2 with 4 KiB pages (at most the page size).
+    compressed_new*) local kbs=8; [ "$1" = compressed_new_4k ] && kbs=2
+      cat <<EOF
 CREATE DATABASE db;
 CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
 INSERT INTO db.t SELECT seq, 'before' FROM seq_1_to_500;
 SET GLOBAL innodb_log_checkpoint_now=1;
-CREATE TABLE db.z (id INT PRIMARY KEY, v VARCHAR(200), KEY(v)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8;
+CREATE TABLE db.z (id INT PRIMARY KEY, v VARCHAR(200), KEY(v)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=$kbs;
 INSERT INTO db.z SELECT seq, REPEAT(CHAR(97 + seq % 26), 120) FROM seq_1_to_2000;
 CREATE TABLE db.zd (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED;
 CREATE TABLE db.z4 (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4;
