@@ -263,7 +263,7 @@ CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
 INSERT INTO db.t SELECT seq, 'c' FROM seq_1_to_2000;
 EOF
     ;;
-    # db.z: KEY_BLOCK_SIZE=8, or 2 with 4 KiB pages (at most the page size).
+    # db.z: KEY_BLOCK_SIZE=8, or 2 with 4 KiB pages (at most the page size); db.zb: ZBLOB pages.
     compressed_new*) local kbs=8; [ "$1" = compressed_new_4k ] && kbs=2
       cat <<EOF
 CREATE DATABASE db;
@@ -284,6 +284,10 @@ INSERT INTO db.z2 SELECT seq, REPEAT(CHAR(97 + seq % 26), 120) FROM seq_1_to_500
 INSERT INTO db.z1 SELECT seq, REPEAT(CHAR(97 + seq % 26), 60) FROM seq_1_to_500;
 INSERT INTO db.pc SELECT seq, REPEAT('p', 180) FROM seq_1_to_500;
 INSERT INTO db.red SELECT seq, REPEAT('r', 100) FROM seq_1_to_500;
+CREATE TABLE db.zb (id INT PRIMARY KEY, b LONGBLOB, t TEXT) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4;
+INSERT INTO db.zb SELECT seq, REPEAT(MD5(seq), 600), REPEAT(CHAR(65 + seq % 26), 3000) FROM seq_1_to_60;
+UPDATE db.zb SET b = REPEAT(MD5(id + 1), 700) WHERE id % 3 = 0;
+DELETE FROM db.zb WHERE id % 7 = 0;
 EOF
     ;;
     *) die "unknown scenario '$1' (known: $SCENARIOS)" ;;
