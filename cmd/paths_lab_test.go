@@ -173,3 +173,64 @@ func TestPathSpellings(t *testing.T) {
 			v.Started, v.TablesOK, v.Checks, serverLines(t, v.ErrLog))
 	}
 }
+
+// linkedLayout copies the scenario's crashed directory to dir and moves either db/t2.ibd or
+// the whole db directory to the directory elsewhere, leaving a symbolic link in its place.
+func linkedLayout(t *testing.T, s *lab.Scenario, dir, elsewhere string, wholeDB bool) {
+	t.Helper()
+	lab.CopyDir(t, s.Crashed, dir)
+	from, to := filepath.Join(dir, "db", "t2.ibd"), filepath.Join(elsewhere, "t2.ibd")
+	if wholeDB {
+		from, to = filepath.Join(dir, "db"), filepath.Join(elsewhere, "db")
+	}
+	if err := os.MkdirAll(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mv(t, from, to)
+	if err := os.Symlink(to, from); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSymlinkedDatafiles: a datafile (db/t2.ibd) or a database directory (db) that is a
+// symbolic link to a real one elsewhere. The server started on such a copy recovers it and
+// CHECK TABLE passes; innoscope must find the file (spaces), report no error (diagnose), and
+// recover a copy the server starts on with its own recovery's table contents. The scan
+// skipped links: diagnose said MISSING_FILE and spaces omitted the file.
+func TestSymlinkedDatafiles(t *testing.T) {
+	s := lab.Get(t, "dml")
+	for _, wholeDB := range []bool{false, true} {
+		name := map[bool]string{false: "file", true: "directory"}[wholeDB]
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			src, srv := filepath.Join(base, "src"), filepath.Join(base, "srv")
+			linkedLayout(t, s, src, filepath.Join(base, "src-elsewhere"), wholeDB)
+			linkedLayout(t, s, srv, filepath.Join(base, "srv-elsewhere"), wholeDB)
+			v := s.ServerVerdict(t, srv)
+			serverOK := v.Started && v.TablesOK && v.TablesChecked == 2
+			if !serverOK {
+				t.Fatalf("the server on a copy with a linked %s: started=%v tables_ok=%v\n%s", name, v.Started, v.TablesOK, serverLines(t, v.ErrLog))
+			}
+			before := lab.HashTree(t, filepath.Join(base, "src-elsewhere"))
+			found := false
+			for _, x := range spacesOf(t, src) {
+				if x.Path == filepath.Join(src, "db", "t2.ibd") && x.SpaceID == 6 && x.Error == "" && x.Location == "known" {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("spaces does not list %s as space 6 in a known location", filepath.Join(src, "db", "t2.ibd"))
+			}
+			var d diagnoseJSON
+			out, errs, code := run("diagnose", "--json", src)
+			if err := json.Unmarshal([]byte(out), &d); err != nil || code != ExitClean || d.Summary["error"] != 0 {
+				t.Errorf("diagnose of a directory the server recovers: exit %d, %v\n%s%s", code, err, out, errs)
+			}
+			want := s.Checksums(t)
+			recoverAndStart(t, s, src, want)
+			if !mapsEqual(before, lab.HashTree(t, filepath.Join(base, "src-elsewhere"))) {
+				t.Errorf("the linked files changed")
+			}
+		})
+	}
+}
