@@ -24,22 +24,26 @@ type cliResult struct {
 
 // cliIn runs innoscope as a child process (the test binary with INNOSCOPE_AS_CLI=1, see
 // TestMain) in the working directory dir, and fails the test when it runs longer than limit
-// (a hang). prefix (e.g. setpriv) runs the process under another command.
-func cliIn(t *testing.T, dir string, limit time.Duration, prefix []string, args ...string) cliResult {
+// (a hang). argv0 is the command that runs the test binary (nil: the test binary itself; e.g.
+// setpriv ... BINARY).
+func cliIn(t *testing.T, dir string, limit time.Duration, argv0 []string, args ...string) cliResult {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	if argv0 == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv0 = []string{exe}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	argv := append(append(append([]string{}, prefix...), exe, "--"), args...)
+	argv := append(append(append([]string{}, argv0...), "--"), args...)
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	c.Dir = dir
 	c.Env = append(os.Environ(), "INNOSCOPE_AS_CLI=1", "NO_COLOR=1")
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
-	err = c.Run()
+	err := c.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("innoscope %v (in %s) still running after %v: it hangs", args, dir, limit)
 	}

@@ -123,6 +123,9 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 			}
 		}
 	}
+	if err == nil { // the server cannot start without its system tablespace: name it before copying
+		_, err = discovery.SystemPageSize(s.systemFile())
+	}
 	if err == nil {
 		err = refuseEncrypted(s, a)
 	}

@@ -329,7 +329,7 @@ func (cp *copier) tree(src, dst string) error {
 // file copies one regular file, keeping its permission bits. Of the source's redo log only
 // the spans recovery reads are copied; the rest becomes a hole.
 func (cp *copier) file(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := discovery.OpenRegular(src) // a FIFO would block
 	if err != nil {
 		return err
 	}
