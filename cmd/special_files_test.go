@@ -36,8 +36,8 @@ func copyScenario(t *testing.T, s *lab.Scenario) string {
 	return dir
 }
 
-// TestFIFOs: a FIFO as ib_logfile0, as ibdata1, as the target of an .isl and as the pages
-// argument. Opening a FIFO for reading waits for a writer, so every command that opened one
+// TestFIFOs: a FIFO as ib_logfile0, as ibdata1, as the target of an .isl, as the pages
+// argument and as an .isl file. Opening a FIFO for reading waits for a writer, so every command that opened one
 // hung; now each returns at once with exit 2, or a finding, naming the file and saying "not a
 // regular file (a FIFO)".
 func TestFIFOs(t *testing.T) {
@@ -95,6 +95,15 @@ func TestFIFOs(t *testing.T) {
 		}
 		check(t, dir, target, true, "recover", dir, "--into", filepath.Join(t.TempDir(), "copy"))
 		check(t, dir, target, true, "pages", target)
+	})
+	t.Run("isl", func(t *testing.T) { // the .isl file itself
+		s := lab.Get(t, "data_directory")
+		dir := copyScenario(t, s)
+		isl := filepath.Join(dir, "db", "remote.isl")
+		mkfifo(t, isl)
+		for _, c := range [][]string{{"spaces"}, {"diagnose"}, {"verify"}} {
+			check(t, dir, isl, true, append(c, dir)...)
+		}
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -220,17 +221,34 @@ func walk(dir string, datadir string, walked map[string]bool, cands []candidate)
 			}
 		case strings.HasSuffix(name, ".ibd"):
 			cands = append(cands, candidate{path: p, foundBy: FoundScan}) // not regular: opening it says so
-		case typ.IsRegular() && strings.HasSuffix(name, ".isl"):
-			if b, err := os.ReadFile(p); err == nil {
-				target := strings.TrimSpace(string(bytes.TrimRight(b, "\x00")))
-				if target != "" && !filepath.IsAbs(target) {
-					target = filepath.Join(datadir, target)
-				}
-				cands = append(cands, candidate{path: target, foundBy: FoundISL, isl: p})
+		case strings.HasSuffix(name, ".isl"):
+			target, err := ReadISL(p)
+			if err != nil {
+				cands = append(cands, candidate{path: p, foundBy: FoundISL, isl: p, err: err.Error()})
+				continue
 			}
+			if target != "" && !filepath.IsAbs(target) {
+				target = filepath.Join(datadir, target)
+			}
+			cands = append(cands, candidate{path: target, foundBy: FoundISL, isl: p})
 		}
 	}
 	return cands
+}
+
+// ReadISL returns the path an .isl link file names (DATA DIRECTORY), trimmed as the server
+// trims it. A FIFO or other non-regular file is refused without blocking (OpenRegular).
+func ReadISL(p string) (string, error) {
+	f, err := OpenRegular(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 1<<16))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", p, err)
+	}
+	return strings.TrimSpace(string(bytes.TrimRight(b, "\x00"))), nil
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }

@@ -67,8 +67,8 @@ func expectations(in Input) map[string]expectation {
 		}
 		name := "./" + t.Name + ".ibd"
 		if t.DataDir() {
-			if b, err := os.ReadFile(filepath.Join(in.Datadir, t.Name+".isl")); err == nil {
-				name = strings.TrimSpace(string(b))
+			if target, err := discovery.ReadISL(filepath.Join(in.Datadir, t.Name+".isl")); err == nil {
+				name = target
 			}
 		}
 		exp[absPath(in.Datadir, name)] = expectation{id: t.SpaceID, name: name, source: "dictionary"}
