@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/discovery"
 	"innoscope/logformat"
 	"innoscope/report"
 )
@@ -95,9 +96,10 @@ func openRingLog(f *os.File, size int64) (*logformat.BlockLog, error) {
 	return l, err
 }
 
-// openSized opens the file at p read-only, with its size.
+// openSized opens the regular file at p read-only, with its size (anything else is refused
+// without blocking: discovery.OpenRegular).
 func openSized(p string) (*os.File, int64, error) {
-	f, err := os.Open(p)
+	f, err := discovery.OpenRegular(p)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,38 +29,65 @@ func (o *openedLog) Close() error { return o.file.Close() }
 
 var mysqlRedoName = regexp.MustCompile(`^#ib_redo(\d+)$`)
 
-// findLogFile returns the redo log file for a DIR|FILE argument.
+// findLogFile returns the redo log file for a DIR|FILE argument (absolute). An argument that is
+// neither a directory nor a regular file, and a log path the OS cannot look at (a loop of links,
+// no permission), are errors that say so; only a log that is absent reads as "no redo log".
 func findLogFile(s settings, arg string) (string, error) {
-	if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
-		return arg, nil
-	} else if err != nil {
+	arg = absPath(arg)
+	fi, err := os.Stat(arg)
+	if err != nil {
 		return "", err
+	}
+	if !fi.IsDir() {
+		if !fi.Mode().IsRegular() {
+			return "", discovery.NotRegular(arg, fi.Mode())
+		}
+		return arg, nil
 	}
 	dir := s.LogDir
 	if dir == "" {
 		dir = s.Datadir
 	}
 	p := filepath.Join(dir, "ib_logfile0")
-	if _, err := os.Stat(p); err == nil {
-		return p, nil
+	if ok, err := present(p); ok || err != nil {
+		return p, err
 	}
 	// MySQL 8.0.30+ keeps #innodb_redo/#ib_redoN; report the oldest one's format.
 	redo := filepath.Join(s.Datadir, "#innodb_redo")
-	if ents, err := os.ReadDir(redo); err == nil {
-		var nums []int
-		for _, e := range ents {
-			if m := mysqlRedoName.FindStringSubmatch(e.Name()); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				nums = append(nums, n)
-			}
+	ents, err := os.ReadDir(redo)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	var nums []int
+	for _, e := range ents {
+		if m := mysqlRedoName.FindStringSubmatch(e.Name()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			nums = append(nums, n)
 		}
-		if len(nums) > 0 {
-			sort.Ints(nums)
-			return filepath.Join(redo, fmt.Sprintf("#ib_redo%d", nums[0])), nil
-		}
+	}
+	if len(nums) > 0 {
+		sort.Ints(nums)
+		return filepath.Join(redo, fmt.Sprintf("#ib_redo%d", nums[0])), nil
 	}
 	return "", fmt.Errorf("%s: no redo log: neither ib_logfile0 nor #innodb_redo/#ib_redoN is there"+
 		" (use --innodb-log-group-home-dir if the log lives elsewhere)", dir)
+}
+
+// present reports whether a file is at p: false and no error when nothing is there; the OS
+// error (with the path) when p cannot be looked at (EACCES, ELOOP), and an error naming the
+// target when p is a symbolic link to nothing.
+func present(p string) (bool, error) {
+	_, err := os.Stat(p)
+	switch {
+	case err == nil:
+		return true, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, err
+	}
+	if target, lerr := os.Readlink(p); lerr == nil {
+		return false, fmt.Errorf("%s: a symbolic link to %s, which does not exist", p, target)
+	}
+	return false, nil
 }
 
 // openLogFile finds the log the command's DIR|FILE argument (or --datadir) names and opens it
@@ -79,16 +108,8 @@ func openLogFile(c *cli.Context) (*os.File, int64, settings, error) {
 	if err != nil {
 		return nil, 0, s, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, s, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, s, err
-	}
-	return f, fi.Size(), s, nil
+	f, size, err := openSized(path)
+	return f, size, s, err
 }
 
 // settingsOf loads the settings for the command's DIR|FILE argument (a file's directory).

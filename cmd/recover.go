@@ -65,7 +65,7 @@ func recoverAction(c *cli.Context) error {
 	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
 		return fmt.Errorf("expected one DIR argument")
 	}
-	into := c.String("into")
+	into := absFlag(c, "into")
 	if into == "" && !c.Bool("dry-run") {
 		return fmt.Errorf("--into COPY is required (or --dry-run)")
 	}
@@ -84,7 +84,7 @@ func recoverAction(c *cli.Context) error {
 		}
 		return printPlan(out, j.Plan)
 	}
-	o, err := p.run(into, c.String("external-dir"), c.Bool("force"), c.Int64("cache-mib")<<20)
+	o, err := p.run(into, absFlag(c, "external-dir"), c.Bool("force"), c.Int64("cache-mib")<<20)
 	if err != nil {
 		return err
 	}
@@ -122,6 +122,9 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 				break
 			}
 		}
+	}
+	if err == nil { // the server cannot start without its system tablespace: name it before copying
+		_, err = discovery.SystemPageSize(s.systemFile())
 	}
 	if err == nil {
 		err = refuseEncrypted(s, a)

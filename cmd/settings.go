@@ -109,9 +109,13 @@ func loadSettings(c *cli.Context, dirArg string) (settings, error) {
 	if s.Datadir == "" {
 		return s, fmt.Errorf("no data directory: give DIR, --datadir or a --defaults-file with datadir")
 	}
+	s.Datadir = absPath(s.Datadir)
 	rel := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
-			return p
+		switch {
+		case p == "":
+			return ""
+		case filepath.IsAbs(p):
+			return filepath.Clean(p)
 		}
 		return filepath.Join(s.Datadir, p)
 	}
@@ -130,6 +134,23 @@ func loadSettings(c *cli.Context, dirArg string) (settings, error) {
 	}
 	return s, nil
 }
+
+// absPath makes a path given on the command line or in a my.cnf absolute (relative to the
+// working directory, as the server does with its datadir) and clean, so that every later join
+// and comparison sees one spelling of it. "" stays "".
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// absFlag is the value of a path flag (--into, --keep, --tmpdir, --external-dir), made
+// absolute where it is read.
+func absFlag(c *cli.Context, name string) string { return absPath(c.String(name)) }
 
 // systemFile is the first file of innodb_data_file_path (default ibdata1), and its directory.
 func (s settings) systemFile() (dir, name string) {

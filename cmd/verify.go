@@ -59,9 +59,9 @@ func verifyAction(c *cli.Context) error {
 	fail := func(code, file, msg string) {
 		j.Findings = append(j.Findings, report.Finding{Severity: report.Error, Code: code, File: file, LSN: &end, Message: msg})
 	}
-	target := c.String("keep")
+	target := absFlag(c, "keep")
 	if target == "" {
-		tmp, err := os.MkdirTemp(c.String("tmpdir"), "innoscope-verify-")
+		tmp, err := os.MkdirTemp(absFlag(c, "tmpdir"), "innoscope-verify-")
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // File is a tablespace file opened read-only, with its page 0 decoded.
@@ -20,16 +21,14 @@ type File struct {
 	closer   io.Closer
 }
 
-// OpenFile opens a datafile read-only and decodes its first page.
+// OpenFile opens a datafile read-only and decodes its first page. Anything but a regular
+// file is refused without blocking (see OpenRegular).
 func OpenFile(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s: not a regular file", path)
-	}
 	var tf *File
 	if err == nil {
 		tf, err = NewFile(f, fi.Size(), path)
@@ -40,6 +39,51 @@ func OpenFile(path string) (*File, error) {
 	}
 	tf.closer = f
 	return tf, nil
+}
+
+// OpenRegular opens path read-only when it is a regular file (symbolic links followed).
+// Anything else is refused with an error naming the path and its type ("not a regular file
+// (a FIFO)"): opening a FIFO for reading waits for a writer, and a device never ends, so the
+// type is checked before opening, and the file is opened with O_NONBLOCK (which does not
+// change reads of a regular file) and checked again on the open descriptor, so that a file
+// replaced in between cannot make it block.
+func OpenRegular(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, NotRegular(path, fi.Mode())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = NotRegular(path, fi.Mode())
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// NotRegular is the error for a path that is not a regular file: it names the path and what
+// it is instead.
+func NotRegular(path string, m os.FileMode) error {
+	what := "an irregular file"
+	switch t := m.Type(); {
+	case t&os.ModeDir != 0:
+		what = "a directory"
+	case t&os.ModeNamedPipe != 0:
+		what = "a FIFO"
+	case t&os.ModeSocket != 0:
+		what = "a socket"
+	case t&os.ModeCharDevice != 0:
+		what = "a character device"
+	case t&os.ModeDevice != 0:
+		what = "a block device"
+	}
+	return fmt.Errorf("%s: not a regular file (%s)", path, what)
 }
 
 // NewFile decodes page 0 of the tablespace image r of the given size; path names it in errors.

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 )
@@ -90,7 +89,7 @@ func SystemPageSize(dir, file string) (int, error) {
 		file = "ibdata1"
 	}
 	p := filepath.Join(dir, file)
-	f, err := os.Open(p)
+	f, err := OpenRegular(p)
 	if err != nil {
 		return 0, err
 	}

@@ -2,7 +2,9 @@ package discovery
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,6 +28,9 @@ const (
 	FoundTemporary = "temporary" // innodb_temp_data_file_path (ibtmp1)
 	FoundScan      = "scan"      // a *.ibd under a scanned directory
 	FoundISL       = "isl"       // named by an .isl link file (DATA DIRECTORY)
+	// FoundDirectory is not a datafile: a directory of the scan that could not be read (its
+	// Error says why), so the datafiles in it are not seen.
+	FoundDirectory = "directory"
 )
 
 // tmpSpaceID is SRV_TMP_SPACE_ID, the fixed id of the temporary tablespace.
@@ -96,7 +101,7 @@ func ResolvePath(p string) string {
 }
 
 // candidate is a file to open, with how it was found.
-type candidate struct{ path, foundBy, isl string }
+type candidate struct{ path, foundBy, isl, err string }
 
 // Scan finds every tablespace file the settings point at and reads page 0 of each, in
 // parallel. It never writes.
@@ -118,17 +123,20 @@ func Scan(s Settings) ([]Tablespace, error) {
 	}
 	var cands []candidate
 	for _, f := range s.DataFiles {
-		cands = append(cands, candidate{filepath.Join(s.DataHomeDir, f), FoundSystem, ""})
+		cands = append(cands, candidate{path: filepath.Join(s.DataHomeDir, f), foundBy: FoundSystem})
 	}
 	for _, f := range s.TempFiles {
 		if p := filepath.Join(s.DataHomeDir, f); exists(p) {
-			cands = append(cands, candidate{p, FoundTemporary, ""})
+			cands = append(cands, candidate{path: p, foundBy: FoundTemporary})
 		}
 	}
-	if ents, err := os.ReadDir(s.UndoDir); err == nil {
+	if ents, err := os.ReadDir(s.UndoDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		cands = append(cands, candidate{path: s.UndoDir, foundBy: FoundDirectory,
+			err: "undo directory cannot be read, so its undo tablespaces are not seen: " + err.Error()})
+	} else {
 		for _, e := range ents {
-			if undoName.MatchString(e.Name()) && e.Type().IsRegular() {
-				cands = append(cands, candidate{filepath.Join(s.UndoDir, e.Name()), FoundUndo, ""})
+			if undoName.MatchString(e.Name()) && !e.IsDir() { // links are followed, others refused when opened
+				cands = append(cands, candidate{path: filepath.Join(s.UndoDir, e.Name()), foundBy: FoundUndo})
 			}
 		}
 	}
@@ -137,24 +145,9 @@ func Scan(s Settings) ([]Tablespace, error) {
 	if uniqueUndo {
 		scanDirs = append(scanDirs, s.UndoDir) // to find datafiles misplaced there
 	}
+	walked := map[string]bool{} // directories already walked, resolved
 	for _, d := range scanDirs {
-		filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // unreadable subdirectories are skipped, as the server does
-			}
-			switch {
-			case e.IsDir() && p != d && strings.HasPrefix(e.Name(), "#innodb_"):
-				return filepath.SkipDir
-			case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".ibd"):
-				cands = append(cands, candidate{p, FoundScan, ""})
-			case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".isl"):
-				if b, err := os.ReadFile(p); err == nil {
-					target := strings.TrimSpace(string(bytes.TrimRight(b, "\x00")))
-					cands = append(cands, candidate{target, FoundISL, p})
-				}
-			}
-			return nil
-		})
+		cands = walk(d, s.Datadir, walked, cands)
 	}
 	// One entry per file: the first way it was found wins, except that an .isl adds its name.
 	seen := map[string]int{}
@@ -170,9 +163,11 @@ func Scan(s Settings) ([]Tablespace, error) {
 		seen[a] = len(uniq)
 		uniq = append(uniq, c)
 	}
-	known := []string{ResolvePath(s.Datadir), ResolvePath(s.DataHomeDir)}
-	for _, d := range s.Directories {
-		known = append(known, ResolvePath(d))
+	// A file is in a known directory when its path as found, or the file that path resolves
+	// to, is under one: a link ./db/t.ibd is opened by that name wherever it points.
+	var known []string
+	for _, d := range append([]string{s.Datadir, s.DataHomeDir}, s.Directories...) {
+		known = append(known, filepath.Clean(d), ResolvePath(d))
 	}
 	out := make([]Tablespace, len(uniq))
 	var wg sync.WaitGroup
@@ -190,6 +185,72 @@ func Scan(s Settings) ([]Tablespace, error) {
 	return out, nil
 }
 
+// walk adds the datafiles and .isl links under dir to cands. It follows symbolic links to
+// files and to directories, as the server does when it opens ./db/t.ibd (a database directory
+// that is a link elsewhere is the documented way to move a database); each directory is walked
+// once, so a cycle of links ends. A directory that cannot be read is added as a FoundDirectory
+// candidate carrying the OS error. .isl targets that are relative are relative to datadir
+// (the server's working directory).
+func walk(dir string, datadir string, walked map[string]bool, cands []candidate) []candidate {
+	rd := ResolvePath(dir)
+	if walked[rd] {
+		return cands
+	}
+	walked[rd] = true
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		cands = append(cands, candidate{path: dir, foundBy: FoundDirectory,
+			err: "directory cannot be read, so the datafiles in it are not seen: " + err.Error()})
+	}
+	for _, e := range ents {
+		p, name, typ := filepath.Join(dir, e.Name()), e.Name(), e.Type()
+		if typ&fs.ModeSymlink != 0 {
+			fi, err := os.Stat(p)
+			if err != nil {
+				if strings.HasSuffix(name, ".ibd") {
+					cands = append(cands, candidate{path: p, foundBy: FoundScan}) // opening it names the error
+				}
+				continue
+			}
+			typ = fi.Mode().Type()
+		}
+		switch {
+		case typ.IsDir():
+			if !strings.HasPrefix(name, "#innodb_") {
+				cands = walk(p, datadir, walked, cands)
+			}
+		case strings.HasSuffix(name, ".ibd"):
+			cands = append(cands, candidate{path: p, foundBy: FoundScan}) // not regular: opening it says so
+		case strings.HasSuffix(name, ".isl"):
+			target, err := ReadISL(p)
+			if err != nil {
+				cands = append(cands, candidate{path: p, foundBy: FoundISL, isl: p, err: err.Error()})
+				continue
+			}
+			if target != "" && !filepath.IsAbs(target) {
+				target = filepath.Join(datadir, target)
+			}
+			cands = append(cands, candidate{path: target, foundBy: FoundISL, isl: p})
+		}
+	}
+	return cands
+}
+
+// ReadISL returns the path an .isl link file names (DATA DIRECTORY), trimmed as the server
+// trims it. A FIFO or other non-regular file is refused without blocking (OpenRegular).
+func ReadISL(p string) (string, error) {
+	f, err := OpenRegular(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 1<<16))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", p, err)
+	}
+	return strings.TrimSpace(string(bytes.TrimRight(b, "\x00"))), nil
+}
+
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 func sameDir(a, b string) bool { return ResolvePath(a) == ResolvePath(b) }
@@ -197,10 +258,14 @@ func sameDir(a, b string) bool { return ResolvePath(a) == ResolvePath(b) }
 // describe reads page 0 of one candidate and classifies its location.
 func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tablespace {
 	t := Tablespace{Path: c.path, FoundBy: c.foundBy, ISL: c.isl}
-	a := ResolvePath(c.path)
+	if c.err != "" {
+		t.Location, t.Error = LocKnown, c.err
+		return t
+	}
+	a, as := ResolvePath(c.path), filepath.Clean(c.path)
 	t.Location = LocUnprotected
 	for _, k := range known {
-		if within(a, k) {
+		if within(a, k) || within(as, k) {
 			t.Location = LocKnown
 		}
 	}

@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 )
 
 // MySQL 8.0.30+ redo files (#innodb_redo/#ib_redoN; log0constants.h): a 2048-byte header
@@ -52,6 +55,7 @@ type BlockLog struct {
 	ring        *ringLayout
 	start       uint64 // ring logs: LSN of the block the walks start at
 	physical    bool   // MariaDB 10.5-10.7: 10.8 records, not MLOG
+	missing     string // Chain: the absent file that would continue the chain's last one
 }
 
 // dataEnd is the LSN after the last data byte the file can hold.
@@ -70,8 +74,10 @@ func Chain(files []*BlockLog) (*BlockLog, error) {
 	head := *fs[0]
 	cur := &head
 	best := fs[0]
+	var after *BlockLog // the first file beyond a gap
 	for _, f := range fs[1:] {
 		if f.Header.FirstLSN != cur.dataEnd() {
+			after = f
 			break
 		}
 		c := *f
@@ -81,7 +87,27 @@ func Chain(files []*BlockLog) (*BlockLog, error) {
 		}
 	}
 	head.Checkpoints, head.Selected = best.Checkpoints, best.Selected
+	head.missing = missingAfter(cur, after)
 	return &head, nil
+}
+
+var redoFileName = regexp.MustCompile(`^#ib_redo(\d+)$`)
+
+// missingAfter describes the MySQL file #ib_redoN+1 that would continue last (#ib_redoN) in
+// the log: the server names it so ("Missing redo log file ... (with start_lsn = L)") and refuses
+// to start when a later file (after) shows that the log went on; "" when last is not so named.
+func missingAfter(last, after *BlockLog) string {
+	m := redoFileName.FindStringSubmatch(filepath.Base(last.Name))
+	if m == nil {
+		return ""
+	}
+	n, _ := strconv.Atoi(m[1])
+	name := filepath.Join(filepath.Dir(last.Name), fmt.Sprintf("#ib_redo%d", n+1))
+	if after == nil {
+		return fmt.Sprintf("%s (start LSN %d), which would continue %s, is not there", name, last.dataEnd(), filepath.Base(last.Name))
+	}
+	return fmt.Sprintf("%s (start LSN %d) is missing: %s ends there and %s starts at LSN %d; the server refuses to start (\"Missing redo log file\")",
+		name, last.dataEnd(), filepath.Base(last.Name), filepath.Base(after.Name), after.Header.FirstLSN)
 }
 
 func blockCRCOK(b []byte) bool { return CRC32C(b[:508]) == binary.BigEndian.Uint32(b[508:]) }
@@ -168,6 +194,9 @@ func (l *BlockLog) walkBlocks(fn func(Block, []byte)) (BlockScan, error) {
 		}
 		if f.next == nil || f.next.Header.FirstLSN != w.lsn {
 			sc.Stop, sc.StopDetail, sc.StopOffset = StopRingEnd, "end of the file", f.Size
+			if l.missing != "" {
+				sc.StopDetail = fmt.Sprintf("end of %s at LSN %d: %s", filepath.Base(f.Name), w.lsn, l.missing)
+			}
 			return sc, nil
 		}
 		f = f.next

@@ -131,6 +131,9 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		}
 		if why == mlogShort {
 			sc.Stop, sc.StopDetail = StopZero, "the written data ends inside a mini-transaction"
+			if l.missing != "" && g.bs.Stop == StopRingEnd {
+				sc.StopDetail = fmt.Sprintf("the mini-transaction at LSN %d runs past the %s", mtr.LSN, g.bs.StopDetail)
+			}
 			break
 		}
 		if why != "" {
@@ -152,6 +155,9 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 	}
 	if sc.Stop == "" {
 		sc.Stop, sc.StopDetail = StopZero, "end of the written data"
+		if l.missing != "" && g.bs.Stop == StopRingEnd {
+			sc.StopDetail += " at the " + g.bs.StopDetail
+		}
 	}
 	return sc, nil
 }

@@ -294,14 +294,15 @@ func (cp *copier) tree(src, dst string) error {
 		return nil
 	}
 	cp.skip = append(cp.skip, root)
-	return filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+	// Walked from the resolved root: WalkDir does not descend into a root that is a link.
+	return filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == src {
+		if p == root {
 			return os.MkdirAll(dst, 0o750)
 		}
-		rel, _ := filepath.Rel(src, p)
+		rel, _ := filepath.Rel(root, p)
 		out := filepath.Join(dst, rel)
 		fi, err := os.Stat(p) // follows symbolic links
 		if err != nil {
@@ -328,7 +329,7 @@ func (cp *copier) tree(src, dst string) error {
 // file copies one regular file, keeping its permission bits. Of the source's redo log only
 // the spans recovery reads are copied; the rest becomes a hole.
 func (cp *copier) file(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := discovery.OpenRegular(src) // a FIFO would block
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,10 @@ type expectation struct {
 func u32(v uint32) *uint32 { return &v }
 func u64(v uint64) *uint64 { return &v }
 
-// absPath resolves a dictionary or log file name against the data directory.
+// absPath resolves a dictionary or log file name (relative to the data directory, as the
+// server spells it: ./db/t.ibd) against the data directory, and resolves links, so that it
+// compares equal with the path of the found file. Found files' paths are absolute (the
+// command makes every location absolute where its settings are read) and are not joined again.
 func absPath(datadir, name string) string {
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(datadir, name)
@@ -64,8 +67,8 @@ func expectations(in Input) map[string]expectation {
 		}
 		name := "./" + t.Name + ".ibd"
 		if t.DataDir() {
-			if b, err := os.ReadFile(filepath.Join(in.Datadir, t.Name+".isl")); err == nil {
-				name = strings.TrimSpace(string(b))
+			if target, err := discovery.ReadISL(filepath.Join(in.Datadir, t.Name+".isl")); err == nil {
+				name = target
 			}
 		}
 		exp[absPath(in.Datadir, name)] = expectation{id: t.SpaceID, name: name, source: "dictionary"}
