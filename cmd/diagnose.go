@@ -97,18 +97,24 @@ func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, err
 		return nil, 0, nil, err
 	}
 	defer l.Close()
-	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN)
+	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN, l)
 	return a, cpLSN, fs, err
 }
 
 // analyzeScan reads sc (over the log at path) to its end: what recovery would apply, and the
-// log's findings after the checkpoint blocks' cpFindings.
-func analyzeScan(path string, cpFindings []report.Finding, sc *logformat.Scanner, cpLSN uint64) (*replay.Analysis, []report.Finding, error) {
+// log's findings after the checkpoint blocks' cpFindings. l is the MariaDB 10.8+ log sc reads,
+// whose FILE_CHECKPOINT the server looks for at the checkpoint's end LSN; nil for a 10.5-10.7
+// log, where the scan from the checkpoint must meet it.
+func analyzeScan(path string, cpFindings []report.Finding, sc *logformat.Scanner, cpLSN uint64, l *openedLog) (*replay.Analysis, []report.Finding, error) {
 	a, err := replay.Analyze(sc, 0, cpLSN)
 	if err != nil {
 		return nil, nil, err
 	}
-	return a, logFindings(path, cpFindings, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages)), nil
+	fcp := scanFileCheckpointFinding(path, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN)
+	if l != nil {
+		fcp = fileCheckpointFinding(l)
+	}
+	return a, logFindings(path, cpFindings, sc, a.Map.EndLSN, fcp, cpLSN, a.PageRecords, len(a.Pages)), nil
 }
 
 // analyzeBlockLog is analyzeLog for a log of 512-byte blocks.
@@ -125,7 +131,7 @@ func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, u
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		a, fs, err := analyzeScan(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, cpLSN)
+		a, fs, err := analyzeScan(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, cpLSN, nil)
 		if err != nil {
 			return nil, 0, nil, err
 		}

@@ -1,0 +1,166 @@
+package cmd
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"innoscope/internal/lab"
+	"innoscope/logformat"
+	"innoscope/report"
+)
+
+// damaged is a real crashed directory after one damaging file operation on a copy, and what the
+// real server said when started on another copy.
+type damaged struct {
+	s      *lab.Scenario
+	base   string // temporary directory holding dir
+	dir    string // the damaged copy innoscope reads
+	server lab.Verdict
+	errLog string // the server's error log
+}
+
+// damage copies scenario's crashed directory, applies mutate, hashes the copy, and starts the
+// real server on a second copy of the result.
+func damage(t *testing.T, scenario string, mutate func(t *testing.T, dir string)) *damaged {
+	t.Helper()
+	s := lab.Get(t, scenario)
+	base := t.TempDir()
+	d := &damaged{s: s, base: base, dir: filepath.Join(base, "data")}
+	lab.CopyDir(t, s.Crashed, d.dir)
+	mutate(t, d.dir)
+	server := filepath.Join(base, "server")
+	lab.CopyDir(t, d.dir, server)
+	d.server = s.ServerVerdict(t, server)
+	b, err := os.ReadFile(d.server.ErrLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.errLog = string(b)
+	t.Logf("server: started=%v tables_ok=%v\n%s", d.server.Started, d.server.TablesOK, serverLines(t, d.server.ErrLog))
+	return d
+}
+
+// serverLost: the server refused to start or some table failed CHECK TABLE.
+func (d *damaged) serverLost() bool { return !d.server.Started || !d.server.TablesOK }
+
+// diagnose runs `diagnose --json` on the damaged copy (checking that it is not written) and
+// returns the report and the exit status.
+func (d *damaged) diagnose(t *testing.T, args ...string) (diagnoseJSON, int) {
+	t.Helper()
+	before := lab.HashTree(t, d.dir)
+	out, errs, code := run(append([]string{"diagnose", "--json", d.dir}, args...)...)
+	var j diagnoseJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("diagnose: exit %d: %v\n%s", code, err, errs)
+	}
+	for _, f := range j.Findings {
+		if f.Severity >= report.Warning {
+			t.Logf("innoscope: %s %s space %v %s: %s", f.Severity, f.Code, deref(f.SpaceID), f.File, f.Message)
+		}
+	}
+	if after := lab.HashTree(t, d.dir); !mapsEqual(before, after) {
+		t.Error("diagnose changed the directory")
+	}
+	if (j.Summary["error"] > 0) != (code == ExitFindings) {
+		t.Errorf("diagnose: exit %d with %d errors", code, j.Summary["error"])
+	}
+	return j, code
+}
+
+// recover runs `recover` into a new directory and returns its exit status and stderr.
+func (d *damaged) recover(t *testing.T) (int, string) {
+	t.Helper()
+	_, errs, code := run("recover", d.dir, "--into", filepath.Join(d.base, "copy"))
+	return code, errs
+}
+
+// findings returns the findings with code.
+func findings(j diagnoseJSON, code string) []report.Finding {
+	var out []report.Finding
+	for _, f := range j.Findings {
+		if f.Code == code {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// patchCheckpointEnd sets the end LSN of the checkpoint block at off of the 10.8+ log in dir
+// and recomputes its CRC-32C as the server does (my_crc32c of bytes 0..59).
+func patchCheckpointEnd(t *testing.T, dir string, off int64, end uint64) {
+	p := filepath.Join(dir, "ib_logfile0")
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, 64)
+	if _, err := f.ReadAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	binary.BigEndian.PutUint64(b[8:], end)
+	binary.BigEndian.PutUint32(b[60:], logformat.CRC32C(b[:60]))
+	if _, err := f.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var missingFCP = regexp.MustCompile(`Missing FILE_CHECKPOINT\(\d+\) at \d+`)
+
+// TestCheckpointEndLSNAgainstServer: a checkpoint block whose end LSN (valid CRC) is not where
+// its FILE_CHECKPOINT record is. MariaDB 10.11 parses from the end LSN first and refuses to start
+// ("Missing FILE_CHECKPOINT(N) at M"); innoscope reported 0 errors and `verify` said OK. Now
+// diagnose and log stats report MISSING_FILE_CHECKPOINT quoting the server's own line, recover
+// refuses (exit 2) and verify fails. The end LSN is moved to places read off the log itself:
+// the next mini-transaction, the middle of the FILE_CHECKPOINT one, and the end of the log.
+func TestCheckpointEndLSNAgainstServer(t *testing.T) {
+	s := lab.Get(t, "dml")
+	var h headerJSON
+	runJSON(t, &h, "log", "header", "--json", s.Crashed)
+	var cp checkpointJSON
+	for _, c := range h.Checkpoints {
+		if c.Selected {
+			cp = c
+		}
+	}
+	var st statsJSON
+	runJSON(t, &st, "log", "stats", "--json", s.Crashed)
+	if cp.EndLSN != cp.LSN || st.FileCheckpointEndLSN == nil {
+		t.Fatalf("checkpoint %+v, FILE_CHECKPOINT ends at %v: expected the record at the checkpoint LSN", cp, st.FileCheckpointEndLSN)
+	}
+	for name, end := range map[string]uint64{
+		"next mini-transaction": *st.FileCheckpointEndLSN,
+		"inside FILE_CHECKPOINT": cp.EndLSN + 1,
+		"end of the log":         st.EndLSN,
+	} {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			d := damage(t, "dml", func(t *testing.T, dir string) { patchCheckpointEnd(t, dir, cp.Offset, end) })
+			want := missingFCP.FindString(d.errLog)
+			if d.server.Started || want == "" {
+				t.Fatalf("the server started or did not say Missing FILE_CHECKPOINT: %+v", d.server)
+			}
+			j, code := d.diagnose(t)
+			fs := findings(j, "MISSING_FILE_CHECKPOINT")
+			if code != ExitFindings || len(fs) != 1 || fs[0].Severity != report.Error || !strings.Contains(fs[0].Message, want) {
+				t.Errorf("diagnose: exit %d, MISSING_FILE_CHECKPOINT %+v; the server says %q", code, fs, want)
+			}
+			out, _, code := run("log", "stats", "--json", d.dir)
+			if code != ExitFindings || !strings.Contains(out, want) {
+				t.Errorf("log stats: exit %d, no %q", code, want)
+			}
+			if code, errs := d.recover(t); code != ExitError || !strings.Contains(errs, want) {
+				t.Errorf("recover: exit %d: %s", code, errs)
+			}
+			vout, verrs, vcode := run("verify", "--json", "--tmpdir", d.base, d.dir)
+			var vj verifyJSON
+			if err := json.Unmarshal([]byte(vout), &vj); err != nil || vj.OK || vcode != ExitFindings {
+				t.Errorf("verify: exit %d ok=%v %v\n%s", vcode, vj.OK, err, verrs)
+			}
+		})
+	}
+}
