@@ -134,7 +134,7 @@ func TestCheckpointEndLSNAgainstServer(t *testing.T) {
 		t.Fatalf("checkpoint %+v, FILE_CHECKPOINT ends at %v: expected the record at the checkpoint LSN", cp, st.FileCheckpointEndLSN)
 	}
 	for name, end := range map[string]uint64{
-		"next mini-transaction": *st.FileCheckpointEndLSN,
+		"next mini-transaction":  *st.FileCheckpointEndLSN,
 		"inside FILE_CHECKPOINT": cp.EndLSN + 1,
 		"end of the log":         st.EndLSN,
 	} {
