@@ -185,11 +185,8 @@ func Diagnose(in Input) []report.Finding {
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: p, LSN: e.lsn, Message: msg})
 		case f.Error != "":
 			// reported by LocationFindings
-		case f.Note == "page 0 is all zero":
-			if in.Analysis == nil || in.Analysis.Pages[PageID{e.id, 0}] {
-				fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: p, LSN: e.lsn,
-					Message: fmt.Sprintf("page 0 is all zero and the log does not rebuild it; %s expects space %d", where, e.id)})
-			}
+		case f.Note == notePage0Zero:
+			// page0Findings
 		case f.SpaceID != e.id:
 			msg := fmt.Sprintf("page 0 carries space %d, but %s maps %s to space %d", f.SpaceID, where, e.name, e.id)
 			for _, o := range in.Spaces {
@@ -200,8 +197,10 @@ func Diagnose(in Input) []report.Finding {
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: p, LSN: e.lsn, Message: msg})
 		}
 	}
+	p0, bad := page0Findings(in, exp)
+	fs = append(fs, p0...)
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
-	fs = append(fs, pageFindings(in, exp)...)
+	fs = append(fs, pageFindings(in, exp, bad)...)
 	return fs
 }
 
@@ -287,7 +286,9 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 }
 
 // pageFindings: corrupt pages, pages recovery must read that are corrupt, pages from the future.
-func pageFindings(in Input, exp map[string]expectation) []report.Finding {
+// The pages of the files in zero0 (page 0 all zero, reported by page0Findings) are checked
+// against flags they do not have: their verdicts are derived and not reported.
+func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) []report.Finding {
 	var fs []report.Finding
 	need := map[uint32]map[uint32]bool{} // space → pages recovery reads
 	if in.Analysis != nil {
@@ -311,7 +312,11 @@ func pageFindings(in Input, exp map[string]expectation) []report.Finding {
 		if e, ok := exp[absPath(in.Datadir, p)]; ok {
 			id = e.id
 		}
-		for _, no := range r.Corrupt {
+		corrupt := r.Corrupt
+		if zero0[absPath(in.Datadir, p)] {
+			corrupt = nil
+		}
+		for _, no := range corrupt {
 			if !need[id][uint32(no)] {
 				fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE", SpaceID: u32(id), File: p,
 					Message: fmt.Sprintf("page %d: %s; recovery does not touch it, reading it later fails", no, r.Reasons[no])})
