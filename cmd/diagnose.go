@@ -3,7 +3,10 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -149,14 +152,15 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 		return nil, err
 	}
 	a, cpLSN, fs, err := analyzeLog(c)
+	logged := a // nil: no usable log; the files, pages and dictionary are still diagnosed
 	if err != nil {
-		return nil, err
+		fs, a = []report.Finding{logUnreadableFinding(s, err)}, &replay.Analysis{Map: &replay.Map{}}
 	}
 	ts, err := discovery.Scan(s.discovery())
 	if err != nil {
 		return nil, err
 	}
-	in := replay.Input{Datadir: s.Datadir, Analysis: a, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
+	in := replay.Input{Datadir: s.Datadir, Analysis: logged, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
 		Pages: map[string]*discovery.Report{}}
 	if sys, err := discovery.OpenFile(filepath.Join(s.systemFile())); err == nil {
 		if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
@@ -197,9 +201,33 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 	end := a.Map.EndLSN
 	for i := range fs {
 		sum[fs[i].Severity.String()]++
-		if fs[i].LSN == nil {
+		if fs[i].LSN == nil && logged != nil {
 			fs[i].LSN = &end // the point of the log at which the finding was evaluated
 		}
 	}
 	return &diagnosis{settings: s, in: in, findings: fs, summary: sum, cpLSN: cpLSN, an: a}, nil
+}
+
+// logUnreadableFinding is the one finding of a diagnosis whose redo log could not be used
+// (absent, unreadable, a format innoscope does not read, no valid checkpoint): the rest of the
+// report is made from the files, their pages and the dictionary alone.
+func logUnreadableFinding(s settings, err error) report.Finding {
+	dir := s.LogDir
+	if dir == "" {
+		dir = s.Datadir
+	}
+	file := filepath.Join(dir, "ib_logfile0")
+	var fe *logformat.FormatError
+	if errors.As(err, &fe) {
+		file = fe.File
+	}
+	msg := "the redo log could not be used, so nothing of it is checked against the files: " + err.Error()
+	if _, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && !errors.As(err, &fe) {
+		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")"
+	}
+	sev := report.Error // the server refuses it too
+	if errors.Is(err, logformat.ErrUnsupported) && strings.Contains(err.Error(), "encrypted") {
+		sev = report.Warning // the server reads it with its key management plugin
+	}
+	return report.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
 }

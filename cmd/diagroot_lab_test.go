@@ -238,11 +238,79 @@ func TestZeroPage0AgainstServer(t *testing.T) {
 			if (j.Summary["error"] > 0) != d.serverLost() {
 				t.Errorf("innoscope: %d errors; server: started=%v, tables ok=%v", j.Summary["error"], d.server.Started, d.server.TablesOK)
 			}
+			if c.whole {
+				// SYS_TABLES is unreadable: one finding says so, not an ORPHAN_FILE per file.
+				if o := findings(j, "ORPHAN_FILE"); len(o) != 0 || len(findings(j, "ORPHANS_NOT_CHECKED")) != 1 {
+					t.Errorf("ORPHAN_FILE %d, ORPHANS_NOT_CHECKED %v", len(o), findings(j, "ORPHANS_NOT_CHECKED"))
+				}
+			}
 			code, errs := d.recover(t)
 			if refused := code == ExitError; refused != !d.server.Started {
 				t.Errorf("recover: exit %d (%s); the server started=%v", code, errs, d.server.Started)
 			} else if refused && (!strings.Contains(errs, filepath.Base(c.file)) || !strings.Contains(errs, "page 0")) {
 				t.Errorf("recover's refusal does not name %s and page 0: %s", c.file, errs)
+			}
+		})
+	}
+}
+
+// TestUnusableLogAgainstServer: a redo log innoscope cannot use. An ib_logfile0 whose 512-byte
+// header block is all zero (beside valid checkpoint blocks: what an interrupted --initialize
+// leaves) made every command exit 2 with "unknown format identifier 0x00000000", and diagnose
+// gave no report at all, as with no redo log at all. Now the log commands say it is format 0
+// and that the servers refuse it; diagnose reports the files, their pages and the dictionary
+// and adds one LOG_UNREADABLE error; the server refuses each of these directories.
+func TestUnusableLogAgainstServer(t *testing.T) {
+	cases := []struct {
+		name, want string
+		mutate     func(t *testing.T, dir string)
+	}{
+		{"zero header block", "format identifier 0", func(t *testing.T, dir string) {
+			zeroBytes(t, filepath.Join(dir, "ib_logfile0"), 0, logformat.HeaderSize)
+		}},
+		{"no redo log", "no redo log", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "ib_logfile0")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"copied datafiles only", "no redo log", func(t *testing.T, dir string) {
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				if e.Name() != "db" {
+					os.RemoveAll(filepath.Join(dir, e.Name()))
+				}
+			}
+			for _, f := range []string{"db/t1.frm", "db/t2.frm", "db/db.opt"} {
+				os.Remove(filepath.Join(dir, f))
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			d := damage(t, "dml", c.mutate)
+			if d.server.Started {
+				t.Fatalf("the server started: %+v", d.server)
+			}
+			j, code := d.diagnose(t)
+			fs := findings(j, "LOG_UNREADABLE")
+			if code != ExitFindings || len(fs) != 1 || fs[0].Severity != report.Error || !strings.Contains(fs[0].Message, c.want) {
+				t.Fatalf("diagnose: exit %d, LOG_UNREADABLE %+v", code, fs)
+			}
+			// The rest of the report is there: the files were read (their page 0 and pages).
+			if c.name != "copied datafiles only" && len(j.Dictionary) == 0 {
+				t.Errorf("no dictionary in the report")
+			}
+			if o := findings(j, "ORPHAN_FILE"); c.name == "copied datafiles only" && (len(o) != 0 || len(findings(j, "ORPHANS_NOT_CHECKED")) != 1) {
+				t.Errorf("without a dictionary: ORPHAN_FILE %d, ORPHANS_NOT_CHECKED %v", len(o), findings(j, "ORPHANS_NOT_CHECKED"))
+			}
+			for _, sub := range [][]string{{"log", "header"}, {"log", "stats"}, {"log", "records"}, {"map"}} {
+				_, errs, code := run(append(sub, d.dir)...)
+				if code != ExitError || !strings.Contains(errs, c.want) || strings.Contains(errs, "unknown format identifier") {
+					t.Errorf("%v: exit %d: %s", sub, code, errs)
+				}
+			}
+			if code, errs := d.recover(t); code != ExitError {
+				t.Errorf("recover: exit %d: %s", code, errs)
 			}
 		})
 	}

@@ -269,6 +269,9 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 		fs = append(fs, report.Finding{Severity: sev, Code: "DUPLICATE_SPACE_ID", SpaceID: u32(id), File: ts[1].Path,
 			Message: fmt.Sprintf("%d files carry space id %d (%s); %s", len(ts), id, strings.Join(names, ", "), why)})
 	}
+	if in.Dict == nil {
+		return append(fs, unknownOrphans(in, exp)...)
+	}
 	for _, t := range in.Spaces {
 		if t.FoundBy != discovery.FoundScan && t.FoundBy != discovery.FoundISL {
 			continue

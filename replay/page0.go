@@ -131,3 +131,28 @@ func refuseZeroSystemPage0(p string, pageSize int) error {
 	}
 	return fmt.Errorf("%s: page 0 of the system tablespace is all zero: the server refuses to start (\"The data file ... has the wrong space ID. It should be 0, but 0 was found\")", p)
 }
+
+// unknownOrphans is what stands for the ORPHAN_FILE findings when the dictionary could not be
+// read: without it nothing tells which datafiles the server knows of, so one finding names the
+// files no log record refers to instead of one (false) ORPHAN_FILE each.
+func unknownOrphans(in Input, exp map[string]expectation) []report.Finding {
+	var names []string
+	for _, t := range in.Spaces {
+		if t.FoundBy != discovery.FoundScan && t.FoundBy != discovery.FoundISL {
+			continue
+		}
+		if _, ok := exp[absPath(in.Datadir, t.Path)]; !ok {
+			names = append(names, t.Path)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	list := strings.Join(names, ", ")
+	if len(names) > 5 {
+		list = strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more", len(names)-5)
+	}
+	return []report.Finding{{Severity: report.Info, Code: "ORPHANS_NOT_CHECKED", File: in.Datadir,
+		Message: fmt.Sprintf("the dictionary could not be read, so whether the %d datafiles no log record refers to belong to tables is unknown (no ORPHAN_FILE is reported for each): %s",
+			len(names), list)}}
+}
