@@ -161,7 +161,7 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 		return nil, err
 	}
 	in := replay.Input{Datadir: s.Datadir, Analysis: logged, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
-		Pages: map[string]*discovery.Report{}}
+		Pages: map[string]*discovery.Report{}, LogName: logName(s)}
 	if sys, err := discovery.OpenFile(filepath.Join(s.systemFile())); err == nil {
 		if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
@@ -230,4 +230,17 @@ func logUnreadableFinding(s settings, err error) report.Finding {
 		sev = report.Warning // the server reads it with its key management plugin
 	}
 	return report.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
+}
+
+// logName is the redo log as findings name it: ib_logfile0's path, or for MySQL 8.0.30+ the
+// #innodb_redo directory whose #ib_redoN files are read as one log.
+func logName(s settings) string {
+	p, err := findLogFile(s, s.Datadir)
+	if err != nil {
+		return ""
+	}
+	if mysqlRedoName.MatchString(filepath.Base(p)) {
+		return "the redo log in " + filepath.Dir(p)
+	}
+	return p
 }

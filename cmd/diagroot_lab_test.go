@@ -315,3 +315,29 @@ func TestUnusableLogAgainstServer(t *testing.T) {
 		})
 	}
 }
+
+// TestFileAheadOfMySQLLog: FILE_AHEAD_OF_LOG named ib_logfile0 whatever the log was. Beside the
+// real MySQL 8.0.33 #innodb_redo/#ib_redo10 (end LSN read by `log stats`), a real datafile whose
+// pages carry larger LSNs (the undo scenario's db/big.ibd) is newer than that log, and the
+// finding names the #innodb_redo directory.
+func TestFileAheadOfMySQLLog(t *testing.T) {
+	redo := peerFixture(t, "mysql-8.0.33-docker-sample/#ib_redo10")
+	s := lab.Get(t, "undo")
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "#innodb_redo"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "db"), 0o755)
+	cp(t, redo, filepath.Join(dir, "#innodb_redo", "#ib_redo10"))
+	cp(t, filepath.Join(s.Crashed, "db", "big.ibd"), filepath.Join(dir, "db", "big.ibd"))
+	var st statsJSON
+	runJSON(t, &st, "log", "stats", "--json", dir)
+	out, errs, _ := run("diagnose", "--json", dir)
+	var j diagnoseJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	fs := findings(j, "FILE_AHEAD_OF_LOG")
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, filepath.Join(dir, "#innodb_redo")) || strings.Contains(fs[0].Message, "ib_logfile0") {
+		t.Fatalf("log ends at %d: FILE_AHEAD_OF_LOG %+v", st.EndLSN, fs)
+	}
+	t.Log(fs[0].Message)
+}

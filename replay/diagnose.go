@@ -32,6 +32,7 @@ type Input struct {
 	Pages    map[string]*discovery.Report
 	Dblwr    map[[2]uint32][]discovery.DoublewriteCopy
 	Policy   Policy
+	LogName  string // the redo log as findings name it: its file, or MySQL's #innodb_redo directory
 }
 
 // expectation is a file name some source maps to a space id.
@@ -334,9 +335,13 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 				Message: fmt.Sprintf("page %d: %s; recovery must apply log records to it, no INIT_PAGE rebuilds it and the doublewrite buffer has no valid copy", no, r.Reasons[no])})
 		}
 		if len(r.Future) > 0 && in.EndLSN != 0 {
+			log := in.LogName
+			if log == "" {
+				log = "the redo log"
+			}
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN),
-				Message: fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than ib_logfile0, the server reports \"log sequence number ... is in the future\"",
-					len(r.Future), r.Future[0], r.MaxLSN)})
+				Message: fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than %s, the server reports \"log sequence number ... is in the future\"",
+					len(r.Future), r.Future[0], r.MaxLSN, log)})
 		}
 	}
 	return fs
