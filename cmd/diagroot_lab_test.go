@@ -341,3 +341,38 @@ func TestFileAheadOfMySQLLog(t *testing.T) {
 	}
 	t.Log(fs[0].Message)
 }
+
+// TestContradictingOptionsAgainstServer: options that contradict the files were accepted
+// silently; the server refuses to start with each. Now innoscope refuses too (exit 2, one line
+// naming the option, what the files say, and the server's own words, read off its error log),
+// and accepts what the server accepts.
+func TestContradictingOptionsAgainstServer(t *testing.T) {
+	s := lab.Get(t, "dml")
+	refusal := regexp.MustCompile(`\[ERROR\] InnoDB: ((Data file|The data file|The Auto-extending data file|Unable to parse) .*)`)
+	for _, opt := range []string{"--innodb-page-size=65536", "--innodb-page-size=4k", "--innodb-data-file-path=garbage",
+		"--innodb-data-file-path=ibdata1:10M", "--innodb-data-file-path=ibdata1:20M:autoextend",
+		"--innodb-data-file-path=ibdata1:12M:autoextend:max:x", "--innodb-data-file-path=ibdata1:5M:autoextend",
+		"--innodb-data-file-path=ibdata1:12288K:autoextend:max:100M"} {
+		t.Run(opt, func(t *testing.T) {
+			server := filepath.Join(t.TempDir(), "server")
+			lab.CopyDir(t, s.Crashed, server)
+			v := (&lab.Scenario{Options: append(append([]string{}, s.Options...), opt)}).ServerVerdict(t, server)
+			b, _ := os.ReadFile(v.ErrLog)
+			_, errs, code := run("diagnose", s.Crashed, opt)
+			if v.Started {
+				if code == ExitError {
+					t.Errorf("the server starts with %s; innoscope refuses: %s", opt, errs)
+				}
+				return
+			}
+			m := refusal.FindSubmatch(b)
+			if m == nil {
+				t.Fatalf("the server refused %s without a line about it:\n%s", opt, serverLines(t, v.ErrLog))
+			}
+			name, _, _ := strings.Cut(strings.TrimPrefix(opt, "--"), "=")
+			if code != ExitError || !strings.Contains(errs, name) || !strings.Contains(errs, string(m[1])) {
+				t.Errorf("innoscope: exit %d: %s\nthe server: %s", code, errs, m[1])
+			}
+		})
+	}
+}

@@ -128,7 +128,7 @@ func loadSettings(c *cli.Context, dirArg string) (settings, error) {
 		}
 		s.PageSize = n
 	}
-	return s, nil
+	return s, checkSettings(s)
 }
 
 // systemFile is the first file of innodb_data_file_path (default ibdata1), and its directory.
