@@ -67,8 +67,12 @@ func diagnoseAction(c *cli.Context) error {
 			return err
 		}
 	}
-	fmt.Fprintf(out.Writer(), "%s: %d errors, %d warnings, %d info (checkpoint LSN %d, end of log %d)\n",
-		s.Datadir, sum["error"], sum["warning"], sum["info"], cpLSN, a.Map.EndLSN)
+	where := fmt.Sprintf("checkpoint LSN %d, end of log %d", cpLSN, a.Map.EndLSN)
+	if in.Analysis == nil {
+		where = "no usable redo log"
+	}
+	fmt.Fprintf(out.Writer(), "%s: %d errors, %d warnings, %d info (%s)\n",
+		s.Datadir, sum["error"], sum["warning"], sum["info"], where)
 	return finish(c, fs)
 }
 
