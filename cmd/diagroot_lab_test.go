@@ -198,6 +198,8 @@ func TestZeroPage0AgainstServer(t *testing.T) {
 	}{
 		{"table the log changes", "wrapped", "db/t.ibd", false,
 			`Cannot apply log to \[page id: space=\d+, page number=\d+\] of corrupted file '[^']+'`},
+		{"table whose page 0 the log changes", "dml", "db/t1.ibd", false,
+			`Cannot apply log to \[page id: space=\d+, page number=\d+\] of corrupted file '[^']+'`},
 		{"table the log does not change", "formats_default", "db/dyn.ibd", false,
 			`Expected tablespace id \d+ but found 0 in the file \S+`},
 		{"system tablespace page 0", "dml", "ibdata1", false,
