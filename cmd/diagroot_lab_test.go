@@ -58,6 +58,11 @@ func (d *damaged) diagnose(t *testing.T, args ...string) (diagnoseJSON, int) {
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		t.Fatalf("diagnose: exit %d: %v\n%s", code, err, errs)
 	}
+	var doc any
+	json.Unmarshal([]byte(out), &doc)
+	if err := compileSchema(t).Validate(doc); err != nil {
+		t.Errorf("JSON does not match the schema: %v", err)
+	}
 	for _, f := range j.Findings {
 		if f.Severity >= report.Warning {
 			t.Logf("innoscope: %s %s space %v %s: %s", f.Severity, f.Code, deref(f.SpaceID), f.File, f.Message)
