@@ -3,7 +3,10 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -64,8 +67,12 @@ func diagnoseAction(c *cli.Context) error {
 			return err
 		}
 	}
-	fmt.Fprintf(out.Writer(), "%s: %d errors, %d warnings, %d info (checkpoint LSN %d, end of log %d)\n",
-		s.Datadir, sum["error"], sum["warning"], sum["info"], cpLSN, a.Map.EndLSN)
+	where := fmt.Sprintf("checkpoint LSN %d, end of log %d", cpLSN, a.Map.EndLSN)
+	if in.Analysis == nil {
+		where = "no usable redo log"
+	}
+	fmt.Fprintf(out.Writer(), "%s: %d errors, %d warnings, %d info (%s)\n",
+		s.Datadir, sum["error"], sum["warning"], sum["info"], where)
 	return finish(c, fs)
 }
 
@@ -97,18 +104,24 @@ func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, err
 		return nil, 0, nil, err
 	}
 	defer l.Close()
-	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN)
+	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN, l)
 	return a, cpLSN, fs, err
 }
 
 // analyzeScan reads sc (over the log at path) to its end: what recovery would apply, and the
-// log's findings after the checkpoint blocks' cpFindings.
-func analyzeScan(path string, cpFindings []report.Finding, sc *logformat.Scanner, cpLSN uint64) (*replay.Analysis, []report.Finding, error) {
+// log's findings after the checkpoint blocks' cpFindings. l is the MariaDB 10.8+ log sc reads,
+// whose FILE_CHECKPOINT the server looks for at the checkpoint's end LSN; nil for a 10.5-10.7
+// log, where the scan from the checkpoint must meet it.
+func analyzeScan(path string, cpFindings []report.Finding, sc *logformat.Scanner, cpLSN uint64, l *openedLog) (*replay.Analysis, []report.Finding, error) {
 	a, err := replay.Analyze(sc, 0, cpLSN)
 	if err != nil {
 		return nil, nil, err
 	}
-	return a, logFindings(path, cpFindings, sc, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN, a.PageRecords, len(a.Pages)), nil
+	fcp := scanFileCheckpointFinding(path, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN)
+	if l != nil {
+		fcp = fileCheckpointFinding(l)
+	}
+	return a, logFindings(path, cpFindings, sc, a.Map.EndLSN, fcp, cpLSN, a.PageRecords, len(a.Pages)), nil
 }
 
 // analyzeBlockLog is analyzeLog for a log of 512-byte blocks.
@@ -125,7 +138,7 @@ func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, u
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		a, fs, err := analyzeScan(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, cpLSN)
+		a, fs, err := analyzeScan(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, cpLSN, nil)
 		if err != nil {
 			return nil, 0, nil, err
 		}
@@ -143,15 +156,16 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 		return nil, err
 	}
 	a, cpLSN, fs, err := analyzeLog(c)
+	logged := a // nil: no usable log; the files, pages and dictionary are still diagnosed
 	if err != nil {
-		return nil, err
+		fs, a = []report.Finding{logUnreadableFinding(s, err)}, &replay.Analysis{Map: &replay.Map{}}
 	}
 	ts, err := discovery.Scan(s.discovery())
 	if err != nil {
 		return nil, err
 	}
-	in := replay.Input{Datadir: s.Datadir, Analysis: a, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
-		Pages: map[string]*discovery.Report{}}
+	in := replay.Input{Datadir: s.Datadir, Analysis: logged, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
+		Pages: map[string]*discovery.Report{}, LogName: logName(s)}
 	if sys, err := discovery.OpenFile(filepath.Join(s.systemFile())); err == nil {
 		if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
@@ -191,9 +205,46 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 	end := a.Map.EndLSN
 	for i := range fs {
 		sum[fs[i].Severity.String()]++
-		if fs[i].LSN == nil {
+		if fs[i].LSN == nil && logged != nil {
 			fs[i].LSN = &end // the point of the log at which the finding was evaluated
 		}
 	}
 	return &diagnosis{settings: s, in: in, findings: fs, summary: sum, cpLSN: cpLSN, an: a}, nil
+}
+
+// logUnreadableFinding is the one finding of a diagnosis whose redo log could not be used
+// (absent, unreadable, a format innoscope does not read, no valid checkpoint): the rest of the
+// report is made from the files, their pages and the dictionary alone.
+func logUnreadableFinding(s settings, err error) report.Finding {
+	dir := s.LogDir
+	if dir == "" {
+		dir = s.Datadir
+	}
+	file := filepath.Join(dir, "ib_logfile0")
+	var fe *logformat.FormatError
+	if errors.As(err, &fe) {
+		file = fe.File
+	}
+	msg := "the redo log could not be used, so nothing of it is checked against the files: " + err.Error()
+	if _, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && !errors.As(err, &fe) {
+		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")"
+	}
+	sev := report.Error // the server refuses it too
+	if errors.Is(err, logformat.ErrUnsupported) && strings.Contains(err.Error(), "encrypted") {
+		sev = report.Warning // the server reads it with its key management plugin
+	}
+	return report.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
+}
+
+// logName is the redo log as findings name it: ib_logfile0's path, or for MySQL 8.0.30+ the
+// #innodb_redo directory whose #ib_redoN files are read as one log.
+func logName(s settings) string {
+	p, err := findLogFile(s, s.Datadir)
+	if err != nil {
+		return ""
+	}
+	if mysqlRedoName.MatchString(filepath.Base(p)) {
+		return "the redo log in " + filepath.Dir(p)
+	}
+	return p
 }

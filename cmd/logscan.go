@@ -189,20 +189,68 @@ func corruptLogFinding(path string, lsn uint64, err error) report.Finding {
 
 // statsFindings is what a whole scan from the checkpoint says about recovery.
 func statsFindings(l *openedLog, sc *logformat.Scanner, st *logformat.Stats, cpLSN uint64, pageRecs int) []report.Finding {
-	return logFindings(l.Path, checkpointFindings(l), sc, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN, pageRecs, st.PagesTouched)
+	return logFindings(l.Path, checkpointFindings(l), sc, st.EndLSN, fileCheckpointFinding(l), cpLSN, pageRecs, st.PagesTouched)
+}
+
+// fileCheckpointFinding is the first step of MariaDB 10.8+ crash recovery (recv_scan_log
+// before it stores any record): the server parses from the end LSN of the checkpoint it
+// selected, past mini-transactions of file records only, and refuses to start unless one of
+// them holds FILE_CHECKPOINT with the checkpoint LSN before the first one with page records or
+// the end of the log ("Missing FILE_CHECKPOINT(N) at M", M being where that parse stopped: after
+// the mini-transaction with page records, or where no valid one starts). nil: found. (Measured on
+// the 10.11 server with the end LSN of a real checkpoint moved to each kind of place.)
+func fileCheckpointFinding(l *openedLog) *report.Finding {
+	cp, ok := l.Checkpoint()
+	if !ok {
+		return nil // NO_VALID_CHECKPOINT says it
+	}
+	sc := l.Scan(cp.EndLSN, logformat.ScanOptions{PageSize: l.PageSize})
+	what := ""
+	for sc.Next() {
+		m, pageRecs := sc.MTR(), false
+		for i := range m.Records {
+			r := &m.Records[i]
+			if r.Type == logformat.FileCheckpoint && r.CheckpointLSN == cp.LSN {
+				return nil
+			}
+			pageRecs = pageRecs || !(r.Type.IsFile() || r.Type == logformat.Padding)
+		}
+		if pageRecs {
+			what = fmt.Sprintf("the mini-transaction at LSN %d has page records", m.LSN)
+			break
+		}
+	}
+	at := sc.LSN()
+	if what == "" {
+		what = fmt.Sprintf("no valid mini-transaction starts at LSN %d", at)
+	}
+	return &report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: l.Path, LSN: &at,
+		Message: fmt.Sprintf("the checkpoint block at offset %d (checkpoint LSN %d) says its FILE_CHECKPOINT record is at end LSN %d (file offset %d), "+
+			"but %s and none before it holds FILE_CHECKPOINT(%d); the server parses from there first and refuses to start (\"Missing FILE_CHECKPOINT(%d) at %d\")",
+			cp.Offset, cp.LSN, cp.EndLSN, l.FileOffset(cp.EndLSN), what, cp.LSN, cp.LSN, at)}
+}
+
+// scanFileCheckpointFinding is the rule of logs before MariaDB 10.8 read as 10.8 records
+// (10.5-10.7): a scan that started at the checkpoint must meet FILE_CHECKPOINT for it. nil: met,
+// or the scan did not start at the checkpoint.
+func scanFileCheckpointFinding(path string, startLSN, end, fcpEnd, cpLSN uint64) *report.Finding {
+	if startLSN != cpLSN || fcpEnd != 0 {
+		return nil
+	}
+	return &report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: path, LSN: &end,
+		Message: fmt.Sprintf("no FILE_CHECKPOINT(%d) record between the checkpoint and the end of the log; "+
+			"the server refuses to start (\"Missing FILE_CHECKPOINT\")", cpLSN)}
 }
 
 // logFindings: the checkpoint blocks' findings fs, then a corrupt record, a missing
-// FILE_CHECKPOINT, and how much recovery has to apply, from a scan of the log at path that
-// started at startLSN and ended at end.
-func logFindings(path string, fs []report.Finding, sc *logformat.Scanner, startLSN, end, fcpEnd, cpLSN uint64, pageRecs, pages int) []report.Finding {
+// FILE_CHECKPOINT (fcp, nil if none), and how much recovery has to apply, from a scan of the
+// log at path that ended at end.
+func logFindings(path string, fs []report.Finding, sc *logformat.Scanner, end uint64, fcp *report.Finding, cpLSN uint64, pageRecs, pages int) []report.Finding {
 	if err := sc.StopError(); err != nil {
 		fs = append(fs, corruptLogFinding(path, end, err))
 	}
-	if startLSN == cpLSN && fcpEnd == 0 {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: path, LSN: &end,
-			Message: fmt.Sprintf("no FILE_CHECKPOINT(%d) record between the checkpoint and the end of the log; "+
-				"the server refuses to start (\"Missing FILE_CHECKPOINT\")", cpLSN)})
+	if fcp != nil {
+		fs = append(fs, *fcp)
 	}
 	if pageRecs > 0 {
 		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: path, LSN: &end,

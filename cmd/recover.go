@@ -114,7 +114,7 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN)
+	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN, l)
 	if err == nil {
 		for _, f := range fs {
 			if f.Severity == report.Error {

@@ -132,7 +132,7 @@ func loadSettings(c *cli.Context, dirArg string) (settings, error) {
 		}
 		s.PageSize = n
 	}
-	return s, nil
+	return s, checkSettings(s)
 }
 
 // absPath makes a path given on the command line or in a my.cnf absolute (relative to the

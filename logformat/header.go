@@ -104,6 +104,16 @@ func ParseHeader(b []byte, name string) (Header, error) {
 		// Before MySQL 5.7.9 and MariaDB 10.2.2 (log0log.h of 5.6): group id 0 at 0, the
 		// file's start LSN at 4, and at 16 only a mysqlbackup note; no header checksum.
 		h.FormatName, h.FirstLSN, h.CRCValid = "MySQL 5.6 / MariaDB 10.0-10.1 (format 0)", be.Uint64(b[4:]), false
+	case f == 0:
+		// Format 0 with no usable start LSN: an interrupted --initialize or bootstrap can leave
+		// the header block all zero beside valid checkpoint blocks.
+		what := fmt.Sprintf("start LSN %d at offset 4 is not a multiple of 512 from 8192", be.Uint64(b[4:]))
+		if allZero(b[:HeaderSize]) {
+			what = "the 512-byte header block is all zero (no start LSN at offset 4)"
+		}
+		return h, &FormatError{File: name, Offset: 4, Msg: "format identifier 0 (the redo log of MySQL 5.6 and MariaDB 10.0/10.1), but " + what +
+			": a log of this format is refused as too old by MySQL 5.7.9 and later, and by MariaDB 10.2.2 and later unless its checkpoint shows a clean shutdown " +
+			"(MariaDB 10.11: \"Upgrade after a crash is not supported. This redo log was created before MariaDB 10.2.2\"); innoscope cannot place its records without the start LSN"}
 	default:
 		return h, &FormatError{File: name, Offset: 0, Msg: fmt.Sprintf(
 			"not an InnoDB redo log: unknown format identifier 0x%08x", f)}

@@ -32,6 +32,7 @@ type Input struct {
 	Pages    map[string]*discovery.Report
 	Dblwr    map[[2]uint32][]discovery.DoublewriteCopy
 	Policy   Policy
+	LogName  string // the redo log as findings name it: its file, or MySQL's #innodb_redo directory
 }
 
 // expectation is a file name some source maps to a space id.
@@ -188,11 +189,8 @@ func Diagnose(in Input) []report.Finding {
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: p, LSN: e.lsn, Message: msg})
 		case f.Error != "":
 			// reported by LocationFindings
-		case f.Note == "page 0 is all zero":
-			if in.Analysis == nil || in.Analysis.Pages[PageID{e.id, 0}] {
-				fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: p, LSN: e.lsn,
-					Message: fmt.Sprintf("page 0 is all zero and the log does not rebuild it; %s expects space %d", where, e.id)})
-			}
+		case f.Note == notePage0Zero:
+			// page0Findings
 		case f.SpaceID != e.id:
 			msg := fmt.Sprintf("page 0 carries space %d, but %s maps %s to space %d", f.SpaceID, where, e.name, e.id)
 			for _, o := range in.Spaces {
@@ -203,8 +201,10 @@ func Diagnose(in Input) []report.Finding {
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: p, LSN: e.lsn, Message: msg})
 		}
 	}
+	p0, bad := page0Findings(in, exp)
+	fs = append(fs, p0...)
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
-	fs = append(fs, pageFindings(in, exp)...)
+	fs = append(fs, pageFindings(in, exp, bad)...)
 	return fs
 }
 
@@ -273,6 +273,9 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 		fs = append(fs, report.Finding{Severity: sev, Code: "DUPLICATE_SPACE_ID", SpaceID: u32(id), File: ts[1].Path,
 			Message: fmt.Sprintf("%d files carry space id %d (%s); %s", len(ts), id, strings.Join(names, ", "), why)})
 	}
+	if in.Dict == nil {
+		return append(fs, unknownOrphans(in, exp)...)
+	}
 	for _, t := range in.Spaces {
 		if t.FoundBy != discovery.FoundScan && t.FoundBy != discovery.FoundISL {
 			continue
@@ -290,7 +293,9 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 }
 
 // pageFindings: corrupt pages, pages recovery must read that are corrupt, pages from the future.
-func pageFindings(in Input, exp map[string]expectation) []report.Finding {
+// The pages of the files in zero0 (page 0 all zero, reported by page0Findings) are checked
+// against flags they do not have: their verdicts are derived and not reported.
+func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) []report.Finding {
 	var fs []report.Finding
 	need := map[uint32]map[uint32]bool{} // space → pages recovery reads
 	if in.Analysis != nil {
@@ -314,7 +319,11 @@ func pageFindings(in Input, exp map[string]expectation) []report.Finding {
 		if e, ok := exp[absPath(in.Datadir, p)]; ok {
 			id = e.id
 		}
-		for _, no := range r.Corrupt {
+		corrupt := r.Corrupt
+		if zero0[absPath(in.Datadir, p)] {
+			corrupt = nil
+		}
+		for _, no := range corrupt {
 			if !need[id][uint32(no)] {
 				fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE", SpaceID: u32(id), File: p,
 					Message: fmt.Sprintf("page %d: %s; recovery does not touch it, reading it later fails", no, r.Reasons[no])})
@@ -329,9 +338,13 @@ func pageFindings(in Input, exp map[string]expectation) []report.Finding {
 				Message: fmt.Sprintf("page %d: %s; recovery must apply log records to it, no INIT_PAGE rebuilds it and the doublewrite buffer has no valid copy", no, r.Reasons[no])})
 		}
 		if len(r.Future) > 0 && in.EndLSN != 0 {
+			log := in.LogName
+			if log == "" {
+				log = "the redo log"
+			}
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN),
-				Message: fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than ib_logfile0, the server reports \"log sequence number ... is in the future\"",
-					len(r.Future), r.Future[0], r.MaxLSN)})
+				Message: fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than %s, the server reports \"log sequence number ... is in the future\"",
+					len(r.Future), r.Future[0], r.MaxLSN, log)})
 		}
 	}
 	return fs

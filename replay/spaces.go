@@ -27,6 +27,10 @@ func (r *recovery) openSpaces() error {
 	if err != nil {
 		return fmt.Errorf("system tablespace: %w", err)
 	}
+	if err := refuseZeroSystemPage0(sys.Path, r.opt.PageSize); err != nil {
+		sys.Close()
+		return err
+	}
 	defer sys.Close()
 	if r.dblwr, err = discovery.DoublewriteCopies(sys); err != nil {
 		return fmt.Errorf("doublewrite buffer: %w", err)
@@ -170,6 +174,9 @@ func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) 
 	t := &tsFile{id: id, path: p, segs: []segment{{f: f, path: p, count: -1}}, logical: r.opt.PageSize,
 		phys: r.opt.PageSize, created: created, trimTo: -1}
 	r.spaces[id] = t // so that an error below still closes the file
+	if err := r.refuseZeroPage0(id, p, f); err != nil && !created {
+		return nil, err
+	}
 	b := make([]byte, fspSpaceFlags+4)
 	if n, _ := f.ReadAt(b, 0); n == len(b) && !discovery.IsZero(b) {
 		t.setFlags(b)
