@@ -38,7 +38,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k ddl_churn"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -252,6 +252,48 @@ CREATE TABLE db.zip (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB ROW_FORMA
 INSERT INTO db.zip SELECT seq, REPEAT(CHAR(97 + seq % 26), 120) FROM seq_1_to_2000;
 EOF
       fi
+    ;;
+    ddl_churn) cat <<EOF
+CREATE DATABASE db;
+CREATE DATABASE db2;
+CREATE TABLE db.pt (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB
+  PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (1000), PARTITION p1 VALUES LESS THAN (2000));
+CREATE TABLE db.px (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.ph (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 2;
+CREATE TABLE db.a (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.b (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.ra (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+CREATE TABLE db.rb (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+CREATE TABLE db.c (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.again (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.mover (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+INSERT INTO db.pt SELECT seq, 'pt' FROM seq_1_to_1999;
+INSERT INTO db.px SELECT seq, 'px' FROM seq_1_to_900;
+INSERT INTO db.ph SELECT seq, 'ph' FROM seq_1_to_1000;
+INSERT INTO db.a SELECT seq, 'a' FROM seq_1_to_300;
+INSERT INTO db.b SELECT seq, 'b' FROM seq_1_to_400;
+INSERT INTO db.ra SELECT seq, 'ra' FROM seq_1_to_300;
+INSERT INTO db.rb SELECT seq, 'rb' FROM seq_1_to_400;
+INSERT INTO db.c SELECT seq, 'c' FROM seq_1_to_500;
+INSERT INTO db.again SELECT seq, 'old' FROM seq_1_to_200;
+INSERT INTO db.mover SELECT seq, 'm' FROM seq_1_to_300;
+SET GLOBAL innodb_log_checkpoint_now=1;
+ALTER TABLE db.pt EXCHANGE PARTITION p0 WITH TABLE db.px;
+ALTER TABLE db.ph ADD PARTITION PARTITIONS 1;
+ALTER TABLE db.c ADD COLUMN n INT NOT NULL DEFAULT 7, ALGORITHM=COPY;
+ALTER TABLE db.c DROP COLUMN n, ALGORITHM=COPY;
+RENAME TABLE db.a TO db.tmp, db.b TO db.a, db.tmp TO db.b;
+RENAME TABLE db.ra TO db.rtmp, db.rb TO db.ra, db.rtmp TO db.rb;
+DROP TABLE db.again;
+CREATE TABLE db.again (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.again SELECT seq, 'new' FROM seq_1_to_100;
+RENAME TABLE db.mover TO db2.mover;
+ALTER TABLE db2.mover FORCE;
+UPDATE db.pt SET v = 'late' WHERE id % 100 = 0;
+UPDATE db.a SET v = 'after' WHERE id < 50;
+UPDATE db.rb SET v = 'after' WHERE id < 50;
+INSERT INTO db2.mover SELECT seq, 'late' FROM seq_301_to_400;
+EOF
     ;;
     clean) cat <<'EOF'
 CREATE DATABASE db;
