@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -55,12 +57,25 @@ func absPath(datadir, name string) string {
 }
 
 // expectations builds the path → space map recovery will work with: the on-disk dictionary,
-// superseded by the file records of the log.
+// superseded by the file records of the log. A tablespace the log names is expected at its last
+// name only; a name it had before is free (another tablespace may have taken it: RENAME swaps,
+// EXCHANGE PARTITION, the #sql-alter name of two copying ALTERs). A name two tablespaces end at
+// belongs to the one whose record is later.
 func expectations(in Input) map[string]expectation {
 	exp := map[string]expectation{}
+	var logged map[uint32]*Space
+	if in.Analysis != nil {
+		logged = in.Analysis.Map.Spaces
+	}
+	vacated := map[string]bool{}
+	for _, s := range logged {
+		for _, n := range s.Names {
+			vacated[absPath(in.Datadir, n)] = true
+		}
+	}
 	for _, t := range in.Dict {
-		if t.Deleted || t.SpaceID == 0 || strings.HasPrefix(t.Name, "SYS_") {
-			continue
+		if t.Deleted || t.SpaceID == 0 || strings.HasPrefix(t.Name, "SYS_") || logged[t.SpaceID] != nil {
+			continue // the log's events for a space supersede the dictionary
 		}
 		name := "./" + t.Name + ".ibd"
 		if t.DataDir() {
@@ -68,68 +83,99 @@ func expectations(in Input) map[string]expectation {
 				name = strings.TrimSpace(string(b))
 			}
 		}
-		exp[absPath(in.Datadir, name)] = expectation{id: t.SpaceID, name: name, source: "dictionary"}
+		if p := absPath(in.Datadir, name); !vacated[p] {
+			exp[p] = expectation{id: t.SpaceID, name: name, source: "dictionary"}
+		}
 	}
 	if in.Analysis == nil {
 		return exp
 	}
+	claim := map[string]int{} // path → the record that gave it its tablespace
 	for _, s := range in.Analysis.Map.Sorted() {
-		for p, e := range exp {
-			if e.id == s.ID {
-				delete(exp, p) // the log's events for this space supersede the dictionary
-			}
+		if s.Deleted {
+			continue
 		}
-		for _, n := range s.Names {
-			delete(exp, absPath(in.Datadir, n))
+		last := s.Events[len(s.Events)-1]
+		p := absPath(in.Datadir, s.Name)
+		if c, ok := claim[p]; ok && c > last.seq {
+			continue
 		}
-		if !s.Deleted {
-			last := s.Events[len(s.Events)-1]
-			exp[absPath(in.Datadir, s.Name)] = expectation{id: s.ID, name: s.Name, source: "redo log", lsn: u64(last.LSN), logged: true}
-		}
+		claim[p] = last.seq
+		exp[p] = expectation{id: s.ID, name: s.Name, source: "redo log", lsn: u64(last.LSN), logged: true}
 	}
 	return exp
 }
 
 // LocationFindings reports datafiles outside the known directories or in a unique undo
-// directory.
+// directory (for MariaDB, which opens a DATA DIRECTORY file through its .isl, information only;
+// MySQL 8's WL#13065 refuses to recover them), files that cannot be read, and stale .isl files
+// (the target is absent: the server ignores such a link unless a table needs it, which
+// duplicateAndOrphanFindings reports as MISSING_FILE).
 func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding {
 	var fs []report.Finding
-	sev := report.Warning
+	sev, undoSev := report.Info, report.Warning
 	if policy == PolicyMySQL8 {
-		sev = report.Error
+		sev, undoSev = report.Error, report.Error
 	}
 	for _, t := range ts {
 		switch {
+		case staleISL(t):
+			fs = append(fs, report.Finding{Severity: report.Info, Code: "STALE_ISL", File: t.ISL,
+				Message: fmt.Sprintf("links to %s, which does not exist (a leftover of a RENAME or a rebuild of a DATA DIRECTORY table); the server ignores it", t.Path)})
 		case t.Error != "":
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "UNREADABLE_DATAFILE", File: t.Path, Message: t.Error})
 		case t.Location == discovery.LocUnprotected:
 			fs = append(fs, report.Finding{Severity: sev, Code: "UNPROTECTED_LOCATION", SpaceID: u32(t.SpaceID), File: t.Path,
 				Message: "is in an unprotected location (reached only through " + t.ISL + "); MySQL 8 cannot recover it after a crash until the directory is added to innodb_directories (MariaDB opens it through the .isl)"})
 		case t.Location == discovery.LocUndoDir:
-			fs = append(fs, report.Finding{Severity: sev, Code: "UNDO_DIR_DATAFILE", SpaceID: u32(t.SpaceID), File: t.Path,
+			fs = append(fs, report.Finding{Severity: undoSev, Code: "UNDO_DIR_DATAFILE", SpaceID: u32(t.SpaceID), File: t.Path,
 				Message: "a datafile inside the unique innodb_undo_directory, which is not a valid place for datafiles (MySQL WL#13065 FR5)"})
 		}
 	}
 	return fs
 }
 
+// staleISL reports an .isl whose target does not exist.
+func staleISL(t discovery.Tablespace) bool {
+	if t.FoundBy != discovery.FoundISL || t.Error == "" {
+		return false
+	}
+	_, err := os.Lstat(t.Path)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
 // DictEntry is a SYS_TABLES row with what the data directory has for it.
 type DictEntry struct {
 	discovery.DictTable
+	// OnDisk is the row's name on disk when the log renames its tablespace (Name is then the
+	// name after recovery, from the file name the log gives it).
+	OnDisk  string                `json:"on_disk_name,omitempty"`
 	Frm     bool                  `json:"frm"` // the server's table definition file (MariaDB .frm) exists
 	Indexes []discovery.DictIndex `json:"indexes"`
 }
 
-// Dictionary lists the user tables of SYS_TABLES, delete-marked history included, each with
-// the presence of its .frm file.
+// Dictionary lists the user tables of SYS_TABLES, delete-marked history included, as they will
+// be after recovery: a table whose tablespace the log deletes is deleted, one whose file the log
+// renames takes the name of its last file (RENAME TABLE, EXCHANGE PARTITION). Each has the
+// presence of its .frm file (partitions, db/t#P#p0, share the table's db/t.frm).
 func Dictionary(in Input) []DictEntry {
 	var out []DictEntry
 	for _, t := range in.Dict {
 		if strings.HasPrefix(t.Name, "SYS_") {
 			continue
 		}
-		_, err := os.Stat(filepath.Join(in.Datadir, t.Name+".frm"))
-		e := DictEntry{DictTable: t, Frm: err == nil, Indexes: []discovery.DictIndex{}}
+		e := DictEntry{DictTable: t, Indexes: []discovery.DictIndex{}}
+		if in.Analysis != nil && t.SpaceID != 0 {
+			if s := in.Analysis.Map.Spaces[t.SpaceID]; s != nil {
+				if s.Deleted {
+					e.Deleted = true
+				} else if n := tableName(s.Name); n != "" && n != t.Name {
+					e.OnDisk, e.Name = t.Name, n
+				}
+			}
+		}
+		_, err := os.Stat(filepath.Join(in.Datadir, frmName(e.Name)+".frm"))
+		e.Frm = err == nil
 		for _, ix := range in.Indexes {
 			if ix.TableID == t.ID {
 				e.Indexes = append(e.Indexes, ix)
@@ -138,6 +184,27 @@ func Dictionary(in Input) []DictEntry {
 		out = append(out, e)
 	}
 	return out
+}
+
+// tableName is the db/table name of a datafile name (./db/t.ibd, /dir/db/t.ibd).
+func tableName(file string) string {
+	f := filepath.ToSlash(strings.TrimSuffix(file, ".ibd"))
+	parts := strings.Split(f, "/")
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[len(parts)-2] + "/" + parts[len(parts)-1]
+}
+
+// frmName is the table whose .frm describes name: a partition (db/t#P#p0, db/t#P#p0#SP#s0)
+// is described by its table's.
+func frmName(name string) string {
+	for _, sep := range []string{"#P#", "#p#"} {
+		if i := strings.Index(name, sep); i > 0 {
+			return name[:i]
+		}
+	}
+	return name
 }
 
 // Diagnose compares dictionary, files and log, and says what recovery will meet.
@@ -274,7 +341,16 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 		if t.FoundBy != discovery.FoundScan && t.FoundBy != discovery.FoundISL {
 			continue
 		}
-		if _, ok := exp[absPath(in.Datadir, t.Path)]; ok {
+		e, ok := exp[absPath(in.Datadir, t.Path)]
+		if ok && staleISL(t) {
+			where := e.source
+			if e.lsn != nil {
+				where = fmt.Sprintf("the redo log (LSN %d)", *e.lsn)
+			}
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: t.Path, LSN: e.lsn,
+				Message: fmt.Sprintf("%s maps %s to space %d, and %s links to it, but there is no such file", where, e.name, e.id, t.ISL)})
+		}
+		if ok || t.Error != "" {
 			continue
 		}
 		msg := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID)

@@ -277,6 +277,8 @@ INSERT INTO db.rb SELECT seq, 'rb' FROM seq_1_to_400;
 INSERT INTO db.c SELECT seq, 'c' FROM seq_1_to_500;
 INSERT INTO db.again SELECT seq, 'old' FROM seq_1_to_200;
 INSERT INTO db.mover SELECT seq, 'm' FROM seq_1_to_300;
+CREATE TABLE db.big (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB;
+INSERT INTO db.big SELECT seq, REPEAT('b', 150) FROM seq_1_to_200000;
 SET GLOBAL innodb_log_checkpoint_now=1;
 ALTER TABLE db.pt EXCHANGE PARTITION p0 WITH TABLE db.px;
 ALTER TABLE db.ph ADD PARTITION PARTITIONS 1;
@@ -463,6 +465,15 @@ scenario() {
     # Purge truncates the oversized undo tablespace (logged as EXTENDED TRIM_PAGES); wait for it.
     local i; for i in $(seq 1 300); do grep -q "Truncated " "$out/before.err" && break; sleep 0.1; done
     grep -q "Truncated " "$out/before.err" || die "no undo tablespace was truncated"
+  fi
+  if [ "$name" = ddl_churn ]; then
+    # The crash hits a copying ALTER TABLE in the middle: its #sql-alter file exists (created
+    # after the checkpoint) and ddl_recovery.log holds the entries that drop it after recovery.
+    sql "$s" "ALTER TABLE db.big ADD COLUMN z INT NOT NULL DEFAULT 1, ALGORITHM=COPY" >/dev/null 2>&1 &
+    local i; for i in $(seq 1 500); do compgen -G "$d/db/#sql-alter*.ibd" >/dev/null && break; sleep 0.02; done
+    compgen -G "$d/db/#sql-alter*.ibd" >/dev/null || die "the copying ALTER TABLE was not caught"
+    sleep 0.3
+    compgen -G "$d/db/#sql-alter*.ibd" >/dev/null || die "the copying ALTER TABLE ended before the crash"
   fi
   if [ "$name" = wrapped ]; then wrap_until_straddle "$d" "$s" "$out"
   elif [ "$name" = clean ] || [ "${name#formats_}" != "$name" ]; then stop_clean "$d" "$s"
