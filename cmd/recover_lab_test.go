@@ -22,8 +22,10 @@ import (
 // recoverScenarios are the crash scenarios recover is checked on (compressed: crc32 checksums,
 // 4 KiB pages, ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED tables; pages64k: the dml workload
 // with 64 KiB pages; layout: the same with undo, system (two files) and log files in
-// directories of their own).
-var recoverScenarios = append(append([]string{}, scenarios...), "compressed", "pages64k", "layout")
+// directories of their own; ddl_churn: EXCHANGE PARTITION, ADD PARTITION, copying ALTERs,
+// RENAME swaps, DROP+CREATE and a RENAME across databases, of tables from before and after the
+// checkpoint, with stale .isl files and a copying ALTER cut by the crash).
+var recoverScenarios = append(append([]string{}, scenarios...), "compressed", "pages64k", "layout", "ddl_churn")
 
 // sourceTrees are the directories of a scenario that recover reads: the crashed data directory
 // and the directories outside it as the crash left them (DATA DIRECTORY files, undo, system and

@@ -119,7 +119,7 @@ func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding
 	}
 	for _, t := range ts {
 		switch {
-		case staleISL(t):
+		case StaleISL(t):
 			fs = append(fs, report.Finding{Severity: report.Info, Code: "STALE_ISL", File: t.ISL,
 				Message: fmt.Sprintf("links to %s, which does not exist (a leftover of a RENAME or a rebuild of a DATA DIRECTORY table); the server ignores it", t.Path)})
 		case t.Error != "":
@@ -136,7 +136,7 @@ func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding
 }
 
 // staleISL reports an .isl whose target does not exist.
-func staleISL(t discovery.Tablespace) bool {
+func StaleISL(t discovery.Tablespace) bool {
 	if t.FoundBy != discovery.FoundISL || t.Error == "" {
 		return false
 	}
@@ -342,7 +342,7 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 			continue
 		}
 		e, ok := exp[absPath(in.Datadir, t.Path)]
-		if ok && staleISL(t) {
+		if ok && StaleISL(t) {
 			where := e.source
 			if e.lsn != nil {
 				where = fmt.Sprintf("the redo log (LSN %d)", *e.lsn)
