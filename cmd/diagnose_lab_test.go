@@ -118,7 +118,7 @@ var mutations = []mutation{
 	// Renames, exchanges, copying ALTERs, repartitioning, DROP+CREATE, stale .isl files, a
 	// copying ALTER cut by the crash: the server recovers it with every table usable.
 	{name: "healthy ddl churn crash", scenario: "ddl_churn", exact: true,
-		want: map[string]string{"UNCLEAN_SHUTDOWN": "info", "STALE_ISL": "info", "UNPROTECTED_LOCATION": "info"}},
+		want: map[string]string{"UNCLEAN_SHUTDOWN": "info", "STALE_ISL": "info", "UNPROTECTED_LOCATION": "info", "DDL_RECOVERY": "info"}},
 	{name: "swapped .ibd files", scenario: "dml", want: map[string]string{"SPACE_ID_MISMATCH": "error"},
 		mutate: func(t *testing.T, s *lab.Scenario, d string) {
 			mv(t, filepath.Join(d, "db/t1.ibd"), filepath.Join(d, "tmp.ibd"))

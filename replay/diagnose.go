@@ -304,9 +304,10 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 	return fs
 }
 
-// duplicateAndOrphanFindings: two files with one space id; datafiles nothing refers to.
+// duplicateAndOrphanFindings: two files with one space id; datafiles nothing refers to (a
+// leftover the DDL log removes is information only); the DDL log's pending work.
 func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.Finding {
-	var fs []report.Finding
+	fs, ddlTables := ddlLogFindings(in)
 	byID := map[uint32][]discovery.Tablespace{}
 	for _, t := range in.Spaces {
 		if t.Error == "" && t.Note == "" && t.FoundBy != discovery.FoundSystem && t.FoundBy != discovery.FoundTemporary {
@@ -354,12 +355,53 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 			continue
 		}
 		msg := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID)
-		if strings.HasPrefix(filepath.Base(t.Path), "#sql") {
+		sev := report.Warning
+		if ddlTables[tableName(t.Path)] {
+			sev, msg = report.Info, msg+"; the server's DDL recovery (ddl_recovery.log) removes or renames it after crash recovery"
+		} else if strings.HasPrefix(filepath.Base(t.Path), "#sql") {
 			msg += "; a leftover of an interrupted ALTER TABLE"
 		}
-		fs = append(fs, report.Finding{Severity: report.Warning, Code: "ORPHAN_FILE", SpaceID: u32(t.SpaceID), File: t.Path, Message: msg})
+		fs = append(fs, report.Finding{Severity: sev, Code: "ORPHAN_FILE", SpaceID: u32(t.SpaceID), File: t.Path, Message: msg})
 	}
 	return fs
+}
+
+// ddlLogFindings: the statements ddl_recovery.log makes the server complete or revert after
+// crash recovery (DDL_RECOVERY, info), and the db/table names their actions touch.
+func ddlLogFindings(in Input) ([]report.Finding, map[string]bool) {
+	path := filepath.Join(in.Datadir, "ddl_recovery.log")
+	l, err := discovery.ReadDDLLog(path)
+	if err != nil {
+		return []report.Finding{{Severity: report.Warning, Code: "DDL_RECOVERY", File: path,
+			Message: "cannot read the DDL log: " + err.Error()}}, nil
+	}
+	tables := map[string]bool{}
+	var what []string
+	for _, chain := range l.Pending() {
+		for _, e := range chain {
+			for _, n := range []string{e.DB + "/" + e.Name, e.FromDB + "/" + e.FromName, e.Name, e.FromName, e.TmpName} {
+				if t := tableName(strings.TrimPrefix(n, "./")); t != "" {
+					tables[t] = true
+				}
+			}
+			if e.ActionName() == "store query" {
+				continue
+			}
+			w := fmt.Sprintf("%s %s", e.ActionName(), strings.TrimPrefix(e.Name, "./"))
+			if e.DB != "" {
+				w = fmt.Sprintf("%s %s.%s", e.ActionName(), e.DB, e.Name)
+			}
+			if e.FromName != "" {
+				w += " (from " + strings.TrimPrefix(strings.TrimPrefix(e.FromDB+"."+e.FromName, "."), "./") + ")"
+			}
+			what = append(what, fmt.Sprintf("%s, phase %d", w, e.Phase))
+		}
+	}
+	if len(what) == 0 {
+		return nil, tables
+	}
+	return []report.Finding{{Severity: report.Info, Code: "DDL_RECOVERY", File: path,
+		Message: fmt.Sprintf("after crash recovery the server completes or reverts %d interrupted DDL action(s): %s", len(what), strings.Join(what, "; "))}}, tables
 }
 
 // pageFindings: corrupt pages, pages recovery must read that are corrupt, pages from the future.
