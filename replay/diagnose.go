@@ -119,6 +119,8 @@ func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding
 	}
 	for _, t := range ts {
 		switch {
+		case shortFile(t):
+			// like a blank page 0: the server defers the file (duplicateAndOrphanFindings)
 		case StaleISL(t):
 			fs = append(fs, report.Finding{Severity: report.Info, Code: "STALE_ISL", File: t.ISL,
 				Message: fmt.Sprintf("links to %s, which does not exist (a leftover of a RENAME or a rebuild of a DATA DIRECTORY table); the server ignores it", t.Path)})
@@ -135,7 +137,18 @@ func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding
 	return fs
 }
 
-// staleISL reports an .isl whose target does not exist.
+// shortFile reports a datafile too short to hold page 0 (created an instant before the crash:
+// the server's fil_ibd_load defers it, as a file whose page 0 is blank, until the log rebuilds
+// page 0).
+func shortFile(t discovery.Tablespace) bool {
+	if t.Error == "" || t.FoundBy != discovery.FoundScan {
+		return false
+	}
+	fi, err := os.Stat(t.Path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() < 1<<16
+}
+
+// StaleISL reports an .isl whose target does not exist (the server ignores it).
 func StaleISL(t discovery.Tablespace) bool {
 	if t.FoundBy != discovery.FoundISL || t.Error == "" {
 		return false
@@ -351,7 +364,12 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: t.Path, LSN: e.lsn,
 				Message: fmt.Sprintf("%s maps %s to space %d, and %s links to it, but there is no such file", where, e.name, e.id, t.ISL)})
 		}
-		if ok || t.Error != "" {
+		if ok && shortFile(t) {
+			if f := deferredFinding(in, e, t); f != nil {
+				fs = append(fs, *f)
+			}
+		}
+		if ok || (t.Error != "" && !shortFile(t)) {
 			continue
 		}
 		msg := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID)
@@ -364,6 +382,25 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 		fs = append(fs, report.Finding{Severity: sev, Code: "ORPHAN_FILE", SpaceID: u32(t.SpaceID), File: t.Path, Message: msg})
 	}
 	return fs
+}
+
+// deferredFinding: a file too short for page 0 is usable when the log rebuilds page 0 or does
+// not change the tablespace at all (the server's recover_deferred); otherwise recovery fails.
+func deferredFinding(in Input, e expectation, t discovery.Tablespace) *report.Finding {
+	if in.Analysis == nil {
+		return nil
+	}
+	read, named := in.Analysis.Pages[PageID{e.id, 0}]
+	if named && !read {
+		return nil // INIT_PAGE rebuilds page 0
+	}
+	for id := range in.Analysis.Pages {
+		if id.Space == e.id {
+			return &report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: t.Path, LSN: e.lsn,
+				Message: fmt.Sprintf("the file is too short to hold page 0 (%s) and the log changes space %d without rebuilding page 0: the server cannot apply the log (\"Cannot apply log to ... of corrupted file\")", t.Error, e.id)}
+		}
+	}
+	return nil
 }
 
 // ddlLogFindings: the statements ddl_recovery.log makes the server complete or revert after
