@@ -276,7 +276,9 @@ func (r *recovery) finishFiles() error {
 		} else if ext > 0 {
 			res.ExtendedTo = ext
 		}
-		if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 {
+		// The server's recv_rename_files runs before the tablespaces whose page 0 was blank
+		// (deferred) exist: their files keep the name recovery found them under.
+		if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 && !r.bound[id].Deferred {
 			if want := r.opt.CopyPath(s.Name); discovery.ResolvePath(want) != discovery.ResolvePath(t.path) {
 				if err := renameSpace(t, want); err != nil {
 					return err
