@@ -157,69 +157,6 @@ func StaleISL(t discovery.Tablespace) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// DictEntry is a SYS_TABLES row with what the data directory has for it.
-type DictEntry struct {
-	discovery.DictTable
-	// OnDisk is the row's name on disk when the log renames its tablespace (Name is then the
-	// name after recovery, from the file name the log gives it).
-	OnDisk  string                `json:"on_disk_name,omitempty"`
-	Frm     bool                  `json:"frm"` // the server's table definition file (MariaDB .frm) exists
-	Indexes []discovery.DictIndex `json:"indexes"`
-}
-
-// Dictionary lists the user tables of SYS_TABLES, delete-marked history included, as they will
-// be after recovery: a table whose tablespace the log deletes is deleted, one whose file the log
-// renames takes the name of its last file (RENAME TABLE, EXCHANGE PARTITION). Each has the
-// presence of its .frm file (partitions, db/t#P#p0, share the table's db/t.frm).
-func Dictionary(in Input) []DictEntry {
-	var out []DictEntry
-	for _, t := range in.Dict {
-		if strings.HasPrefix(t.Name, "SYS_") {
-			continue
-		}
-		e := DictEntry{DictTable: t, Indexes: []discovery.DictIndex{}}
-		if in.Analysis != nil && t.SpaceID != 0 {
-			if s := in.Analysis.Map.Spaces[t.SpaceID]; s != nil {
-				if s.Deleted {
-					e.Deleted = true
-				} else if n := tableName(s.Name); n != "" && n != t.Name {
-					e.OnDisk, e.Name = t.Name, n
-				}
-			}
-		}
-		_, err := os.Stat(filepath.Join(in.Datadir, frmName(e.Name)+".frm"))
-		e.Frm = err == nil
-		for _, ix := range in.Indexes {
-			if ix.TableID == t.ID {
-				e.Indexes = append(e.Indexes, ix)
-			}
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// tableName is the db/table name of a datafile name (./db/t.ibd, /dir/db/t.ibd).
-func tableName(file string) string {
-	f := filepath.ToSlash(strings.TrimSuffix(file, ".ibd"))
-	parts := strings.Split(f, "/")
-	if len(parts) < 2 {
-		return ""
-	}
-	return parts[len(parts)-2] + "/" + parts[len(parts)-1]
-}
-
-// frmName is the table whose .frm describes name: a partition (db/t#P#p0, db/t#P#p0#SP#s0)
-// is described by its table's.
-func frmName(name string) string {
-	for _, sep := range []string{"#P#", "#p#"} {
-		if i := strings.Index(name, sep); i > 0 {
-			return name[:i]
-		}
-	}
-	return name
-}
-
 // Diagnose compares dictionary, files and log, and says what recovery will meet.
 func Diagnose(in Input) []report.Finding {
 	fs := LocationFindings(in.Spaces, in.Policy)
@@ -288,6 +225,7 @@ func Diagnose(in Input) []report.Finding {
 // renameFindings: a FILE_RENAME whose new name is not on disk yet.
 func renameFindings(in Input, exp map[string]expectation, files map[string]discovery.Tablespace, handled map[string]bool) []report.Finding {
 	var fs []report.Finding
+	ddl, _ := pendingDDL(in.Datadir) // an unreadable DDL log is reported by ddlLogFindings
 	for _, s := range in.Analysis.Map.Sorted() {
 		if s.Deleted {
 			continue
@@ -309,6 +247,11 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 		if f, ok := files[from]; ok && f.Note == "page 0 is all zero" {
 			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: from, LSN: u64(last.LSN),
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet; page 0 of %s is blank, so the server recovers it under that name and does not replay the rename (its DDL recovery settles the name)", last.Name, last.NewName, last.Name)})
+			continue
+		}
+		if f, ok := files[from]; ok && f.SpaceID == s.ID && (ddl[tableName(last.Name)] || ddl[tableName(last.NewName)]) {
+			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: from, LSN: u64(last.LSN),
+				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet: the crash cut that RENAME, whose transaction InnoDB rolls back and whose statement the DDL log (ddl_recovery.log) reverts", last.Name, last.NewName)})
 			continue
 		}
 		if f, ok := files[from]; ok && f.SpaceID == s.ID {
@@ -387,63 +330,6 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 		fs = append(fs, report.Finding{Severity: sev, Code: "ORPHAN_FILE", SpaceID: u32(t.SpaceID), File: t.Path, Message: msg})
 	}
 	return fs
-}
-
-// deferredFinding: a file too short for page 0 is usable when the log rebuilds page 0 or does
-// not change the tablespace at all (the server's recover_deferred); otherwise recovery fails.
-func deferredFinding(in Input, e expectation, t discovery.Tablespace) *report.Finding {
-	if in.Analysis == nil {
-		return nil
-	}
-	read, named := in.Analysis.Pages[PageID{e.id, 0}]
-	if named && !read {
-		return nil // INIT_PAGE rebuilds page 0
-	}
-	for id := range in.Analysis.Pages {
-		if id.Space == e.id {
-			return &report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: t.Path, LSN: e.lsn,
-				Message: fmt.Sprintf("the file is too short to hold page 0 (%s) and the log changes space %d without rebuilding page 0: the server cannot apply the log (\"Cannot apply log to ... of corrupted file\")", t.Error, e.id)}
-		}
-	}
-	return nil
-}
-
-// ddlLogFindings: the statements ddl_recovery.log makes the server complete or revert after
-// crash recovery (DDL_RECOVERY, info), and the db/table names their actions touch.
-func ddlLogFindings(in Input) ([]report.Finding, map[string]bool) {
-	path := filepath.Join(in.Datadir, "ddl_recovery.log")
-	l, err := discovery.ReadDDLLog(path)
-	if err != nil {
-		return []report.Finding{{Severity: report.Warning, Code: "DDL_RECOVERY", File: path,
-			Message: "cannot read the DDL log: " + err.Error()}}, nil
-	}
-	tables := map[string]bool{}
-	var what []string
-	for _, chain := range l.Pending() {
-		for _, e := range chain {
-			for _, n := range []string{e.DB + "/" + e.Name, e.FromDB + "/" + e.FromName, e.Name, e.FromName, e.TmpName} {
-				if t := tableName(strings.TrimPrefix(n, "./")); t != "" {
-					tables[t] = true
-				}
-			}
-			if e.ActionName() == "store query" {
-				continue
-			}
-			w := fmt.Sprintf("%s %s", e.ActionName(), strings.TrimPrefix(e.Name, "./"))
-			if e.DB != "" {
-				w = fmt.Sprintf("%s %s.%s", e.ActionName(), e.DB, e.Name)
-			}
-			if e.FromName != "" {
-				w += " (from " + strings.TrimPrefix(strings.TrimPrefix(e.FromDB+"."+e.FromName, "."), "./") + ")"
-			}
-			what = append(what, fmt.Sprintf("%s, phase %d", w, e.Phase))
-		}
-	}
-	if len(what) == 0 {
-		return nil, tables
-	}
-	return []report.Finding{{Severity: report.Info, Code: "DDL_RECOVERY", File: path,
-		Message: fmt.Sprintf("after crash recovery the server completes or reverts %d interrupted DDL action(s): %s", len(what), strings.Join(what, "; "))}}, tables
 }
 
 // pageFindings: corrupt pages, pages recovery must read that are corrupt, pages from the future.

@@ -258,6 +258,10 @@ func (r *recovery) finishFiles() error {
 			return err // a renamed file found under neither name is left alone, as by the server
 		}
 	}
+	ddl, err := pendingDDL(r.opt.Copy.Datadir)
+	if err != nil {
+		return err
+	}
 	ids := make([]uint32, 0, len(r.spaces))
 	for id, t := range r.spaces {
 		if t != nil {
@@ -277,9 +281,13 @@ func (r *recovery) finishFiles() error {
 			res.ExtendedTo = ext
 		}
 		// The server's recv_rename_files runs before the tablespaces whose page 0 was blank
-		// (deferred) exist: their files keep the name recovery found them under.
+		// (deferred) exist: their files keep the name recovery found them under. A rename
+		// whose file operation the crash cut is part of a DDL statement the DDL log reverts:
+		// InnoDB's rollback of its uncommitted transaction renames the file back, so the
+		// file stays where it is (only a rename of a finished statement is replayed).
 		if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 && !r.bound[id].Deferred {
-			if want := r.opt.CopyPath(s.Name); discovery.ResolvePath(want) != discovery.ResolvePath(t.path) {
+			if want := r.opt.CopyPath(s.Name); discovery.ResolvePath(want) != discovery.ResolvePath(t.path) &&
+				!ddl[tableName(s.Name)] && !ddl[tableName(t.path)] {
 				if err := renameSpace(t, want); err != nil {
 					return err
 				}
