@@ -280,12 +280,11 @@ func (r *recovery) finishFiles() error {
 		} else if ext > 0 {
 			res.ExtendedTo = ext
 		}
-		// The server's recv_rename_files runs before the tablespaces whose page 0 was blank
-		// (deferred) exist: their files keep the name recovery found them under. A rename
-		// whose file operation the crash cut is part of a DDL statement the DDL log reverts:
-		// InnoDB's rollback of its uncommitted transaction renames the file back, so the
-		// file stays where it is (only a rename of a finished statement is replayed).
-		if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 && !r.bound[id].Deferred {
+		// A rename whose file operation the crash cut belongs to a DDL statement that the DDL
+		// log reverts: the server replays it, then InnoDB's rollback of the uncommitted
+		// transaction renames the file back, so the file stays where it is. Only the rename
+		// of a finished statement is replayed.
+		if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 {
 			if want := r.opt.CopyPath(s.Name); discovery.ResolvePath(want) != discovery.ResolvePath(t.path) &&
 				!ddl[tableName(s.Name)] && !ddl[tableName(t.path)] {
 				if err := renameSpace(t, want); err != nil {
