@@ -119,8 +119,6 @@ func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding
 	}
 	for _, t := range ts {
 		switch {
-		case shortFile(t):
-			// like a blank page 0: the server defers the file (duplicateAndOrphanFindings)
 		case StaleISL(t):
 			fs = append(fs, report.Finding{Severity: report.Info, Code: "STALE_ISL", File: t.ISL,
 				Message: fmt.Sprintf("links to %s, which does not exist (a leftover of a RENAME or a rebuild of a DATA DIRECTORY table); the server ignores it", t.Path)})
@@ -135,6 +133,18 @@ func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding
 		}
 	}
 	return fs
+}
+
+// diagnoseLocations is LocationFindings for a diagnosis: a datafile too short for page 0 is
+// judged against the log by duplicateAndOrphanFindings instead.
+func diagnoseLocations(in Input) []report.Finding {
+	ts := make([]discovery.Tablespace, 0, len(in.Spaces))
+	for _, t := range in.Spaces {
+		if !shortFile(t) {
+			ts = append(ts, t)
+		}
+	}
+	return LocationFindings(ts, in.Policy)
 }
 
 // shortFile reports a datafile too short to hold page 0 (created an instant before the crash:
@@ -159,7 +169,7 @@ func StaleISL(t discovery.Tablespace) bool {
 
 // Diagnose compares dictionary, files and log, and says what recovery will meet.
 func Diagnose(in Input) []report.Finding {
-	fs := LocationFindings(in.Spaces, in.Policy)
+	fs := diagnoseLocations(in)
 	for _, d := range Dictionary(in) {
 		if !d.Deleted && !d.Frm && !strings.Contains(d.Name, "#sql") {
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
