@@ -139,7 +139,7 @@ func verifyCopy(dir string, src settings, endLSN uint64, fail func(code, file, m
 	}
 	var pages int64
 	for _, t := range ts {
-		if t.FoundBy == discovery.FoundTemporary {
+		if t.FoundBy == discovery.FoundTemporary || replay.StaleISL(t) {
 			continue
 		}
 		f, err := discovery.OpenFile(t.Path)

@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -59,12 +61,25 @@ func absPath(datadir, name string) string {
 }
 
 // expectations builds the path → space map recovery will work with: the on-disk dictionary,
-// superseded by the file records of the log.
+// superseded by the file records of the log. A tablespace the log names is expected at its last
+// name only; a name it had before is free (another tablespace may have taken it: RENAME swaps,
+// EXCHANGE PARTITION, the #sql-alter name of two copying ALTERs). A name two tablespaces end at
+// belongs to the one whose record is later.
 func expectations(in Input) map[string]expectation {
 	exp := map[string]expectation{}
+	var logged map[uint32]*Space
+	if in.Analysis != nil {
+		logged = in.Analysis.Map.Spaces
+	}
+	vacated := map[string]bool{}
+	for _, s := range logged {
+		for _, n := range s.Names {
+			vacated[absPath(in.Datadir, n)] = true
+		}
+	}
 	for _, t := range in.Dict {
-		if t.Deleted || t.SpaceID == 0 || strings.HasPrefix(t.Name, "SYS_") {
-			continue
+		if t.Deleted || t.SpaceID == 0 || strings.HasPrefix(t.Name, "SYS_") || logged[t.SpaceID] != nil {
+			continue // the log's events for a space supersede the dictionary
 		}
 		name := "./" + t.Name + ".ibd"
 		if t.DataDir() {
@@ -72,81 +87,93 @@ func expectations(in Input) map[string]expectation {
 				name = target
 			}
 		}
-		exp[absPath(in.Datadir, name)] = expectation{id: t.SpaceID, name: name, source: "dictionary"}
+		if p := absPath(in.Datadir, name); !vacated[p] {
+			exp[p] = expectation{id: t.SpaceID, name: name, source: "dictionary"}
+		}
 	}
 	if in.Analysis == nil {
 		return exp
 	}
+	claim := map[string]int{} // path → the record that gave it its tablespace
 	for _, s := range in.Analysis.Map.Sorted() {
-		for p, e := range exp {
-			if e.id == s.ID {
-				delete(exp, p) // the log's events for this space supersede the dictionary
-			}
+		if s.Deleted {
+			continue
 		}
-		for _, n := range s.Names {
-			delete(exp, absPath(in.Datadir, n))
+		last := s.Events[len(s.Events)-1]
+		p := absPath(in.Datadir, s.Name)
+		if c, ok := claim[p]; ok && c > last.seq {
+			continue
 		}
-		if !s.Deleted {
-			last := s.Events[len(s.Events)-1]
-			exp[absPath(in.Datadir, s.Name)] = expectation{id: s.ID, name: s.Name, source: "redo log", lsn: u64(last.LSN), logged: true}
-		}
+		claim[p] = last.seq
+		exp[p] = expectation{id: s.ID, name: s.Name, source: "redo log", lsn: u64(last.LSN), logged: true}
 	}
 	return exp
 }
 
 // LocationFindings reports datafiles outside the known directories or in a unique undo
-// directory.
+// directory (for MariaDB, which opens a DATA DIRECTORY file through its .isl, information only;
+// MySQL 8's WL#13065 refuses to recover them), files that cannot be read, and stale .isl files
+// (the target is absent: the server ignores such a link unless a table needs it, which
+// duplicateAndOrphanFindings reports as MISSING_FILE).
 func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding {
 	var fs []report.Finding
-	sev := report.Warning
+	sev, undoSev := report.Info, report.Warning
 	if policy == PolicyMySQL8 {
-		sev = report.Error
+		sev, undoSev = report.Error, report.Error
 	}
 	for _, t := range ts {
 		switch {
+		case StaleISL(t):
+			fs = append(fs, report.Finding{Severity: report.Info, Code: "STALE_ISL", File: t.ISL,
+				Message: fmt.Sprintf("links to %s, which does not exist (a leftover of a RENAME or a rebuild of a DATA DIRECTORY table); the server ignores it", t.Path)})
 		case t.Error != "":
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "UNREADABLE_DATAFILE", File: t.Path, Message: t.Error})
 		case t.Location == discovery.LocUnprotected:
 			fs = append(fs, report.Finding{Severity: sev, Code: "UNPROTECTED_LOCATION", SpaceID: u32(t.SpaceID), File: t.Path,
 				Message: "is in an unprotected location (reached only through " + t.ISL + "); MySQL 8 cannot recover it after a crash until the directory is added to innodb_directories (MariaDB opens it through the .isl)"})
 		case t.Location == discovery.LocUndoDir:
-			fs = append(fs, report.Finding{Severity: sev, Code: "UNDO_DIR_DATAFILE", SpaceID: u32(t.SpaceID), File: t.Path,
+			fs = append(fs, report.Finding{Severity: undoSev, Code: "UNDO_DIR_DATAFILE", SpaceID: u32(t.SpaceID), File: t.Path,
 				Message: "a datafile inside the unique innodb_undo_directory, which is not a valid place for datafiles (MySQL WL#13065 FR5)"})
 		}
 	}
 	return fs
 }
 
-// DictEntry is a SYS_TABLES row with what the data directory has for it.
-type DictEntry struct {
-	discovery.DictTable
-	Frm     bool                  `json:"frm"` // the server's table definition file (MariaDB .frm) exists
-	Indexes []discovery.DictIndex `json:"indexes"`
+// diagnoseLocations is LocationFindings for a diagnosis: a datafile too short for page 0 is
+// judged against the log by duplicateAndOrphanFindings instead.
+func diagnoseLocations(in Input) []report.Finding {
+	ts := make([]discovery.Tablespace, 0, len(in.Spaces))
+	for _, t := range in.Spaces {
+		if !shortFile(t) {
+			ts = append(ts, t)
+		}
+	}
+	return LocationFindings(ts, in.Policy)
 }
 
-// Dictionary lists the user tables of SYS_TABLES, delete-marked history included, each with
-// the presence of its .frm file.
-func Dictionary(in Input) []DictEntry {
-	var out []DictEntry
-	for _, t := range in.Dict {
-		if strings.HasPrefix(t.Name, "SYS_") {
-			continue
-		}
-		_, err := os.Stat(filepath.Join(in.Datadir, t.Name+".frm"))
-		e := DictEntry{DictTable: t, Frm: err == nil, Indexes: []discovery.DictIndex{}}
-		for _, ix := range in.Indexes {
-			if ix.TableID == t.ID {
-				e.Indexes = append(e.Indexes, ix)
-			}
-		}
-		out = append(out, e)
+// shortFile reports a datafile too short to hold page 0 (created an instant before the crash:
+// the server's fil_ibd_load defers it, as a file whose page 0 is blank, until the log rebuilds
+// page 0).
+func shortFile(t discovery.Tablespace) bool {
+	if t.Error == "" || t.FoundBy != discovery.FoundScan {
+		return false
 	}
-	return out
+	fi, err := os.Stat(t.Path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() < 1<<16
+}
+
+// StaleISL reports an .isl whose target does not exist (the server ignores it).
+func StaleISL(t discovery.Tablespace) bool {
+	if t.FoundBy != discovery.FoundISL || t.Error == "" {
+		return false
+	}
+	_, err := os.Lstat(t.Path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // Diagnose compares dictionary, files and log, and says what recovery will meet.
 func Diagnose(in Input) []report.Finding {
-	fs := LocationFindings(in.Spaces, in.Policy)
+	fs := diagnoseLocations(in)
 	for _, d := range Dictionary(in) {
 		if !d.Deleted && !d.Frm && !strings.Contains(d.Name, "#sql") {
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
@@ -211,6 +238,7 @@ func Diagnose(in Input) []report.Finding {
 // renameFindings: a FILE_RENAME whose new name is not on disk yet.
 func renameFindings(in Input, exp map[string]expectation, files map[string]discovery.Tablespace, handled map[string]bool) []report.Finding {
 	var fs []report.Finding
+	ddl, _ := pendingDDL(in.Datadir) // an unreadable DDL log is reported by ddlLogFindings
 	for _, s := range in.Analysis.Map.Sorted() {
 		if s.Deleted {
 			continue
@@ -229,6 +257,16 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 			continue
 		}
 		handled[to] = true
+		if f, ok := files[from]; ok && f.Note == "page 0 is all zero" {
+			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: from, LSN: u64(last.LSN),
+				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet; page 0 of %s is blank, so the server recovers it under that name and does not replay the rename (its DDL recovery settles the name)", last.Name, last.NewName, last.Name)})
+			continue
+		}
+		if f, ok := files[from]; ok && f.SpaceID == s.ID && (ddl[tableName(last.Name)] || ddl[tableName(last.NewName)]) {
+			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: from, LSN: u64(last.LSN),
+				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet: the crash cut that RENAME, whose transaction InnoDB rolls back and whose statement the DDL log (ddl_recovery.log) reverts", last.Name, last.NewName)})
+			continue
+		}
 		if f, ok := files[from]; ok && f.SpaceID == s.ID {
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: from, LSN: u64(last.LSN),
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet; crash recovery will rename it", last.Name, last.NewName)})
@@ -240,9 +278,10 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 	return fs
 }
 
-// duplicateAndOrphanFindings: two files with one space id; datafiles nothing refers to.
+// duplicateAndOrphanFindings: two files with one space id; datafiles nothing refers to (a
+// leftover the DDL log removes is information only); the DDL log's pending work.
 func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.Finding {
-	var fs []report.Finding
+	fs, ddlTables := ddlLogFindings(in)
 	byID := map[uint32][]discovery.Tablespace{}
 	for _, t := range in.Spaces {
 		if t.Error == "" && t.Note == "" && t.FoundBy != discovery.FoundSystem && t.FoundBy != discovery.FoundTemporary {
@@ -280,14 +319,31 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 		if t.FoundBy != discovery.FoundScan && t.FoundBy != discovery.FoundISL {
 			continue
 		}
-		if _, ok := exp[absPath(in.Datadir, t.Path)]; ok {
+		e, ok := exp[absPath(in.Datadir, t.Path)]
+		if ok && StaleISL(t) {
+			where := e.source
+			if e.lsn != nil {
+				where = fmt.Sprintf("the redo log (LSN %d)", *e.lsn)
+			}
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: t.Path, LSN: e.lsn,
+				Message: fmt.Sprintf("%s maps %s to space %d, and %s links to it, but there is no such file", where, e.name, e.id, t.ISL)})
+		}
+		if ok && shortFile(t) {
+			if f := deferredFinding(in, e, t); f != nil {
+				fs = append(fs, *f)
+			}
+		}
+		if ok || (t.Error != "" && !shortFile(t)) {
 			continue
 		}
 		msg := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID)
-		if strings.HasPrefix(filepath.Base(t.Path), "#sql") {
+		sev := report.Warning
+		if ddlTables[tableName(t.Path)] {
+			sev, msg = report.Info, msg+"; the server's DDL recovery (ddl_recovery.log) removes or renames it after crash recovery"
+		} else if strings.HasPrefix(filepath.Base(t.Path), "#sql") {
 			msg += "; a leftover of an interrupted ALTER TABLE"
 		}
-		fs = append(fs, report.Finding{Severity: report.Warning, Code: "ORPHAN_FILE", SpaceID: u32(t.SpaceID), File: t.Path, Message: msg})
+		fs = append(fs, report.Finding{Severity: sev, Code: "ORPHAN_FILE", SpaceID: u32(t.SpaceID), File: t.Path, Message: msg})
 	}
 	return fs
 }

@@ -79,6 +79,7 @@ type recovery struct {
 	applied map[PageID]bool
 	dblwr   map[[2]uint32][]discovery.DoublewriteCopy
 	found   map[uint32][]string // space id -> files with that id on page 0 (scan of the copy)
+	bound   map[uint32]Binding  // the file recovery opens for each space the log names
 	res     RecoverResult
 	done    int
 }

@@ -26,6 +26,7 @@ type Event struct {
 	Kind    EventKind `json:"kind"`
 	Name    string    `json:"name"`
 	NewName string    `json:"new_name,omitempty"`
+	seq     int       // the record's place in the log, across all tablespaces
 }
 
 // Space is one tablespace id's file history in the log.
@@ -47,6 +48,7 @@ type Map struct {
 	AtLSN   uint64 // events at or after this LSN are not applied (0: none excluded)
 	EndLSN  uint64 // end of the scanned log
 	Spaces  map[uint32]*Space
+	events  int // file records applied so far (the next Event's seq)
 }
 
 // PageID names a page.
@@ -143,6 +145,8 @@ func (m *Map) apply(id uint32, e Event) {
 		s = &Space{ID: id}
 		m.Spaces[id] = s
 	}
+	e.seq = m.events
+	m.events++
 	s.Events = append(s.Events, e)
 	s.addName(e.Name)
 	s.Name, s.Deleted = e.Name, e.Kind == Delete

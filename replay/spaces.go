@@ -46,7 +46,7 @@ func (r *recovery) openSpaces() error {
 		}
 		r.found[t.SpaceID] = append(r.found[t.SpaceID], discovery.ResolvePath(t.Path))
 	}
-	return nil
+	return r.bindSpaces()
 }
 
 // zeroPage0 reports a file whose first page was never written (its id is unknown).
@@ -78,19 +78,8 @@ func (r *recovery) openSpace(id uint32) (*tsFile, error) {
 	}
 	var paths []string
 	if logged != nil {
-		seen := map[string]bool{}
-		for _, n := range logged.Names {
-			p := r.opt.CopyPath(n)
-			if rp := discovery.ResolvePath(p); seen[rp] {
-				continue
-			} else {
-				seen[rp] = true
-			}
-			if ok, err := holds(p, id); err != nil {
-				return nil, err
-			} else if ok {
-				paths = append(paths, p)
-			}
+		if b, ok := r.bound[id]; ok {
+			paths = []string{b.Path}
 		}
 	} else {
 		paths = r.found[id] // undo tablespaces: no FILE_* records
@@ -105,21 +94,36 @@ func (r *recovery) openSpace(id uint32) (*tsFile, error) {
 	return r.openPath(id, paths[0], false)
 }
 
-// holds reports whether the file at p exists and is tablespace id (or has a blank page 0).
-func holds(p string, id uint32) (bool, error) {
+// pageZero reads what crash recovery finds at p for Bind: absent, a blank page 0 (deferred),
+// or the space id page 0 carries. An unreadable file is an error.
+func pageZero(p string, pageSize int) (FileState, error) {
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return FileState{}, nil
 	} else if err != nil {
-		return false, err
+		return FileState{}, err
 	}
 	defer f.Close()
-	b := make([]byte, 38)
-	if n, _ := f.ReadAt(b, 0); n < len(b) {
-		return false, nil
+	b := make([]byte, pageSize)
+	n, _ := f.ReadAt(b, 0)
+	if n < filPageSpaceID+4 {
+		return FileState{Exists: true, Deferred: true}, nil
 	}
-	sid := binary.BigEndian.Uint32(b[filPageSpaceID:])
-	return sid == id || discovery.IsZero(b), nil
+	return FileState{Exists: true, Deferred: discovery.IsZero(b[:n]), SpaceID: binary.BigEndian.Uint32(b[filPageSpaceID:])}, nil
+}
+
+// bindSpaces binds every tablespace the log names to its file in the copy, as the server's
+// recovery does (Bind).
+func (r *recovery) bindSpaces() error {
+	var failed error
+	r.bound = r.an.Map.Bind(r.opt.CopyPath, func(p string) FileState {
+		st, err := pageZero(p, r.opt.PageSize)
+		if err != nil && failed == nil {
+			failed = err
+		}
+		return st
+	})
+	return failed
 }
 
 // MissingError reports a tablespace the log changes whose file is in none of the places the
@@ -261,6 +265,10 @@ func (r *recovery) finishFiles() error {
 			return err // a renamed file found under neither name is left alone, as by the server
 		}
 	}
+	ddl, err := pendingDDL(r.opt.Copy.Datadir)
+	if err != nil {
+		return err
+	}
 	ids := make([]uint32, 0, len(r.spaces))
 	for id, t := range r.spaces {
 		if t != nil {
@@ -279,8 +287,13 @@ func (r *recovery) finishFiles() error {
 		} else if ext > 0 {
 			res.ExtendedTo = ext
 		}
+		// A rename whose file operation the crash cut belongs to a DDL statement that the DDL
+		// log reverts: the server replays it, then InnoDB's rollback of the uncommitted
+		// transaction renames the file back, so the file stays where it is. Only the rename
+		// of a finished statement is replayed.
 		if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 {
-			if want := r.opt.CopyPath(s.Name); discovery.ResolvePath(want) != discovery.ResolvePath(t.path) {
+			if want := r.opt.CopyPath(s.Name); discovery.ResolvePath(want) != discovery.ResolvePath(t.path) &&
+				!ddl[tableName(s.Name)] && !ddl[tableName(t.path)] {
 				if err := renameSpace(t, want); err != nil {
 					return err
 				}

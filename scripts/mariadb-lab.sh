@@ -38,7 +38,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -257,6 +257,74 @@ INSERT INTO db.zip SELECT seq, REPEAT(CHAR(97 + seq % 26), 120) FROM seq_1_to_20
 EOF
       fi
     ;;
+    ddl_churn) cat <<EOF
+CREATE DATABASE db;
+CREATE DATABASE db2;
+CREATE TABLE db.pt (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB
+  PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (1000), PARTITION p1 VALUES LESS THAN (2000));
+CREATE TABLE db.px (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.ph (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 2;
+CREATE TABLE db.a (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.b (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.ra (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+CREATE TABLE db.rb (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+CREATE TABLE db.c (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.again (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.mover (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+INSERT INTO db.pt SELECT seq, 'pt' FROM seq_1_to_1999;
+INSERT INTO db.px SELECT seq, 'px' FROM seq_1_to_900;
+INSERT INTO db.ph SELECT seq, 'ph' FROM seq_1_to_1000;
+INSERT INTO db.a SELECT seq, 'a' FROM seq_1_to_300;
+INSERT INTO db.b SELECT seq, 'b' FROM seq_1_to_400;
+INSERT INTO db.ra SELECT seq, 'ra' FROM seq_1_to_300;
+INSERT INTO db.rb SELECT seq, 'rb' FROM seq_1_to_400;
+INSERT INTO db.c SELECT seq, 'c' FROM seq_1_to_500;
+INSERT INTO db.again SELECT seq, 'old' FROM seq_1_to_200;
+INSERT INTO db.mover SELECT seq, 'm' FROM seq_1_to_300;
+CREATE TABLE db.big (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB;
+INSERT INTO db.big SELECT seq, REPEAT('b', 150) FROM seq_1_to_200000;
+SET GLOBAL innodb_log_checkpoint_now=1;
+ALTER TABLE db.pt EXCHANGE PARTITION p0 WITH TABLE db.px;
+ALTER TABLE db.ph ADD PARTITION PARTITIONS 1;
+ALTER TABLE db.c ADD COLUMN n INT NOT NULL DEFAULT 7, ALGORITHM=COPY;
+ALTER TABLE db.c DROP COLUMN n, ALGORITHM=COPY;
+RENAME TABLE db.a TO db.tmp, db.b TO db.a, db.tmp TO db.b;
+RENAME TABLE db.ra TO db.rtmp, db.rb TO db.ra, db.rtmp TO db.rb;
+DROP TABLE db.again;
+CREATE TABLE db.again (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.again SELECT seq, 'new' FROM seq_1_to_100;
+RENAME TABLE db.mover TO db2.mover;
+ALTER TABLE db2.mover FORCE;
+UPDATE db.pt SET v = 'late' WHERE id % 100 = 0;
+CREATE TABLE db.npt (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB
+  PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (1000), PARTITION p1 VALUES LESS THAN (2000));
+CREATE TABLE db.nph (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 2;
+CREATE TABLE db.npx (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.na (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.nb (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+CREATE TABLE db.nra (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+CREATE TABLE db.nrb (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+CREATE TABLE db.nc (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.npt SELECT seq, 'npt' FROM seq_1_to_1500;
+INSERT INTO db.npx SELECT seq, 'npx' FROM seq_1_to_600;
+INSERT INTO db.nph SELECT seq, 'nph' FROM seq_1_to_700;
+INSERT INTO db.na SELECT seq, 'na' FROM seq_1_to_100;
+INSERT INTO db.nb SELECT seq, 'nb' FROM seq_1_to_200;
+INSERT INTO db.nra SELECT seq, 'nra' FROM seq_1_to_100;
+INSERT INTO db.nrb SELECT seq, 'nrb' FROM seq_1_to_200;
+INSERT INTO db.nc SELECT seq, 'nc' FROM seq_1_to_300;
+ALTER TABLE db.npt EXCHANGE PARTITION p0 WITH TABLE db.npx;
+RENAME TABLE db.na TO db.ntmp, db.nb TO db.na, db.ntmp TO db.nb;
+RENAME TABLE db.nra TO db.nrtmp, db.nrb TO db.nra, db.nrtmp TO db.nrb;
+ALTER TABLE db.nc ADD COLUMN n INT NOT NULL DEFAULT 7, ALGORITHM=COPY;
+ALTER TABLE db.nc DROP COLUMN n, ALGORITHM=COPY;
+ALTER TABLE db.npt ADD PARTITION (PARTITION p2 VALUES LESS THAN (3000));
+ALTER TABLE db.nph ADD PARTITION PARTITIONS 1;
+UPDATE db.a SET v = 'after' WHERE id < 50;
+UPDATE db.rb SET v = 'after' WHERE id < 50;
+INSERT INTO db2.mover SELECT seq, 'late' FROM seq_301_to_400;
+EOF
+    ;;
     clean) cat <<'EOF'
 CREATE DATABASE db;
 CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
@@ -428,6 +496,15 @@ scenario() {
     # Purge truncates the oversized undo tablespace (logged as EXTENDED TRIM_PAGES); wait for it.
     local i; for i in $(seq 1 300); do grep -q "Truncated " "$out/before.err" && break; sleep 0.1; done
     grep -q "Truncated " "$out/before.err" || die "no undo tablespace was truncated"
+  fi
+  if [ "$name" = ddl_churn ]; then
+    # The crash hits a copying ALTER TABLE in the middle: its #sql-alter file exists (created
+    # after the checkpoint) and ddl_recovery.log holds the entries that drop it after recovery.
+    sql "$s" "ALTER TABLE db.big ADD COLUMN z INT NOT NULL DEFAULT 1, ALGORITHM=COPY" >/dev/null 2>&1 &
+    local i; for i in $(seq 1 500); do compgen -G "$d/db/#sql-alter*.ibd" >/dev/null && break; sleep 0.02; done
+    compgen -G "$d/db/#sql-alter*.ibd" >/dev/null || die "the copying ALTER TABLE was not caught"
+    sleep 0.3
+    compgen -G "$d/db/#sql-alter*.ibd" >/dev/null || die "the copying ALTER TABLE ended before the crash"
   fi
   if [ "$name" = wrapped ]; then wrap_until_straddle "$d" "$s" "$out"
   elif [ "$name" = clean ] || [ "${name#formats_}" != "$name" ]; then stop_clean "$d" "$s"

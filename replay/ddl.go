@@ -1,0 +1,90 @@
+package replay
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"innoscope/discovery"
+	"innoscope/report"
+)
+
+// ddlTables are the db/table names the pending actions of a DDL log touch (nil log: none).
+// Their statements were cut by the crash: after InnoDB's recovery, which rolls back the
+// statement's uncommitted dictionary transaction (renaming a file back), the server's DDL
+// recovery completes or reverts them.
+func ddlTables(l *discovery.DDLLog) map[string]bool {
+	tables := map[string]bool{}
+	for _, chain := range l.Pending() {
+		for _, e := range chain {
+			for _, n := range []string{e.DB + "/" + e.Name, e.FromDB + "/" + e.FromName, e.DB + "/" + e.ExtraName,
+				e.Name, e.FromName, e.TmpName} {
+				if t := tableName(strings.TrimPrefix(n, "./")); t != "" && !strings.HasSuffix(t, "/") && !strings.HasPrefix(t, "/") {
+					tables[t] = true
+				}
+			}
+		}
+	}
+	return tables
+}
+
+// pendingDDL reads datadir's ddl_recovery.log and returns ddlTables of it.
+func pendingDDL(datadir string) (map[string]bool, error) {
+	l, err := discovery.ReadDDLLog(filepath.Join(datadir, "ddl_recovery.log"))
+	if err != nil {
+		return nil, err
+	}
+	return ddlTables(l), nil
+}
+
+// deferredFinding: a file too short for page 0 is usable when the log rebuilds page 0 or does
+// not change the tablespace at all (the server's recover_deferred); otherwise recovery fails.
+func deferredFinding(in Input, e expectation, t discovery.Tablespace) *report.Finding {
+	if in.Analysis == nil {
+		return nil
+	}
+	read, named := in.Analysis.Pages[PageID{e.id, 0}]
+	if named && !read {
+		return nil // INIT_PAGE rebuilds page 0
+	}
+	for id := range in.Analysis.Pages {
+		if id.Space == e.id {
+			return &report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: t.Path, LSN: e.lsn,
+				Message: fmt.Sprintf("the file is too short to hold page 0 (%s) and the log changes space %d without rebuilding page 0: the server cannot apply the log (\"Cannot apply log to ... of corrupted file\")", t.Error, e.id)}
+		}
+	}
+	return nil
+}
+
+// ddlLogFindings: the statements ddl_recovery.log makes the server complete or revert after
+// crash recovery (DDL_RECOVERY, info), and the db/table names their actions touch.
+func ddlLogFindings(in Input) ([]report.Finding, map[string]bool) {
+	path := filepath.Join(in.Datadir, "ddl_recovery.log")
+	l, err := discovery.ReadDDLLog(path)
+	if err != nil {
+		return []report.Finding{{Severity: report.Warning, Code: "DDL_RECOVERY", File: path,
+			Message: "cannot read the DDL log: " + err.Error()}}, nil
+	}
+	tables := ddlTables(l)
+	var what []string
+	for _, chain := range l.Pending() {
+		for _, e := range chain {
+			if e.ActionName() == "store query" {
+				continue
+			}
+			w := fmt.Sprintf("%s %s", e.ActionName(), strings.TrimPrefix(e.Name, "./"))
+			if e.DB != "" {
+				w = fmt.Sprintf("%s %s.%s", e.ActionName(), e.DB, e.Name)
+			}
+			if e.FromName != "" {
+				w += " (from " + strings.TrimPrefix(strings.TrimPrefix(e.FromDB+"."+e.FromName, "."), "./") + ")"
+			}
+			what = append(what, fmt.Sprintf("%s, phase %d", w, e.Phase))
+		}
+	}
+	if len(what) == 0 {
+		return nil, tables
+	}
+	return []report.Finding{{Severity: report.Info, Code: "DDL_RECOVERY", File: path,
+		Message: fmt.Sprintf("after crash recovery the server completes or reverts %d interrupted DDL action(s): %s", len(what), strings.Join(what, "; "))}}, tables
+}

@@ -1,0 +1,78 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"innoscope/discovery"
+)
+
+// DictEntry is a SYS_TABLES row with what the data directory has for it.
+type DictEntry struct {
+	discovery.DictTable
+	// OnDisk is the row's name on disk when the log renames its tablespace (Name is then the
+	// name after recovery, from the file name the log gives it).
+	OnDisk  string                `json:"on_disk_name,omitempty"`
+	Frm     bool                  `json:"frm"` // the server's table definition file (MariaDB .frm) exists
+	Indexes []discovery.DictIndex `json:"indexes"`
+}
+
+// Dictionary lists the user tables of SYS_TABLES, delete-marked history included, as they will
+// be after recovery: a table whose tablespace the log deletes is deleted, one whose file the log
+// renames takes the name of its last file (RENAME TABLE, EXCHANGE PARTITION). Each has the
+// presence of its .frm file (partitions, db/t#P#p0, share the table's db/t.frm).
+func Dictionary(in Input) []DictEntry {
+	var out []DictEntry
+	ddl, _ := pendingDDL(in.Datadir)
+	for _, t := range in.Dict {
+		if strings.HasPrefix(t.Name, "SYS_") {
+			continue
+		}
+		e := DictEntry{DictTable: t, Indexes: []discovery.DictIndex{}}
+		if in.Analysis != nil && t.SpaceID != 0 {
+			if s := in.Analysis.Map.Spaces[t.SpaceID]; s != nil {
+				if s.Deleted {
+					e.Deleted = true
+				} else if n := tableName(s.Name); n != "" && n != t.Name {
+					e.OnDisk, e.Name = t.Name, n
+				}
+			}
+		}
+		_, err := os.Stat(filepath.Join(in.Datadir, frmName(e.Name)+".frm"))
+		e.Frm = err == nil
+		if e.OnDisk != "" && !e.Frm && (ddl[e.Name] || ddl[e.OnDisk]) {
+			// a statement the DDL log completes or reverts: either name may be the final one
+			_, err := os.Stat(filepath.Join(in.Datadir, frmName(e.OnDisk)+".frm"))
+			e.Frm = err == nil
+		}
+		for _, ix := range in.Indexes {
+			if ix.TableID == t.ID {
+				e.Indexes = append(e.Indexes, ix)
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// tableName is the db/table name of a datafile name (./db/t.ibd, /dir/db/t.ibd).
+func tableName(file string) string {
+	f := filepath.ToSlash(strings.TrimSuffix(file, ".ibd"))
+	parts := strings.Split(f, "/")
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[len(parts)-2] + "/" + parts[len(parts)-1]
+}
+
+// frmName is the table whose .frm describes name: a partition (db/t#P#p0, db/t#P#p0#SP#s0)
+// is described by its table's.
+func frmName(name string) string {
+	for _, sep := range []string{"#P#", "#p#"} {
+		if i := strings.Index(name, sep); i > 0 {
+			return name[:i]
+		}
+	}
+	return name
+}
