@@ -171,6 +171,9 @@ func blockStatsRows(j *statsJSON) [][]string {
 // ending at last.
 func mlogFindings(l *logformat.BlockLog, start, cpLSN, end, last uint64, mlogCheckpoint bool, scanErr error, pageRecs, pages int) []report.Finding {
 	fs := checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected)
+	if m := l.MissingFile(); m != "" {
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_REDO_FILE", File: l.Name, LSN: &end, Message: m})
+	}
 	if scanErr != nil {
 		fs = append(fs, mlogCorruptFinding(l.Name, end, scanErr))
 	}

@@ -56,6 +56,16 @@ type BlockLog struct {
 	start       uint64 // ring logs: LSN of the block the walks start at
 	physical    bool   // MariaDB 10.5-10.7: 10.8 records, not MLOG
 	missing     string // Chain: the absent file that would continue the chain's last one
+	gap         bool   // Chain: a later file shows the log went on past the missing one
+}
+
+// MissingFile describes the #ib_redoN file absent from the middle of a chain (a later file
+// shows the log went on past it: the server refuses to start), or "" when there is none.
+func (l *BlockLog) MissingFile() string {
+	if !l.gap {
+		return ""
+	}
+	return l.missing
 }
 
 // dataEnd is the LSN after the last data byte the file can hold.
@@ -87,7 +97,7 @@ func Chain(files []*BlockLog) (*BlockLog, error) {
 		}
 	}
 	head.Checkpoints, head.Selected = best.Checkpoints, best.Selected
-	head.missing = missingAfter(cur, after)
+	head.missing, head.gap = missingAfter(cur, after), after != nil
 	return &head, nil
 }
 
