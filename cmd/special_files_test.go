@@ -221,16 +221,36 @@ func TestUnreadableDirectory(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != ExitFindings || !named(d.Findings) {
 		t.Errorf("diagnose: exit %d %v: no UNREADABLE_DATAFILE error naming %s and the permission problem\n%s%s", r.code, err, db, r.stdout, r.stderr)
 	}
+	// The directory is the one fault: the tables in it are not each reported missing as well.
+	for _, f := range d.Findings {
+		if f.Code == "MISSING_FILE" && strings.HasPrefix(f.File, db+"/") {
+			t.Errorf("diagnose: %s is reported missing besides its unreadable directory: %s", f.File, f.Message)
+		}
+	}
 	// The whole data directory unreadable: the OS error, not "no redo log".
 	if err := os.Chmod(dir, 0); err != nil {
 		t.Fatal(err)
 	}
 	defer os.Chmod(dir, 0o755)
-	for _, c := range [][]string{{"log", "header"}, {"log", "stats"}, {"map"}, {"diagnose"}, {"recover", "--dry-run"}} {
+	for _, c := range [][]string{{"log", "header"}, {"log", "stats"}, {"map"}, {"recover", "--dry-run"}} {
 		r = cliIn(t, base, hangLimit, nobody, append(c, dir)...)
 		if want := filepath.Join(dir, "ib_logfile0") + ": permission denied"; r.code != ExitError || !strings.Contains(r.stderr, want) {
 			t.Errorf("%v of an unreadable data directory: exit %d, want 2 and %q\n%s", c, r.code, want, r.stderr)
 		}
+	}
+	// diagnose reports what it can, the log's OS error in one LOG_UNREADABLE finding.
+	r = cliIn(t, base, hangLimit, nobody, "diagnose", "--json", dir)
+	d.Findings = nil
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != ExitFindings {
+		t.Errorf("diagnose of an unreadable data directory: exit %d %v, want 1 and a report\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	want := filepath.Join(dir, "ib_logfile0") + ": permission denied"
+	found = false
+	for _, f := range d.Findings {
+		found = found || (f.Code == "LOG_UNREADABLE" && f.Severity == "error" && strings.Contains(f.Message, want))
+	}
+	if !found {
+		t.Errorf("diagnose of an unreadable data directory: no LOG_UNREADABLE error with %q\n%s", want, r.stdout)
 	}
 	os.Chmod(dir, 0o755)
 	// A loop of links as ib_logfile0.

@@ -206,6 +206,8 @@ func Diagnose(in Input) []report.Finding {
 			where = fmt.Sprintf("the redo log (LSN %d)", *e.lsn)
 		}
 		switch {
+		case !ok && unreadableDir(in, p) != "":
+			// The directory's own UNREADABLE_DATAFILE finding is the fault; its files are unseen.
 		case !ok:
 			msg := fmt.Sprintf("%s maps %s to space %d but there is no such file", where, e.name, e.id)
 			if e.logged {
@@ -233,6 +235,16 @@ func Diagnose(in Input) []report.Finding {
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
 	return fs
+}
+
+// unreadableDir is the directory of the scan that could not be read and holds p, or "".
+func unreadableDir(in Input, p string) string {
+	for _, t := range in.Spaces {
+		if t.FoundBy == discovery.FoundDirectory && within(p, absPath(in.Datadir, t.Path)) {
+			return t.Path
+		}
+	}
+	return ""
 }
 
 // renameFindings: a FILE_RENAME whose new name is not on disk yet.
