@@ -15,6 +15,8 @@
 #                                               >= GIB GiB (OUT/clean/db/big.ibd)
 #   scripts/mariadb-lab.sh bench-recover OUT PAGES  a crashed directory (OUT/crashed) whose log
 #                                               changes >= PAGES pages after its checkpoint
+#   source scripts/mariadb-lab.sh functions     define the functions (start, crash, verdict_of,
+#                                               fresh_server, ...) in the calling shell (crash-sweep.sh)
 #
 # A scenario directory OUT holds:
 #   crashed/        the data directory exactly as SIGKILL left it (what innoscope reads)
@@ -455,10 +457,17 @@ checksums() {
 
 # fresh_server OUT OPTS...: install a new data directory OUT/data and start mariadbd on it with
 # the socket OUT/lab.sock (its error log is OUT/before.err).
+# mariadb-install-db itself sometimes dies (signal 11 while it creates the sys schema, a MariaDB
+# bug): the half-made data directory is removed and the install tried again, up to 3 times.
 fresh_server() {
-  local out=$1 d=$1/data; shift
-  mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
-    --skip-test-db "$@" >"$out/install.log" 2>&1 || { cat "$out/install.log" >&2; die "install-db failed"; }
+  local out=$1 d=$1/data try; shift
+  for try in 1 2 3; do
+    if mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
+      --skip-test-db "$@" >"$out/install.log" 2>&1; then break; fi
+    cp "$out/install.log" "$out/install-failed$try.log"
+    rm -rf "$d"
+    [ "$try" = 3 ] && { cat "$out/install.log" >&2; die "install-db failed 3 times (logs: $out/install-failed*.log)"; }
+  done
   start "$d" "$out/lab.sock" "$out/before.err" "$@" || { cat "$out/before.err" >&2; die "mariadbd did not start"; }
 }
 
@@ -620,5 +629,7 @@ case "${1:-}" in
   bench-space) [ $# -eq 3 ] || die "usage: $0 bench-space OUT GIB"; bench_space "$2" "$3" ;;
   bench-log) [ $# -eq 3 ] || die "usage: $0 bench-log OUT MIB"; bench_log "$2" "$3" ;;
   bench-recover) [ $# -eq 3 ] || die "usage: $0 bench-recover OUT PAGES"; bench_recover "$2" "$3" ;;
-  *) sed -n '2,28p' "$0" >&2; exit 2 ;;
+  # `source scripts/mariadb-lab.sh functions` defines the functions above and runs nothing.
+  functions) ;;
+  *) sed -n '2,30p' "$0" >&2; exit 2 ;;
 esac
