@@ -143,6 +143,7 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 		return nil, err
 	}
 	a, cpLSN, fs, err := analyzeLog(c)
+	fs = append(serverFindings(s), fs...)
 	if err != nil {
 		return nil, err
 	}

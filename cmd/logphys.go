@@ -72,6 +72,7 @@ func physStats(c *cli.Context, l *logformat.BlockLog) error {
 	pageRecs := st.PageRecords()
 	fs := logFindings(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, st.StartLSN, st.EndLSN,
 		st.FileCheckpointEnd, cpLSN, pageRecs, st.PagesTouched)
+	fs = append(logServerFindings(c), fs...)
 	j := statsJSON{LogFile: l.Name, Format: l.Header.FormatName, PageSize: pageSize, PageSizeSource: source,
 		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
 		StopDetail: st.StopDetail, StopOffset: -1, Bytes: st.EndLSN - st.StartLSN, MTRCount: st.MTRs,

@@ -230,6 +230,7 @@ func logStats(c *cli.Context) error {
 	}
 	pageRecs := st.PageRecords()
 	fs := statsFindings(l, sc, &st, cpLSN, pageRecs)
+	fs = append(logServerFindings(c), fs...)
 	j := statsJSON{LogFile: l.Path, Format: l.Header.FormatName, PageSize: l.PageSize, PageSizeSource: l.PageSizeSource,
 		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
 		StopDetail: st.StopDetail, StopOffset: st.StopOffset, Bytes: st.EndLSN - st.StartLSN, MTRCount: st.MTRs,

@@ -33,7 +33,8 @@ func recoverCommand() *cli.Command {
 			&cli.StringFlag{Name: "external-dir", Usage: "where files from outside the data directory go (default COPY" + replay.ExternalSuffix + ")"},
 			&cli.BoolFlag{Name: "force", Usage: "use an existing empty --into, or restart an interrupted one"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be applied (pages per space, file operations); write nothing"},
-			&cli.Int64Flag{Name: "cache-mib", Value: 512, Usage: "page images held in memory before a batch is written"}),
+			&cli.Int64Flag{Name: "cache-mib", Value: 512, Usage: "page images held in memory before a batch is written"},
+			allowLiveFlag),
 		Action: recoverAction,
 	}
 }
@@ -108,6 +109,9 @@ type preparedRecovery struct {
 func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 	s, err := loadSettings(c, c.Args().First())
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseLive(c, s); err != nil {
 		return nil, err
 	}
 	l, sc, cpLSN, err := startScan(c)

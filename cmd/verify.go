@@ -25,7 +25,8 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules for the diagnosis: mariadb or mysql8"},
 			&cli.BoolFlag{Name: "skip-pages", Usage: "the diagnosis reads only page 0 of each source file (the copy is still verified page by page)"},
 			&cli.StringFlag{Name: "tmpdir", Usage: "where the temporary copy goes (default: the system temporary directory)"},
-			&cli.StringFlag{Name: "keep", Usage: "keep the replayed copy in this new directory instead of a temporary one"}),
+			&cli.StringFlag{Name: "keep", Usage: "keep the replayed copy in this new directory instead of a temporary one"},
+			allowLiveFlag),
 		Action: verifyAction,
 	}
 }
@@ -49,6 +50,13 @@ func verifyAction(c *cli.Context) error {
 	pol := replay.Policy(c.String("policy"))
 	if pol != replay.PolicyMariaDB && pol != replay.PolicyMySQL8 {
 		return fmt.Errorf("--policy %q: want mariadb or mysql8", pol)
+	}
+	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	if err := refuseLive(c, s); err != nil {
+		return err
 	}
 	d, err := runDiagnosis(c, pol, c.Bool("skip-pages"))
 	if err != nil {
