@@ -173,18 +173,6 @@ func (p *preparedRecovery) plan() *recoverPlan {
 	return pl
 }
 
-// logSpans are the byte ranges of the source log that recovery reads: the header and checkpoint
-// blocks, and the ring from the checkpoint to the end of the log (in two pieces if it wraps).
-func (p *preparedRecovery) logSpans() []replay.Span {
-	l := p.log
-	spans := []replay.Span{{Off: 0, Len: logformat.StartOffset}}
-	start, n := l.FileOffset(p.cpLSN), int64(p.an.Map.EndLSN-p.cpLSN)
-	if room := l.Size - start; n > room {
-		return append(spans, replay.Span{Off: start, Len: room}, replay.Span{Off: logformat.StartOffset, Len: n - room})
-	}
-	return append(spans, replay.Span{Off: start, Len: n})
-}
-
 // recoverOutcome is what run did.
 type recoverOutcome struct {
 	copy    replay.CopyStats
@@ -196,11 +184,12 @@ type recoverOutcome struct {
 func (p *preparedRecovery) run(target, external string, force bool, cache int64) (*recoverOutcome, error) {
 	s := p.settings
 	o := &recoverOutcome{seconds: map[string]float64{}}
-	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external,
-		LogSpans: p.logSpans()}
-	if err := cp.CheckTarget(force); err != nil {
+	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external}
+	lock, err := cp.Lock(force)
+	if err != nil {
 		return nil, err
 	}
+	defer lock.Unlock()
 	var total int64
 	filepath.Walk(s.Datadir, func(_ string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {
@@ -211,7 +200,6 @@ func (p *preparedRecovery) run(target, external string, force bool, cache int64)
 	t0 := time.Now()
 	prog := report.NewProgress("copying", total)
 	var copied int64
-	var err error
 	o.copy, err = cp.Make(func(n int64) { copied += n; prog.Set(copied) })
 	prog.Done()
 	if err != nil {
@@ -230,10 +218,7 @@ func (p *preparedRecovery) run(target, external string, force bool, cache int64)
 	if err := replay.ResetLog(cp.LogPath(), p.log.Size, o.result.EndLSN); err != nil {
 		return nil, err
 	}
-	if err := os.Remove(filepath.Join(target, replay.IncompleteMarker)); err != nil {
-		return nil, err
-	}
-	if err := replay.SyncDir(target); err != nil {
+	if err := cp.Finish(); err != nil {
 		return nil, err
 	}
 	o.seconds["copy"], o.seconds["replay"], o.seconds["log"] =
