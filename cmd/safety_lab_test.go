@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"innoscope/internal/lab"
+	"innoscope/replay"
 	"innoscope/report"
 )
 
@@ -103,5 +104,165 @@ func TestServerRunning(t *testing.T) {
 	check(false)
 	if _, errs, code := run("recover", dir, "--into", out); code != ExitClean {
 		t.Errorf("recover after the server was killed: exit %d, %s", code, errs)
+	}
+}
+
+// tryServer starts mariadbd on dir and reports whether it came up (then it is killed) or
+// exited, with its error log.
+func tryServer(t *testing.T, dir string, opts ...string) (bool, string) {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	errLog := filepath.Join(t.TempDir(), "server.err")
+	args := append([]string{"--no-defaults", "--datadir=" + dir, "--user=root", "--socket=" + sock,
+		"--skip-networking", "--log-error=" + errLog}, opts...)
+	srv := exec.Command("mariadbd", args...)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Wait() }()
+	read := func() string { b, _ := os.ReadFile(errLog); return string(b) }
+	for i := 0; i < 600; i++ {
+		if exec.Command("mariadb", "--no-defaults", "-S", sock, "-uroot", "-e", "select 1").Run() == nil {
+			srv.Process.Kill()
+			<-done
+			return true, read()
+		}
+		select {
+		case <-done:
+			return false, read()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	srv.Process.Kill()
+	<-done
+	return false, read()
+}
+
+// TestRecoverKilledCopyUnstartable kills recover (SIGKILL) at several points of a recovery of
+// the DATA DIRECTORY scenario: as soon as the copy is marked, when the copy's .isl appears,
+// when the external datafile appears, and halfway and three quarters through an uninterrupted
+// run. The server started on each half-made copy refuses it (the copy's redo log is not valid
+// until the end) and never touches the source or its external directory; before, the copy's
+// .isl pointed into the source until the end and the server's recovery wrote there.
+func TestRecoverKilledCopyUnstartable(t *testing.T) {
+	s := lab.Get(t, "data_directory")
+	_, onCopy := splitOptions(s.Options)
+	var before []map[string]string
+	for _, d := range sourceTrees(s) {
+		before = append(before, lab.HashTree(t, d))
+	}
+	base := t.TempDir()
+	start := time.Now()
+	runJSON(t, &recoverJSON{}, "recover", "--json", s.Crashed, "--into", filepath.Join(base, "whole"))
+	full := time.Since(start)
+	isl, _ := filepath.Glob(filepath.Join(s.Crashed, "db", "*.isl"))
+	if len(isl) == 0 {
+		t.Fatal("the scenario has no .isl file")
+	}
+	rel, _ := filepath.Rel(s.Crashed, isl[0])
+	ext := strings.TrimSuffix(rel, ".isl") + ".ibd"
+	points := []struct {
+		name  string
+		ready func(copyDir string) bool
+		after time.Duration
+	}{
+		{"marked", func(string) bool { return true }, 0},
+		{".isl written", func(d string) bool { _, err := os.Stat(filepath.Join(d, rel)); return err == nil }, 0},
+		{"external file", func(d string) bool {
+			_, err := os.Stat(filepath.Join(d+".external", "1", ext))
+			return err == nil
+		}, 0},
+		{"half", func(string) bool { return true }, full / 2},
+		{"three quarters", func(string) bool { return true }, full * 3 / 4},
+	}
+	killed := 0
+	for i, p := range points {
+		copyDir := filepath.Join(base, fmt.Sprint("killed", i))
+		marker := filepath.Join(copyDir, replay.IncompleteMarker)
+		c := startCLI(t, "recover", s.Crashed, "--into", copyDir)
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(marker); err == nil && p.ready(copyDir) {
+				break
+			}
+		}
+		time.Sleep(p.after)
+		c.Process.Kill()
+		err := c.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != -1 {
+			t.Logf("kill at %q came too late: the run had ended (%v)", p.name, err)
+			continue
+		}
+		killed++
+		if b, err := os.ReadFile(filepath.Join(copyDir, rel)); err == nil && strings.Contains(string(b), s.Dir) {
+			t.Errorf("killed at %q: the copy's %s points into the source: %s", p.name, rel, b)
+		}
+		started, errLog := tryServer(t, copyDir, onCopy...)
+		if started {
+			t.Errorf("killed at %q: the server started on the half-made copy", p.name)
+		}
+		t.Logf("killed at %q: server started %v; %s", p.name, started, lastLines(errLog, "ERROR", 2))
+		for i, d := range sourceTrees(s) {
+			if !mapsEqual(before[i], lab.HashTree(t, d)) {
+				t.Fatalf("killed at %q: the server on the half-made copy changed the source %s", p.name, d)
+			}
+		}
+	}
+	if killed < 3 {
+		t.Errorf("only %d of %d runs were killed before they ended (an uninterrupted run takes %v)", killed, len(points), full)
+	}
+}
+
+// lastLines returns up to n lines of log that contain word, joined.
+func lastLines(log, word string, n int) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, word) {
+			out = append(out, l)
+		}
+	}
+	if len(out) > n {
+		out = out[:n]
+	}
+	return strings.Join(out, " | ")
+}
+
+// TestRecoverRefusesTargetInExternalDir: a copy or an external directory inside the source's
+// DATA DIRECTORY location (which recover reads) is refused before anything is written.
+func TestRecoverRefusesTargetInExternalDir(t *testing.T) {
+	s := lab.Get(t, "data_directory")
+	isl, _ := filepath.Glob(filepath.Join(s.Crashed, "db", "*.isl"))
+	if len(isl) == 0 {
+		t.Fatal("the scenario has no .isl file")
+	}
+	b, err := os.ReadFile(isl[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(filepath.Dir(strings.TrimSpace(string(b))))
+	before := lab.HashTree(t, root)
+	t.Cleanup(func() { // a regression must not leave copies in the shared lab directory
+		for _, p := range []string{"copy", "copy.external", "db/copy", "db/copy.external", "x"} {
+			os.RemoveAll(filepath.Join(root, p))
+		}
+	})
+	for _, args := range [][]string{
+		{"--into", filepath.Join(root, "copy")},
+		{"--into", filepath.Join(root, "db", "copy")},
+		{"--into", filepath.Join(t.TempDir(), "c"), "--external-dir", filepath.Join(root, "x")},
+	} {
+		_, errs, code := run(append([]string{"recover", s.Crashed}, args...)...)
+		if code != ExitError || !strings.Contains(errs, "overlaps the source location") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+	if !mapsEqual(before, lab.HashTree(t, root)) {
+		t.Error("the external directory changed")
+	}
+	for _, p := range []string{filepath.Join(root, "copy"), filepath.Join(root, "db", "copy"), filepath.Join(root, "x")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("a refused run created %s", p)
+		}
 	}
 }
