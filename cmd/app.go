@@ -45,6 +45,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 // Run runs innoscope with os.Args-style args and returns the process exit code.
 func Run(args []string, stdout, stderr io.Writer) int {
 	app := App(stdout, stderr)
+	defer handleSignals(stderr)()
 	args, err := hoistFlags(app, args)
 	if err == nil {
 		err = app.Run(args)

@@ -173,6 +173,12 @@ func (p *preparedRecovery) plan() *recoverPlan {
 	return pl
 }
 
+// targetError is a refusal of the copy's directory (overlap, not empty, in use): a usage error,
+// never a finding about the data.
+type targetError struct{ error }
+
+func (e targetError) Unwrap() error { return e.error }
+
 // recoverOutcome is what run did.
 type recoverOutcome struct {
 	copy    replay.CopyStats
@@ -187,9 +193,16 @@ func (p *preparedRecovery) run(target, external string, force bool, cache int64)
 	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external}
 	lock, err := cp.Lock(force)
 	if err != nil {
-		return nil, err
+		return nil, targetError{err}
 	}
 	defer lock.Unlock()
+	defer onInterrupt(func() string {
+		if _, err := os.Stat(filepath.Join(target, replay.IncompleteMarker)); err != nil {
+			return ""
+		}
+		return fmt.Sprintf("the copy %s is left incomplete (%s kept): it is not usable; run again with --force to start over",
+			target, replay.IncompleteMarker)
+	})()
 	var total int64
 	filepath.Walk(s.Datadir, func(_ string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {

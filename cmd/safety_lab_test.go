@@ -266,3 +266,166 @@ func TestRecoverRefusesTargetInExternalDir(t *testing.T) {
 		}
 	}
 }
+
+// waitFor polls until the file matching glob exists (30 s at most) and returns it.
+func waitFor(t *testing.T, glob string) string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		if m, _ := filepath.Glob(glob); len(m) > 0 {
+			return m[0]
+		}
+	}
+	t.Fatalf("%s did not appear", glob)
+	return ""
+}
+
+// stopped runs a CLI child until glob appears, then stops it (SIGSTOP) so that it holds its
+// state; the returned function continues it and returns its exit code and stderr.
+func stopped(t *testing.T, glob string, args ...string) (*exec.Cmd, func() (int, string)) {
+	t.Helper()
+	var errb strings.Builder
+	c := exec.Command(os.Args[0], append([]string{"--"}, args...)...)
+	c.Env = append(os.Environ(), "INNOSCOPE_AS_CLI=1")
+	c.Stderr = &errb
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, glob)
+	c.Process.Signal(syscall.SIGSTOP)
+	return c, func() (int, string) {
+		c.Process.Signal(syscall.SIGCONT)
+		c.Wait()
+		return c.ProcessState.ExitCode(), errb.String()
+	}
+}
+
+// TestRecoverSignals: SIGINT stops recover with one line naming the copy it leaves incomplete
+// (exit 130, the marker kept); SIGTERM stops verify, which removes its temporary copy (exit
+// 143). Before, recover died without a word and verify left its copy behind.
+func TestRecoverSignals(t *testing.T) {
+	s := lab.Get(t, "dml")
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	c, cont := stopped(t, filepath.Join(copyDir, replay.IncompleteMarker), "recover", s.Crashed, "--into", copyDir)
+	c.Process.Signal(syscall.SIGINT)
+	code, errs := cont()
+	if code != 130 || !strings.Contains(errs, "interrupted") || !strings.Contains(errs, copyDir+" is left incomplete") {
+		t.Errorf("recover after SIGINT: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(copyDir, replay.IncompleteMarker)); err != nil {
+		t.Errorf("the interrupted copy is not marked: %v", err)
+	}
+	tmp := t.TempDir()
+	c, cont = stopped(t, filepath.Join(tmp, "innoscope-verify-*", "copy", replay.IncompleteMarker), "verify", s.Crashed, "--tmpdir", tmp)
+	c.Process.Signal(syscall.SIGTERM)
+	code, errs = cont()
+	if code != 143 || !strings.Contains(errs, "was removed") {
+		t.Errorf("verify after SIGTERM: exit %d, %q", code, errs)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("verify left %s in its temporary directory", ents[0].Name())
+	}
+}
+
+// TestRecoverConcurrentRuns: while one recover writes into a copy, a second run into the same
+// directory is refused, even with --force (which would have emptied the first run's copy), and
+// the first one completes.
+func TestRecoverConcurrentRuns(t *testing.T) {
+	s := lab.Get(t, "dml")
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	_, cont := stopped(t, filepath.Join(copyDir, replay.IncompleteMarker), "recover", s.Crashed, "--into", copyDir)
+	for _, force := range []bool{false, true} {
+		args := []string{"recover", s.Crashed, "--into", copyDir}
+		if force {
+			args = append(args, "--force")
+		}
+		_, errs, code := run(args...)
+		if code != ExitError || !strings.Contains(errs, "another innoscope run") {
+			t.Errorf("%v during another run: exit %d, %q", args, code, errs)
+		}
+	}
+	if code, errs := cont(); code != 0 {
+		t.Errorf("the first run: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(copyDir, replay.IncompleteMarker)); err == nil {
+		t.Error("the first run's copy is still marked incomplete")
+	}
+}
+
+// TestRecoverForceOnlyOwnCopies: --force on an interrupted copy empties only directories marked
+// by innoscope: an --external-dir that holds unrelated files is refused and left as it was,
+// and so is an unmarked non-empty --into.
+func TestRecoverForceOnlyOwnCopies(t *testing.T) {
+	s := lab.Get(t, "data_directory")
+	base := t.TempDir()
+	copyDir, ext := filepath.Join(base, "copy"), filepath.Join(base, "mine")
+	os.MkdirAll(copyDir, 0o755)
+	os.WriteFile(filepath.Join(copyDir, replay.IncompleteMarker), nil, 0o644)
+	os.WriteFile(filepath.Join(copyDir, "left"), []byte("x"), 0o644)
+	os.MkdirAll(ext, 0o755)
+	os.WriteFile(filepath.Join(ext, "precious"), []byte("x"), 0o644)
+	_, errs, code := run("recover", s.Crashed, "--into", copyDir, "--external-dir", ext, "--force")
+	if code != ExitError || !strings.Contains(errs, "not an interrupted innoscope copy") {
+		t.Errorf("--force with an unrelated --external-dir: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(ext, "precious")); err != nil {
+		t.Errorf("--force removed a file it did not write: %v", err)
+	}
+	unmarked := filepath.Join(base, "unmarked")
+	os.MkdirAll(unmarked, 0o755)
+	os.WriteFile(filepath.Join(unmarked, "precious"), []byte("x"), 0o644)
+	if _, errs, code := run("recover", s.Crashed, "--into", unmarked, "--force"); code != ExitError || !strings.Contains(errs, "not empty") {
+		t.Errorf("--force on an unmarked directory: exit %d, %q", code, errs)
+	}
+	// The interrupted copy itself, with the default external directory, is restarted.
+	runJSON(t, &recoverJSON{}, "recover", "--json", s.Crashed, "--into", copyDir, "--force")
+	if _, err := os.Stat(filepath.Join(copyDir, "left")); err == nil {
+		t.Error("--force kept a file of the interrupted copy")
+	}
+	if m, _ := filepath.Glob(filepath.Join(copyDir+replay.ExternalSuffix, replay.IncompleteMarker)); len(m) > 0 {
+		t.Error("the finished copy's external directory is still marked")
+	}
+}
+
+// TestVerifyDirsRefused: verify --tmpdir or --keep inside the source (or its external
+// directory) is a usage error (exit 2) before anything is created; before, the temporary copy
+// was created inside the source and the refusal came as a REPLAY_FAILED finding (exit 1).
+func TestVerifyDirsRefused(t *testing.T) {
+	s := lab.Get(t, "data_directory")
+	before := lab.HashTree(t, s.Crashed)
+	for _, args := range [][]string{
+		{"--tmpdir", filepath.Join(s.Crashed, "db")},
+		{"--tmpdir", s.Crashed},
+		{"--keep", filepath.Join(s.Crashed, "k")},
+	} {
+		_, errs, code := run(append([]string{"verify", s.Crashed}, args...)...)
+		if code != ExitError || !strings.Contains(errs, "source") {
+			t.Errorf("verify %v: exit %d, %q", args, code, errs)
+		}
+	}
+	if !mapsEqual(before, lab.HashTree(t, s.Crashed)) {
+		t.Error("the source changed")
+	}
+	if m, _ := filepath.Glob(filepath.Join(s.Crashed, "*", "innoscope-verify-*")); len(m) > 0 {
+		t.Errorf("left behind: %v", m)
+	}
+}
+
+// TestVerifyFullTmpdir: a temporary directory with no space left (a 1 MiB tmpfs) makes verify
+// exit 2 (it could not run), not 1 with a REPLAY_FAILED finding about the data; the temporary
+// copy is removed. It needs mount(2) (root); elsewhere it is skipped.
+func TestVerifyFullTmpdir(t *testing.T) {
+	s := lab.Get(t, "dml")
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	os.MkdirAll(mnt, 0o755)
+	if b, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1M", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs here (needs root): %v %s", err, b)
+	}
+	defer exec.Command("umount", mnt).Run()
+	out, errs, code := run("verify", s.Crashed, "--tmpdir", mnt)
+	if code != ExitError || !strings.Contains(errs, "no space left") {
+		t.Errorf("verify into a full directory: exit %d\n%s\n%s", code, out, errs)
+	}
+	if ents, _ := os.ReadDir(mnt); len(ents) != 0 {
+		t.Errorf("verify left %s in the full directory", ents[0].Name())
+	}
+}

@@ -217,3 +217,14 @@ func (c *Copy) placeholderLog(size int64) error {
 	}
 	return err
 }
+
+// Inside returns the source location (SourceLocations) that dir is or is inside of, or "".
+func (c *Copy) Inside(dir string) string {
+	t := discovery.ResolvePath(dir)
+	for _, src := range c.SourceLocations() {
+		if src == t || within(t, src) {
+			return src
+		}
+	}
+	return ""
+}
