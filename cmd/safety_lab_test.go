@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"innoscope/internal/lab"
+	"innoscope/logformat"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -427,5 +428,37 @@ func TestVerifyFullTmpdir(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(mnt); len(ents) != 0 {
 		t.Errorf("verify left %s in the full directory", ents[0].Name())
+	}
+}
+
+// TestRecordsAndMapMissingFileCheckpoint: on a log whose FILE_CHECKPOINT for the checkpoint is
+// damaged (the server refuses it: TestCorruptFileCheckpointAgainstServer), `log records` and
+// `map` exit 1 with MISSING_FILE_CHECKPOINT, as `log stats` does: in the table, or on stderr
+// with --json. Before, both exited 0.
+func TestRecordsAndMapMissingFileCheckpoint(t *testing.T) {
+	s := lab.Get(t, "dml")
+	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 {
+		sc := l.Scan(cp, logformat.ScanOptions{})
+		for sc.Next() {
+			for _, r := range sc.MTR().Records {
+				if r.Type == logformat.FileCheckpoint && r.CheckpointLSN == cp {
+					return sc.MTR().LSN + uint64(r.Pos+r.Len-1)
+				}
+			}
+		}
+		t.Fatal("no FILE_CHECKPOINT for the checkpoint")
+		return 0
+	})
+	for _, args := range [][]string{{"log", "records"}, {"log", "records", "--json"}, {"map"}, {"map", "--json"}} {
+		out, errs, code := run(append(args, dir)...)
+		if code != ExitFindings || !strings.Contains(out+errs, "MISSING_FILE_CHECKPOINT") {
+			t.Errorf("%v: exit %d\n%s", args, code, lastLines(out+errs, "FILE_CHECKPOINT", 3))
+		}
+	}
+	// The same commands on the undamaged directory exit 0.
+	for _, args := range [][]string{{"log", "records"}, {"map"}} {
+		if _, errs, code := run(append(args, s.Crashed)...); code != ExitClean {
+			t.Errorf("%v on the crashed directory: exit %d %s", args, code, errs)
+		}
 	}
 }
