@@ -51,7 +51,8 @@ func handleSignals(stderr io.Writer) (stop func()) {
 					msgs = append(msgs, m)
 				}
 			}
-			line := "innoscope: interrupted by " + sig.String()
+			name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+			line := "innoscope: interrupted by " + name
 			if len(msgs) > 0 {
 				line += ": " + strings.Join(msgs, "; ")
 			}

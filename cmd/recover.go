@@ -26,7 +26,8 @@ func recoverCommand() *cli.Command {
 			"--datadir=COPY: system, undo and log files kept outside DIR are in the copy's root (drop those\n" +
 			"directory options; keep innodb_data_file_path and innodb_undo_tablespaces), those inside DIR stay\n" +
 			"where they were. Until it has finished, the copy holds " + replay.IncompleteMarker + "\n" +
-			"and is not usable; --force removes such a copy and starts again.",
+			"and a redo log the server refuses; --force empties such a copy (only a marked one) and starts\n" +
+			"again. A directory a server is running on is refused unless --allow-live.",
 		ArgsUsage: "DIR",
 		Flags: dirFlags(
 			&cli.StringFlag{Name: "into", Usage: "the working copy to create (a new or empty directory)"},

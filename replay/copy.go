@@ -35,6 +35,8 @@ type Copy struct {
 	External string // where external datafiles go (default Target + ExternalSuffix)
 	roots    []extRoot
 	pending  []extFile // external datafiles whose .isl is already written
+	// locations caches SourceLocations.
+	locations []string
 }
 
 // extFile is an external datafile to copy: from src (resolved) to dst in the copy.

@@ -17,6 +17,13 @@ import (
 // system, undo and log directories, innodb_directories, and the DATA DIRECTORY roots the
 // source's .isl files name (for /x/db/t.ibd: /x, and /x/db when the link is not in that form).
 func (c *Copy) SourceLocations() []string {
+	if c.locations == nil {
+		c.locations = c.sourceLocations()
+	}
+	return c.locations
+}
+
+func (c *Copy) sourceLocations() []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(d string) {
