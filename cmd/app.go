@@ -45,7 +45,11 @@ func App(stdout, stderr io.Writer) *cli.App {
 // Run runs innoscope with os.Args-style args and returns the process exit code.
 func Run(args []string, stdout, stderr io.Writer) int {
 	app := App(stdout, stderr)
-	err := app.Run(hoistFlags(app, args))
+	defer handleSignals(stderr)()
+	args, err := hoistFlags(app, args)
+	if err == nil {
+		err = app.Run(args)
+	}
 	switch {
 	case err == nil:
 		return ExitClean

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -8,10 +9,12 @@ import (
 
 // hoistFlags lets flags follow positional arguments (`log records DIR --type FILE_*`), which
 // urfave/cli v2 does not parse: it finds the command path in args and moves the flags of the
-// final command before its positional arguments, keeping each flag's value with it.
-func hoistFlags(app *cli.App, args []string) []string {
+// final command before its positional arguments, keeping each flag's value with it. A flag that
+// takes a value but ends the command line is an error (it would otherwise take the "--" that
+// separates the positional arguments as its value).
+func hoistFlags(app *cli.App, args []string) ([]string, error) {
 	if len(args) < 2 {
-		return args
+		return args, nil
 	}
 	cmds := app.Commands
 	i := 1
@@ -29,7 +32,7 @@ func hoistFlags(app *cli.App, args []string) []string {
 		cur, cmds = next, next.Subcommands
 	}
 	if cur == nil || len(cur.Subcommands) > 0 {
-		return args
+		return args, nil
 	}
 	takesValue := map[string]bool{}
 	for _, f := range cur.Flags {
@@ -49,7 +52,10 @@ func hoistFlags(app *cli.App, args []string) []string {
 		case strings.HasPrefix(a, "-") && a != "-":
 			out = append(out, a)
 			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && takesValue[name] && j+1 < len(args) {
+			if !strings.Contains(name, "=") && takesValue[name] {
+				if j+1 == len(args) || args[j+1] == "--" {
+					return nil, fmt.Errorf("flag needs an argument: %s", a)
+				}
 				j++
 				out = append(out, args[j])
 			}
@@ -60,5 +66,5 @@ func hoistFlags(app *cli.App, args []string) []string {
 	if len(pos) > 0 {
 		out = append(append(out, "--"), pos...)
 	}
-	return out
+	return out, nil
 }

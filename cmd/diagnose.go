@@ -160,6 +160,7 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 	if err != nil {
 		fs, a = []report.Finding{logUnreadableFinding(s, err)}, &replay.Analysis{Map: &replay.Map{}}
 	}
+	fs = append(serverFindings(s), fs...)
 	ts, err := discovery.Scan(s.discovery())
 	if err != nil {
 		return nil, err

@@ -110,6 +110,7 @@ func logHeader(c *cli.Context) error {
 	defer l.Close()
 	h := l.Header
 	fs := checkpointFindings(l)
+	fs = append(logServerFindings(c), fs...)
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {

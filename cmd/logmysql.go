@@ -119,6 +119,7 @@ func blockLogHeader(c *cli.Context, l *logformat.BlockLog) error {
 	}
 	h := l.Header
 	fs := checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected)
+	fs = append(logServerFindings(c), fs...)
 	j := headerJSON{LogFile: l.Name, Format: h.FormatName, FormatID: h.Format, Vendor: h.Vendor, Creator: h.Creator,
 		FirstLSN: h.FirstLSN, FileSize: l.Size, Capacity: l.Capacity(), HeaderCRC: h.CRC,
 		HeaderCRCValid: h.CRCValid, Findings: fs,

@@ -137,6 +137,7 @@ func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
 		}
 	}
 	fs := mlogFindings(l, start, cpLSN, sc.EndLSN, last, mlogCheckpoint, err, pageRecs, len(pages))
+	fs = append(logServerFindings(c), fs...)
 	malformed := 0
 	if err != nil {
 		malformed = 1

@@ -30,7 +30,7 @@ func physScan(c *cli.Context, l *logformat.BlockLog) (sc *logformat.Scanner, cpL
 
 // physRecords is `log records` for a MariaDB 10.5-10.7 log.
 func physRecords(c *cli.Context, l *logformat.BlockLog) error {
-	sc, _, _, _, err := physScan(c, l)
+	sc, cpLSN, _, _, err := physScan(c, l)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,10 @@ func physRecords(c *cli.Context, l *logformat.BlockLog) error {
 		return err
 	}
 	defer rp.out.Flush()
+	start := sc.LSN()
+	var fcpEnd uint64
 	for sc.Next() && (to == 0 || sc.MTR().LSN < to) {
+		fcpEnd = fileCheckpointEnd(sc.MTR(), cpLSN, fcpEnd)
 		if err := rp.mtrRows(sc.MTR(), match, space, page); err != nil {
 			return err
 		}
@@ -53,10 +56,7 @@ func physRecords(c *cli.Context, l *logformat.BlockLog) error {
 	if err := rp.end(c, fmt.Sprintf("end of log at LSN %d: %s (%s)", sc.LSN(), reason, detail)); err != nil {
 		return err
 	}
-	if err := sc.StopError(); err != nil {
-		return finish(c, []report.Finding{corruptLogFinding(l.Name, sc.LSN(), err)})
-	}
-	return nil
+	return rp.findings(c, logFindings(l.Name, nil, sc, sc.LSN(), scanFileCheckpointFinding(l.Name, start, sc.LSN(), fcpEnd, cpLSN), cpLSN, 0, 0))
 }
 
 // physStats is `log stats` for a MariaDB 10.5-10.7 log, with the keys of the other formats.
@@ -72,6 +72,7 @@ func physStats(c *cli.Context, l *logformat.BlockLog) error {
 	pageRecs := st.PageRecords()
 	fs := logFindings(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, st.EndLSN,
 		scanFileCheckpointFinding(l.Name, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, pageRecs, st.PagesTouched)
+	fs = append(logServerFindings(c), fs...)
 	j := statsJSON{LogFile: l.Name, Format: l.Header.FormatName, PageSize: pageSize, PageSizeSource: source,
 		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
 		StopDetail: st.StopDetail, StopOffset: -1, Bytes: st.EndLSN - st.StartLSN, MTRCount: st.MTRs,
@@ -91,9 +92,9 @@ func physStats(c *cli.Context, l *logformat.BlockLog) error {
 
 // physMap is the space map of a MariaDB 10.5-10.7 log.
 func physMap(c *cli.Context, l *logformat.BlockLog) (*replay.Map, []report.Finding, error) {
-	sc, _, _, _, err := physScan(c, l)
+	sc, cpLSN, _, _, err := physScan(c, l)
 	if err != nil {
 		return nil, nil, err
 	}
-	return scannerMap(c, l.Name, sc)
+	return scannerMap(c, l.Name, sc, cpLSN)
 }

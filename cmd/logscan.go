@@ -52,7 +52,7 @@ func toRecordJSON(m *logformat.MTR, i int) recordJSON {
 }
 
 func logRecords(c *cli.Context) error {
-	l, sc, _, err := startScan(c)
+	l, sc, cpLSN, err := startScan(c)
 	if errors.Is(err, logformat.ErrUnsupported) {
 		if bl, berr := openBlockLog(c); berr == nil {
 			defer bl.Close()
@@ -77,9 +77,11 @@ func logRecords(c *cli.Context) error {
 	defer rp.out.Flush()
 	prog := report.NewProgress("scanning redo log", int64(l.Capacity()))
 	start := sc.LSN()
+	var fcpEnd uint64
 	for sc.Next() {
 		m := sc.MTR()
 		prog.Set(int64(m.EndLSN - start))
+		fcpEnd = fileCheckpointEnd(m, cpLSN, fcpEnd)
 		if m.LSN < from {
 			continue
 		}
@@ -95,8 +97,44 @@ func logRecords(c *cli.Context) error {
 	if err := rp.end(c, fmt.Sprintf("end of log at LSN %d: %s (%s) at file offset %d", sc.LSN(), reason, detail, off)); err != nil {
 		return err
 	}
-	if err := sc.StopError(); err != nil {
-		return finish(c, []report.Finding{corruptLogFinding(l.Path, sc.LSN(), err)})
+	return rp.findings(c, logFindings(l.Path, nil, sc, sc.LSN(), fileCheckpointFinding(l), cpLSN, 0, 0))
+}
+
+// fileCheckpointEnd is the end LSN of m when it holds the FILE_CHECKPOINT for cpLSN and none
+// was seen before (found != 0), else found.
+func fileCheckpointEnd(m *logformat.MTR, cpLSN, found uint64) uint64 {
+	if found != 0 {
+		return found
+	}
+	for i := range m.Records {
+		if r := &m.Records[i]; r.Type == logformat.FileCheckpoint && r.CheckpointLSN == cpLSN {
+			return m.EndLSN
+		}
+	}
+	return 0
+}
+
+// findings closes a listing of records with what the scan says about recovery (a corrupt
+// record, a missing FILE_CHECKPOINT: the server refuses such a log): a findings table after the
+// records, or one line each on stderr for JSON Lines; then the exit status.
+func (rp *recordPrinter) findings(c *cli.Context, fs []report.Finding) error {
+	if err := printFindings(c, rp.out, fs); err != nil {
+		return err
+	}
+	return finish(c, fs)
+}
+
+// printFindings prints findings after a listing whose --json form has no place for them: a
+// table, or one line each on stderr.
+func printFindings(c *cli.Context, out *report.Output, fs []report.Finding) error {
+	if len(fs) == 0 {
+		return nil
+	}
+	if !out.JSON {
+		return out.Findings(fs)
+	}
+	for _, f := range fs {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s %s: %s: %s\n", f.Severity, f.Code, f.File, f.Message)
 	}
 	return nil
 }
@@ -278,6 +316,7 @@ func logStats(c *cli.Context) error {
 	}
 	pageRecs := st.PageRecords()
 	fs := statsFindings(l, sc, &st, cpLSN, pageRecs)
+	fs = append(logServerFindings(c), fs...)
 	j := statsJSON{LogFile: l.Path, Format: l.Header.FormatName, PageSize: l.PageSize, PageSizeSource: l.PageSizeSource,
 		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
 		StopDetail: st.StopDetail, StopOffset: st.StopOffset, Bytes: st.EndLSN - st.StartLSN, MTRCount: st.MTRs,

@@ -33,6 +33,9 @@ func mapAction(c *cli.Context) error {
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {
+		if err := printFindings(c, out, fs); err != nil {
+			return err
+		}
 		return writeJSON(c, out, spaces, fs)
 	}
 	var rows [][]string
@@ -57,13 +60,16 @@ func mapAction(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(out.Writer(), "file records from LSN %d to the end of the log at %d\n", m.FromLSN, m.EndLSN)
+	if err := printFindings(c, out, fs); err != nil {
+		return err
+	}
 	return finish(c, fs)
 }
 
 // buildMap rebuilds the space map from the command's log (MariaDB 10.8+ or an older format),
 // with a finding for a corrupt record that ends it.
 func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
-	l, sc, _, err := startScan(c)
+	l, sc, cpLSN, err := startScan(c)
 	if errors.Is(err, logformat.ErrUnsupported) {
 		bl, berr := openBlockLog(c)
 		if berr != nil {
@@ -73,30 +79,39 @@ func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 		if bl.Physical() {
 			return physMap(c, bl)
 		}
-		from, _, err := blockStart(c, bl)
+		from, cpLSN, err := blockStart(c, bl)
 		if err != nil {
 			return nil, nil, err
 		}
-		m, err := replay.BuildMLog(bl, from, c.Uint64("at-lsn"))
-		var fs []report.Finding
-		if err != nil {
-			fs = append(fs, mlogCorruptFinding(bl.Name, m.EndLSN, err))
+		at := c.Uint64("at-lsn")
+		a, sc, err := replay.AnalyzeMLog(bl, from, at, cpLSN)
+		if at != 0 { // the map before at: the log after it is not judged
+			var fs []report.Finding
+			if err != nil {
+				fs = append(fs, mlogCorruptFinding(bl.Name, a.Map.EndLSN, err))
+			}
+			return a.Map, fs, nil
 		}
-		return m, fs, nil
+		return a.Map, mlogFindings(bl, from, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, 0, 0), nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	defer l.Close()
-	return scannerMap(c, l.Path, sc)
+	return scannerMap(c, l.Path, sc, cpLSN)
 }
 
 // scannerMap builds the space map from a scanner over the log at path (to --at-lsn), with a
 // finding for a corrupt record that ends it.
-func scannerMap(c *cli.Context, path string, sc *logformat.Scanner) (*replay.Map, []report.Finding, error) {
-	m, err := replay.Build(sc, c.Uint64("at-lsn"))
+func scannerMap(c *cli.Context, path string, sc *logformat.Scanner, cpLSN uint64) (*replay.Map, []report.Finding, error) {
+	at := c.Uint64("at-lsn")
+	a, err := replay.Analyze(sc, at, cpLSN)
 	if err != nil {
 		return nil, nil, err
+	}
+	m := a.Map
+	if at == 0 { // the whole log: a corrupt record, a missing FILE_CHECKPOINT
+		return m, logFindings(path, nil, sc, m.EndLSN, scanFileCheckpointFinding(path, m.FromLSN, m.EndLSN, a.FileCheckpointEnd, cpLSN), cpLSN, 0, 0), nil
 	}
 	var fs []report.Finding
 	if err := sc.StopError(); err != nil {

@@ -26,14 +26,16 @@ func recoverCommand() *cli.Command {
 			"--datadir=COPY: system, undo and log files kept outside DIR are in the copy's root (drop those\n" +
 			"directory options; keep innodb_data_file_path and innodb_undo_tablespaces), those inside DIR stay\n" +
 			"where they were. Until it has finished, the copy holds " + replay.IncompleteMarker + "\n" +
-			"and is not usable; --force removes such a copy and starts again.",
+			"and a redo log the server refuses; --force empties such a copy (only a marked one) and starts\n" +
+			"again. A directory a server is running on is refused unless --allow-live.",
 		ArgsUsage: "DIR",
 		Flags: dirFlags(
 			&cli.StringFlag{Name: "into", Usage: "the working copy to create (a new or empty directory)"},
 			&cli.StringFlag{Name: "external-dir", Usage: "where files from outside the data directory go (default COPY" + replay.ExternalSuffix + ")"},
 			&cli.BoolFlag{Name: "force", Usage: "use an existing empty --into, or restart an interrupted one"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be applied (pages per space, file operations); write nothing"},
-			&cli.Int64Flag{Name: "cache-mib", Value: 512, Usage: "page images held in memory before a batch is written"}),
+			&cli.Int64Flag{Name: "cache-mib", Value: 512, Usage: "page images held in memory before a batch is written"},
+			allowLiveFlag),
 		Action: recoverAction,
 	}
 }
@@ -110,6 +112,9 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseLive(c, s); err != nil {
+		return nil, err
+	}
 	l, sc, cpLSN, err := startScan(c)
 	if err != nil {
 		return nil, err
@@ -172,17 +177,11 @@ func (p *preparedRecovery) plan() *recoverPlan {
 	return pl
 }
 
-// logSpans are the byte ranges of the source log that recovery reads: the header and checkpoint
-// blocks, and the ring from the checkpoint to the end of the log (in two pieces if it wraps).
-func (p *preparedRecovery) logSpans() []replay.Span {
-	l := p.log
-	spans := []replay.Span{{Off: 0, Len: logformat.StartOffset}}
-	start, n := l.FileOffset(p.cpLSN), int64(p.an.Map.EndLSN-p.cpLSN)
-	if room := l.Size - start; n > room {
-		return append(spans, replay.Span{Off: start, Len: room}, replay.Span{Off: logformat.StartOffset, Len: n - room})
-	}
-	return append(spans, replay.Span{Off: start, Len: n})
-}
+// targetError is a refusal of the copy's directory (overlap, not empty, in use): a usage error,
+// never a finding about the data.
+type targetError struct{ error }
+
+func (e targetError) Unwrap() error { return e.error }
 
 // recoverOutcome is what run did.
 type recoverOutcome struct {
@@ -195,11 +194,19 @@ type recoverOutcome struct {
 func (p *preparedRecovery) run(target, external string, force bool, cache int64) (*recoverOutcome, error) {
 	s := p.settings
 	o := &recoverOutcome{seconds: map[string]float64{}}
-	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external,
-		LogSpans: p.logSpans()}
-	if err := cp.CheckTarget(force); err != nil {
-		return nil, err
+	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external}
+	lock, err := cp.Lock(force)
+	if err != nil {
+		return nil, targetError{err}
 	}
+	defer lock.Unlock()
+	defer onInterrupt(func() string {
+		if _, err := os.Stat(filepath.Join(target, replay.IncompleteMarker)); err != nil {
+			return ""
+		}
+		return fmt.Sprintf("the copy %s is left incomplete (%s kept): it is not usable; run again with --force to start over",
+			target, replay.IncompleteMarker)
+	})()
 	var total int64
 	filepath.Walk(s.Datadir, func(_ string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {
@@ -210,7 +217,6 @@ func (p *preparedRecovery) run(target, external string, force bool, cache int64)
 	t0 := time.Now()
 	prog := report.NewProgress("copying", total)
 	var copied int64
-	var err error
 	o.copy, err = cp.Make(func(n int64) { copied += n; prog.Set(copied) })
 	prog.Done()
 	if err != nil {
@@ -229,10 +235,7 @@ func (p *preparedRecovery) run(target, external string, force bool, cache int64)
 	if err := replay.ResetLog(cp.LogPath(), p.log.Size, o.result.EndLSN); err != nil {
 		return nil, err
 	}
-	if err := os.Remove(filepath.Join(target, replay.IncompleteMarker)); err != nil {
-		return nil, err
-	}
-	if err := replay.SyncDir(target); err != nil {
+	if err := cp.Finish(); err != nil {
 		return nil, err
 	}
 	o.seconds["copy"], o.seconds["replay"], o.seconds["log"] =

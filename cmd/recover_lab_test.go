@@ -375,7 +375,7 @@ func startCLI(t *testing.T, args ...string) *exec.Cmd {
 }
 
 // TestRecoverInterrupted kills recover with SIGKILL while it copies and while it applies: the
-// copy stays marked incomplete, a second run refuses it, and --force starts again and gives a
+// copy stays marked incomplete, the server refuses to start on it, a second run refuses it, and --force starts again and gives a
 // copy the server starts on without crash recovery, with the same table contents as its own
 // recovery.
 func TestRecoverInterrupted(t *testing.T) {
@@ -406,6 +406,13 @@ func TestRecoverInterrupted(t *testing.T) {
 		}
 		if _, err := os.Stat(marker); err != nil {
 			t.Fatalf("killed %v after the marker appeared: the copy is not marked incomplete", at)
+		}
+		// The server refuses the half-made copy (its redo log is not valid until the end).
+		_, onCopy := splitOptions(s.Options)
+		if started, errLog := tryServer(t, copyDir, onCopy...); started {
+			t.Errorf("killed %v after the marker appeared: the server started on the half-made copy", at)
+		} else {
+			t.Logf("server on the copy killed after %v: %s", at, lastLines(errLog, "ERROR", 1))
 		}
 		_, errs, code := run("recover", s.Crashed, "--into", copyDir)
 		if code != ExitError || !strings.Contains(errs, "interrupted recovery") {

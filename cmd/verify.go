@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,7 +27,8 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules for the diagnosis: mariadb or mysql8"},
 			&cli.BoolFlag{Name: "skip-pages", Usage: "the diagnosis reads only page 0 of each source file (the copy is still verified page by page)"},
 			&cli.StringFlag{Name: "tmpdir", Usage: "where the temporary copy goes (default: the system temporary directory)"},
-			&cli.StringFlag{Name: "keep", Usage: "keep the replayed copy in this new directory instead of a temporary one"}),
+			&cli.StringFlag{Name: "keep", Usage: "keep the replayed copy in this new directory instead of a temporary one"},
+			allowLiveFlag),
 		Action: verifyAction,
 	}
 }
@@ -50,6 +53,16 @@ func verifyAction(c *cli.Context) error {
 	if pol != replay.PolicyMariaDB && pol != replay.PolicyMySQL8 {
 		return fmt.Errorf("--policy %q: want mariadb or mysql8", pol)
 	}
+	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	if err := refuseLive(c, s); err != nil {
+		return err
+	}
+	if err := checkVerifyDirs(c, s); err != nil {
+		return err
+	}
 	d, err := runDiagnosis(c, pol, c.Bool("skip-pages"))
 	if err != nil {
 		return err
@@ -66,6 +79,12 @@ func verifyAction(c *cli.Context) error {
 			return err
 		}
 		defer os.RemoveAll(tmp) // the copy and its .external directory
+		defer onInterrupt(func() string {
+			if err := removeAll(tmp); err != nil {
+				return fmt.Sprintf("the temporary copy %s could not be removed: %v", tmp, err)
+			}
+			return fmt.Sprintf("the temporary copy %s was removed", tmp)
+		})()
 		target = filepath.Join(tmp, "copy")
 	} else {
 		j.Copy = target
@@ -75,7 +94,9 @@ func verifyAction(c *cli.Context) error {
 	} else {
 		o, err := p.run(target, "", false, 512<<20)
 		p.log.Close()
-		if err != nil {
+		if err != nil && couldNotRun(err) {
+			return err
+		} else if err != nil {
 			fail("REPLAY_FAILED", target, err.Error())
 		} else {
 			j.PagesApplied = o.result.PagesApplied
@@ -106,6 +127,44 @@ func verifyAction(c *cli.Context) error {
 	fmt.Fprintf(out.Writer(), "%s: %s: replayed %d..%d, %d pages applied, %d pages of the copy verified\n",
 		j.Datadir, verdict, j.CheckpointLSN, j.EndLSN, j.PagesApplied, j.PagesVerified)
 	return finish(c, j.Findings)
+}
+
+// checkVerifyDirs refuses, before anything is created, a --tmpdir (or the system temporary
+// directory) inside a place the source is read from, and a --keep that overlaps one.
+func checkVerifyDirs(c *cli.Context, s settings) error {
+	src := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir}
+	tmp := c.String("tmpdir")
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	if loc := src.Inside(tmp); loc != "" {
+		return fmt.Errorf("--tmpdir %s is inside %s, which the source is read from: the temporary copy must be elsewhere", tmp, loc)
+	}
+	if k := c.String("keep"); k != "" {
+		for _, d := range []string{k, k + replay.ExternalSuffix} {
+			if err := src.CheckOverlap("--keep", d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// couldNotRun tells an error of the machine (the copy's directory refused, no space left, a
+// read-only or failing file system, no permission, no memory) from a failure of the data: verify
+// exits 2 for the first (it could not run), and reports the second as REPLAY_FAILED.
+func couldNotRun(err error) bool {
+	var te targetError
+	if errors.As(err, &te) {
+		return true
+	}
+	for _, e := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EIO, syscall.EACCES,
+		syscall.EPERM, syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EFBIG} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // verifyCopy checks a replayed copy: its log leaves nothing to recover and every page of every

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -35,13 +33,14 @@ type Copy struct {
 	LogDir   string // where the source's ib_logfile0 is ("" = data directory)
 	Target   string
 	External string // where external datafiles go (default Target + ExternalSuffix)
-	// LogSpans, if set, are the byte ranges of the source's ib_logfile0 to copy (the header
-	// and checkpoint blocks, the records from the checkpoint to the end of the log): the copy
-	// stays recoverable by the server while it is incomplete, without copying a mostly stale,
-	// possibly large ring.
-	LogSpans []Span
 	roots    []extRoot
+	pending  []extFile // external datafiles whose .isl is already written
+	// locations caches SourceLocations.
+	locations []string
 }
+
+// extFile is an external datafile to copy: from src (resolved) to dst in the copy.
+type extFile struct{ src, dst string }
 
 func (c *Copy) external() string {
 	if c.External == "" {
@@ -61,46 +60,6 @@ type CopyStats struct {
 	Relinked int   `json:"relinked"`   // .isl files rewritten to point into the copy
 	Skipped  int   `json:"skipped"`    // sockets and other non-regular files
 	Holes    int64 `json:"hole_bytes"` // all-zero bytes left as holes (sparse copy)
-}
-
-// CheckTarget refuses a copy that would overlap the source or hold anything but an empty
-// directory (with force: or an interrupted copy of ours, which is then removed), and the same
-// for its external directory.
-func (c *Copy) CheckTarget(force bool) error {
-	src := discovery.ResolvePath(c.Source.Datadir)
-	incomplete := false
-	if _, err := os.Stat(filepath.Join(c.Target, IncompleteMarker)); err == nil {
-		if !force {
-			return fmt.Errorf("--into %s holds an interrupted recovery (%s is there): it is not usable; pass --force to remove it and start again",
-				c.Target, IncompleteMarker)
-		}
-		incomplete = true
-	}
-	for _, d := range []string{c.Target, c.external()} {
-		t := discovery.ResolvePath(d)
-		if src == t || within(t, src) || within(src, t) {
-			return fmt.Errorf("%s overlaps the source data directory %s: the copy must be elsewhere", d, src)
-		}
-		ents, err := os.ReadDir(d)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		} else if err != nil {
-			return err
-		}
-		switch {
-		case incomplete:
-			for _, e := range ents {
-				if err := os.RemoveAll(filepath.Join(d, e.Name())); err != nil {
-					return err
-				}
-			}
-		case len(ents) == 0 && !force:
-			return fmt.Errorf("%s exists (empty); pass --force to use it", d)
-		case len(ents) != 0:
-			return fmt.Errorf("%s is not empty: innoscope only writes into new or empty directories", d)
-		}
-	}
-	return nil
 }
 
 func within(p, dir string) bool {
@@ -157,25 +116,32 @@ func (c *Copy) Path(name string) string {
 	return filepath.Join(c.external(), "unmapped", filepath.Clean(a))
 }
 
-// Make creates the target, marks it incomplete and copies the files into it, sparsely.
+// Make marks the target incomplete and copies the files into it, sparsely. The copy's redo
+// log is written first, as a placeholder whose header the server refuses (the source's log is
+// not copied: recovery reads it from the source, and ResetLog writes the copy's at the end), so
+// a copy interrupted at any point is never started by the server. The copy's .isl files are
+// written with their final target (in the external directory) before the file they name is
+// copied: no file of the copy ever points back into the source.
 func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 	var st CopyStats
-	if err := os.MkdirAll(c.Target, 0o750); err != nil {
+	if err := markIncomplete(c.Target); err != nil {
 		return st, err
 	}
-	if err := os.WriteFile(filepath.Join(c.Target, IncompleteMarker),
-		[]byte("innoscope recover has not finished: this copy is not a recovered data directory\n"), 0o640); err != nil {
+	dir := c.LogDir
+	if dir == "" {
+		dir = c.Source.Datadir
+	}
+	srcLog := filepath.Join(dir, "ib_logfile0")
+	var logSize int64
+	if fi, err := os.Stat(srcLog); err == nil {
+		logSize = fi.Size()
+	}
+	if err := c.placeholderLog(logSize); err != nil {
 		return st, err
 	}
 	cp := &copier{st: &st, progress: progress, buf: make([]byte, 1<<20),
-		skip: []string{discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())}, logSpans: c.LogSpans}
-	if c.LogSpans != nil {
-		dir := c.LogDir
-		if dir == "" {
-			dir = c.Source.Datadir
-		}
-		cp.logPath = discovery.ResolvePath(filepath.Join(dir, "ib_logfile0"))
-	}
+		skip:    []string{discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())},
+		logPath: discovery.ResolvePath(srcLog), isl: c.relink}
 	src := c.Source
 	if err := cp.tree(src.Datadir, c.Target); err != nil {
 		return st, err
@@ -192,9 +158,6 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 		ms, _ := filepath.Glob(filepath.Join(src.UndoDir, "undo[0-9][0-9][0-9]"))
 		loose = append(loose, ms...)
 	}
-	if outside(c.LogDir) {
-		loose = append(loose, filepath.Join(c.LogDir, "ib_logfile0"))
-	}
 	for _, p := range loose {
 		if err := cp.file(p, filepath.Join(c.Target, filepath.Base(p))); err != nil {
 			return st, err
@@ -205,62 +168,79 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 
 func sameDir(a, b string) bool { return discovery.ResolvePath(a) == discovery.ResolvePath(b) }
 
-// external copies the datafiles that .isl links and innodb_directories reach outside the data
-// directory, and rewrites the copy's .isl files to point at them.
+// root is the place in the copy of a source directory outside the data directory: the N-th
+// such directory is External/N (the external directory is marked incomplete when first made).
+func (c *Copy) root(dir string) (string, error) {
+	for _, r := range c.roots {
+		if r.src == dir {
+			return r.dst, nil
+		}
+	}
+	if len(c.roots) == 0 {
+		if err := markIncomplete(c.external()); err != nil {
+			return "", err
+		}
+	}
+	dst := filepath.Join(c.external(), strconv.Itoa(len(c.roots)+1))
+	c.roots = append(c.roots, extRoot{src: dir, dst: dst})
+	return dst, nil
+}
+
+// relink writes the copy's .isl file dst for the source's src: a link to a file outside the data
+// directory points to the file's place in the external directory (copied later by
+// copyExternal); any other link is copied as it is. It reports whether it wrote dst.
+func (c *Copy) relink(src, dst string) (bool, error) {
+	target, err := discovery.ReadISL(src) // a FIFO would block
+	if err != nil {
+		return false, err
+	}
+	a := discovery.ResolvePath(target)
+	if !filepath.IsAbs(target) || within(a, discovery.ResolvePath(c.Source.Datadir)) {
+		return false, nil
+	}
+	// DATA DIRECTORY='/x' keeps the file at /x/db/t.ibd: /x is the root.
+	srcRoot := filepath.Dir(filepath.Dir(a))
+	r, err := c.root(srcRoot)
+	if err != nil {
+		return false, err
+	}
+	out := filepath.Join(r, strings.TrimPrefix(a, srcRoot+"/"))
+	c.pending = append(c.pending, extFile{src: a, dst: out})
+	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+		return false, err
+	}
+	if err := os.WriteFile(dst, []byte(out+"\n"), 0o640); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// copyExternal copies the datafiles that .isl links (already written by relink) and
+// innodb_directories reach outside the data directory.
 func (c *Copy) copyExternal(cp *copier) error {
 	dd := discovery.ResolvePath(c.Source.Datadir)
-	var links []string // .isl files in the copy
-	filepath.WalkDir(c.Target, func(p string, e fs.DirEntry, err error) error {
-		if err == nil && e.Type().IsRegular() && strings.HasSuffix(p, ".isl") {
-			links = append(links, p)
-		}
-		return nil
-	})
-	sort.Strings(links)
-	root := func(dir string) string { // a source directory's place in the copy
-		for _, r := range c.roots {
-			if r.src == dir {
-				return r.dst
-			}
-		}
-		dst := filepath.Join(c.external(), strconv.Itoa(len(c.roots)+1))
-		c.roots = append(c.roots, extRoot{src: dir, dst: dst})
-		return dst
-	}
-	for _, l := range links {
-		b, err := os.ReadFile(l)
-		if err != nil {
-			return err
-		}
-		target := strings.TrimSpace(string(bytes.TrimRight(b, "\x00")))
-		a := discovery.ResolvePath(target)
-		if !filepath.IsAbs(target) || within(a, dd) {
-			continue
-		}
-		// DATA DIRECTORY='/x' keeps the file at /x/db/t.ibd: /x is the root.
-		src := filepath.Dir(filepath.Dir(a))
-		dst := filepath.Join(root(src), strings.TrimPrefix(a, src+"/"))
+	for _, e := range c.pending {
 		// A stale .isl (its target renamed or dropped: MariaDB leaves #sql-ib*.isl and the
 		// .isl of a table renamed to another database behind) is ignored by the server; the
-		// copy's .isl is rewritten all the same, so that it never names the source.
-		if _, err := os.Lstat(a); !errors.Is(err, fs.ErrNotExist) {
-			if err := cp.file(a, dst); err != nil {
-				return err
-			}
-			cp.st.External++
+		// copy's .isl was rewritten all the same by relink, so that it never names the source.
+		if _, err := os.Lstat(e.src); errors.Is(err, fs.ErrNotExist) {
+			continue
 		}
-		if err := os.WriteFile(l, []byte(dst+"\n"), 0o640); err != nil {
+		if err := cp.file(e.src, e.dst); err != nil {
 			return err
 		}
-		cp.st.Relinked++
+		cp.st.External++
 	}
 	for _, d := range c.Source.Directories {
 		a := discovery.ResolvePath(d)
 		if within(a, dd) || a == dd {
 			continue
 		}
-		dst := root(a)
-		err := filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
+		dst, err := c.root(a)
+		if err != nil {
+			return err
+		}
+		err = filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
 			if err != nil || !e.Type().IsRegular() || !strings.HasSuffix(p, ".ibd") {
 				return err
 			}
@@ -284,8 +264,9 @@ type copier struct {
 	progress func(int64)
 	buf      []byte
 	skip     []string // resolved directories never to copy from (the copy itself)
-	logPath  string   // the resolved source redo log, of which only logSpans are copied
-	logSpans []Span
+	logPath  string   // the resolved source redo log, not copied (Make writes a placeholder)
+	// isl writes the copy's .isl file for a source one; false: copy it as it is.
+	isl func(src, dst string) (bool, error)
 }
 
 // Span is a byte range of a file.
@@ -323,6 +304,16 @@ func (cp *copier) tree(src, dst string) error {
 			}
 			cp.skip = append(cp.skip, rp)
 			return os.MkdirAll(out, 0o750)
+		case fi.Mode().IsRegular() && cp.logPath != "" && discovery.ResolvePath(p) == cp.logPath:
+			return nil // the placeholder Make wrote
+		case fi.Mode().IsRegular() && cp.isl != nil && strings.HasSuffix(p, ".isl"):
+			if done, err := cp.isl(p, out); done || err != nil {
+				if done {
+					cp.st.Relinked++
+				}
+				return err
+			}
+			return cp.file(p, out)
 		case fi.Mode().IsRegular():
 			return cp.file(p, out)
 		}
@@ -331,8 +322,7 @@ func (cp *copier) tree(src, dst string) error {
 	})
 }
 
-// file copies one regular file, keeping its permission bits. Of the source's redo log only
-// the spans recovery reads are copied; the rest becomes a hole.
+// file copies one regular file, keeping its permission bits.
 func (cp *copier) file(src, dst string) error {
 	in, err := discovery.OpenRegular(src) // a FIFO would block
 	if err != nil {
@@ -350,15 +340,9 @@ func (cp *copier) file(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	spans := []Span{{0, fi.Size()}}
-	if cp.logPath != "" && discovery.ResolvePath(src) == cp.logPath {
-		spans = cp.logSpans
-	}
-	for _, sp := range spans {
-		if err := cp.span(in, out, sp); err != nil {
-			out.Close()
-			return fmt.Errorf("copying %s: %w", src, err)
-		}
+	if err := cp.span(in, out, Span{0, fi.Size()}); err != nil {
+		out.Close()
+		return fmt.Errorf("copying %s: %w", src, err)
 	}
 	if err := out.Truncate(fi.Size()); err != nil {
 		out.Close()

@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// interrupts are what a SIGINT or SIGTERM does before innoscope exits: each registered
+// function cleans up what it can and says what is left, in the order of registration (an
+// outer clean-up, such as verify's removal of its temporary copy, runs before the inner one
+// says what it leaves).
+var interrupts struct {
+	sync.Mutex
+	fns []func() string
+}
+
+// onInterrupt registers fn for a SIGINT/SIGTERM during the command; the returned function
+// unregisters it.
+func onInterrupt(fn func() string) (remove func()) {
+	interrupts.Lock()
+	defer interrupts.Unlock()
+	interrupts.fns = append(interrupts.fns, fn)
+	n := len(interrupts.fns)
+	return func() {
+		interrupts.Lock()
+		defer interrupts.Unlock()
+		if len(interrupts.fns) >= n {
+			interrupts.fns = interrupts.fns[:n-1]
+		}
+	}
+}
+
+// handleSignals makes SIGINT and SIGTERM run the registered clean-ups, print one line on stderr
+// naming what is left, and exit 128+signal (130, 143). The returned function stops it.
+func handleSignals(stderr io.Writer) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-sigs:
+			interrupts.Lock() // held until exit: nothing registers or unregisters any more
+			var msgs []string
+			for _, fn := range interrupts.fns {
+				if m := fn(); m != "" {
+					msgs = append(msgs, m)
+				}
+			}
+			name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+			line := "innoscope: interrupted by " + name
+			if len(msgs) > 0 {
+				line += ": " + strings.Join(msgs, "; ")
+			}
+			fmt.Fprintln(stderr, line)
+			code := 130
+			if s, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(s)
+			}
+			os.Exit(code)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+}
+
+// removeAll removes dir, retrying while other goroutines of the interrupted command may still
+// be creating files in it.
+func removeAll(dir string) error {
+	var err error
+	for i := 0; i < 5; i++ {
+		if err = os.RemoveAll(dir); err == nil {
+			if _, serr := os.Stat(dir); os.IsNotExist(serr) {
+				return nil
+			}
+		}
+	}
+	return err
+}

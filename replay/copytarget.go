@@ -1,0 +1,237 @@
+package replay
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"innoscope/discovery"
+)
+
+// SourceLocations are the resolved directories a recovery reads from: the data directory, the
+// system, undo and log directories, innodb_directories, and the DATA DIRECTORY roots the
+// source's .isl files name (for /x/db/t.ibd: /x, and /x/db when the link is not in that form).
+func (c *Copy) SourceLocations() []string {
+	if c.locations == nil {
+		c.locations = c.sourceLocations()
+	}
+	return c.locations
+}
+
+func (c *Copy) sourceLocations() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(d string) {
+		if d == "" {
+			return
+		}
+		r := discovery.ResolvePath(d)
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	s := c.Source
+	add(s.Datadir)
+	add(s.DataHomeDir)
+	add(s.UndoDir)
+	add(c.LogDir)
+	for _, d := range s.Directories {
+		add(d)
+	}
+	filepath.WalkDir(s.Datadir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() || !strings.HasSuffix(p, ".isl") {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil {
+			if t := strings.TrimSpace(string(bytes.TrimRight(b, "\x00"))); filepath.IsAbs(t) {
+				add(filepath.Dir(t))
+				add(filepath.Dir(filepath.Dir(t)))
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// CheckOverlap refuses a directory dir (for the copy, its external directory or a temporary
+// directory) that is one of the places the source is read from, inside one, or holds one.
+func (c *Copy) CheckOverlap(what, dir string) error {
+	t := discovery.ResolvePath(dir)
+	for _, src := range c.SourceLocations() {
+		if src == t || within(t, src) || within(src, t) {
+			return fmt.Errorf("%s %s overlaps the source location %s (the source is read from there): the copy must be elsewhere", what, dir, src)
+		}
+	}
+	return nil
+}
+
+// TargetLock is held while a copy is written: a flock on the copy's directory, so two runs
+// into one target do not both proceed.
+type TargetLock struct{ f *os.File }
+
+// Unlock releases the lock.
+func (l *TargetLock) Unlock() {
+	if l != nil && l.f != nil {
+		l.f.Close()
+	}
+}
+
+// Lock checks the target before anything is written (it must not overlap any place the source
+// is read from), creates it if new, locks it against a concurrent run, and then checks what it
+// holds (see CheckTarget).
+func (c *Copy) Lock(force bool) (*TargetLock, error) {
+	for _, d := range []struct{ what, dir string }{{"--into", c.Target}, {"the external directory", c.external()}} {
+		if err := c.CheckOverlap(d.what, d.dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(c.Target)), 0o750); err != nil {
+		return nil, err
+	}
+	created := false
+	if err := os.Mkdir(c.Target, 0o750); err == nil {
+		created = true
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	f, err := os.Open(c.Target)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--into %s: another innoscope run is writing into it (it holds a lock on the directory)", c.Target)
+	}
+	if err := c.checkDirs(force, created); err != nil {
+		f.Close()
+		if created {
+			os.Remove(c.Target)
+		}
+		return nil, err
+	}
+	return &TargetLock{f: f}, nil
+}
+
+// CheckTarget refuses a copy that would overlap the source or hold anything but an empty
+// directory, and the same for its external directory. With force, a directory that holds
+// IncompleteMarker (an interrupted copy: everything in it was written by innoscope) is emptied;
+// a non-empty directory without it is refused even then.
+func (c *Copy) CheckTarget(force bool) error {
+	for _, d := range []struct{ what, dir string }{{"--into", c.Target}, {"the external directory", c.external()}} {
+		if err := c.CheckOverlap(d.what, d.dir); err != nil {
+			return err
+		}
+	}
+	return c.checkDirs(force, false)
+}
+
+// checkDirs is CheckTarget after the overlap checks; created says Lock has just made the
+// target (empty, so no --force is needed for it).
+func (c *Copy) checkDirs(force, created bool) error {
+	for _, d := range []string{c.Target, c.external()} {
+		if created && d == c.Target {
+			continue
+		}
+		ents, err := os.ReadDir(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		_, merr := os.Stat(filepath.Join(d, IncompleteMarker))
+		marked := merr == nil
+		switch {
+		case marked && !force:
+			return fmt.Errorf("%s holds an interrupted recovery (%s is there): it is not usable; pass --force to remove it and start again",
+				d, IncompleteMarker)
+		case marked:
+			for _, e := range ents {
+				if err := os.RemoveAll(filepath.Join(d, e.Name())); err != nil {
+					return err
+				}
+			}
+		case len(ents) == 0 && !force:
+			return fmt.Errorf("%s exists (empty); pass --force to use it", d)
+		case len(ents) != 0:
+			return fmt.Errorf("%s is not empty and is not an interrupted innoscope copy (no %s): innoscope only writes into new or empty directories, and --force only removes its own interrupted copies",
+				d, IncompleteMarker)
+		}
+	}
+	return nil
+}
+
+// markIncomplete writes IncompleteMarker into dir.
+func markIncomplete(dir string) error {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, IncompleteMarker),
+		[]byte("innoscope recover has not finished: this copy is not a recovered data directory\n"), 0o640)
+}
+
+// Finish removes the markers of a completed copy (the copy's and its external directory's)
+// and makes the removals durable.
+func (c *Copy) Finish() error {
+	for _, d := range []string{c.external(), c.Target} {
+		err := os.Remove(filepath.Join(d, IncompleteMarker))
+		if errors.Is(err, fs.ErrNotExist) && d != c.Target {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := SyncDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unusableLogHeader is the first block of the copy's redo log while the copy is incomplete: the
+// server refuses to start on it ("Invalid log header checksum"), so a half-made copy is never
+// started; ResetLog replaces it at the end.
+var unusableLogHeader = []byte("innoscope: incomplete copy, this is not a redo log\n")
+
+// placeholderLog creates the copy's redo log as a file of size bytes whose header the server
+// refuses.
+func (c *Copy) placeholderLog(size int64) error {
+	p := c.LogPath()
+	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o660)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(unusableLogHeader)
+	if err == nil {
+		err = f.Truncate(max(size, int64(len(unusableLogHeader))))
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = SyncDir(filepath.Dir(p))
+	}
+	return err
+}
+
+// Inside returns the source location (SourceLocations) that dir is or is inside of, or "".
+func (c *Copy) Inside(dir string) string {
+	t := discovery.ResolvePath(dir)
+	for _, src := range c.SourceLocations() {
+		if src == t || within(t, src) {
+			return src
+		}
+	}
+	return ""
+}
