@@ -85,7 +85,12 @@ func TestFIFOs(t *testing.T) {
 	t.Run("isl-target", func(t *testing.T) {
 		s := lab.Get(t, "data_directory")
 		dir := copyScenario(t, s)
-		target := filepath.Join(t.TempDir(), "remote.ibd")
+		// As DATA DIRECTORY lays it out: ROOT/db/remote.ibd (ROOT is a source location recover
+		// keeps the copy out of).
+		target := filepath.Join(t.TempDir(), "db", "remote.ibd")
+		if err := os.Mkdir(filepath.Dir(target), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		mkfifo(t, target)
 		if err := os.WriteFile(filepath.Join(dir, "db", "remote.isl"), []byte(target), 0o644); err != nil {
 			t.Fatal(err)
