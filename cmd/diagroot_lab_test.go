@@ -256,6 +256,8 @@ func TestZeroPage0AgainstServer(t *testing.T) {
 				t.Errorf("recover: exit %d (%s); the server started=%v", code, errs, d.server.Started)
 			} else if refused && (!strings.Contains(errs, filepath.Base(c.file)) || !strings.Contains(errs, "page 0")) {
 				t.Errorf("recover's refusal does not name %s and page 0: %s", c.file, errs)
+			} else if _, err := os.Stat(filepath.Join(d.base, "copy")); refused && err == nil {
+				t.Errorf("recover refused only after it had made the copy: %s", errs)
 			}
 		})
 	}

@@ -131,8 +131,15 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 	if err == nil { // the server cannot start without its system tablespace: name it before copying
 		_, err = discovery.SystemPageSize(s.systemFile())
 	}
+	var ts []discovery.Tablespace
 	if err == nil {
-		err = refuseEncrypted(s, a)
+		ts, err = discovery.Scan(s.discovery())
+	}
+	if err == nil {
+		err = refuseEncrypted(ts, a)
+	}
+	if err == nil { // a torn page 0 the server cannot recover past: say so before copying
+		err = replay.Page0Refusal(replay.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts})
 	}
 	if err != nil {
 		l.Close()
@@ -143,14 +150,10 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 
 // refuseEncrypted fails when a tablespace the log changes is encrypted (innoscope has no keys),
 // before anything is copied.
-func refuseEncrypted(s settings, a *replay.Analysis) error {
+func refuseEncrypted(ts []discovery.Tablespace, a *replay.Analysis) error {
 	touched := map[uint32]bool{}
 	for id := range a.Pages {
 		touched[id.Space] = true
-	}
-	ts, err := discovery.Scan(s.discovery())
-	if err != nil {
-		return err
 	}
 	for _, t := range ts {
 		// A file whose page 0 cannot be read is reported by recovery, with the page it needs.

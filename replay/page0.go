@@ -24,11 +24,32 @@ import (
 
 const notePage0Zero = "page 0 is all zero"
 
+// Page0Refusal is the error recover gives before it copies anything when a datafile's page 0
+// is all zero and the server refuses to start for it (the system tablespace, or a tablespace
+// whose pages the log must read); nil when there is none. in needs Datadir, Analysis and
+// Spaces; the dictionary is not needed, as the log names every tablespace it changes.
+func Page0Refusal(in Input) error {
+	fs, _, refuses := page0Faults(in, expectations(in))
+	for i, f := range fs {
+		if refuses[i] {
+			return fmt.Errorf("%s: %s: %s", f.File, f.Code, f.Message)
+		}
+	}
+	return nil
+}
+
 // page0Findings reports each datafile whose page 0 is all zero and not rebuilt by the log
 // once (SPACE_ID_MISMATCH, error), with how many pages depend on it; it returns the set of
 // those files (absolute paths), whose pages get no finding of their own.
 func page0Findings(in Input, exp map[string]expectation) ([]report.Finding, map[string]bool) {
+	fs, bad, _ := page0Faults(in, exp)
+	return fs, bad
+}
+
+// page0Faults is page0Findings with, for each finding, whether the server refuses to start.
+func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[string]bool, []bool) {
 	var fs []report.Finding
+	var refuses []bool
 	bad := map[string]bool{}
 	firstSystem := true
 	for _, t := range in.Spaces {
@@ -68,8 +89,9 @@ func page0Findings(in Input, exp map[string]expectation) ([]report.Finding, map[
 			msg += fmt.Sprintf("; without page 0's flags %d pages fail the checks (no finding is given for each)", len(r.Corrupt))
 		}
 		fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(id), File: p, LSN: e.lsn, Message: msg})
+		refuses = append(refuses, system || needed > 0)
 	}
-	return fs, bad
+	return fs, bad, refuses
 }
 
 // neededPages returns the lowest page of space that recovery reads from its file, and how many
