@@ -17,9 +17,9 @@ import (
 	"innoscope/report"
 )
 
-// startServer starts mariadbd on dir (as scripts/mariadb-lab.sh start does) and waits until it
-// answers on its socket; it returns the running process.
-func startServer(t *testing.T, dir string, opts ...string) *exec.Cmd {
+// launchServer starts mariadbd on dir as scripts/mariadb-lab.sh does (own socket, no network)
+// and returns it, its socket and error log, and a channel that gets its exit.
+func launchServer(t *testing.T, dir string, opts ...string) (*exec.Cmd, string, string, chan error) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "s.sock")
 	errLog := filepath.Join(t.TempDir(), "server.err")
@@ -31,8 +31,21 @@ func startServer(t *testing.T, dir string, opts ...string) *exec.Cmd {
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Wait() }()
+	return srv, sock, errLog, done
+}
+
+// answers reports whether a server answers on sock.
+func answers(sock string) bool {
+	return exec.Command("mariadb", "--no-defaults", "-S", sock, "-uroot", "-e", "select 1").Run() == nil
+}
+
+// startServer starts mariadbd on dir (as scripts/mariadb-lab.sh start does) and waits until it
+// answers on its socket; it returns the running process.
+func startServer(t *testing.T, dir string, opts ...string) *exec.Cmd {
+	t.Helper()
+	srv, sock, errLog, done := launchServer(t, dir, opts...)
 	for i := 0; i < 600; i++ {
-		if exec.Command("mariadb", "--no-defaults", "-S", sock, "-uroot", "-e", "select 1").Run() == nil {
+		if answers(sock) {
 			t.Cleanup(func() {
 				srv.Process.Kill()
 				<-done
@@ -112,19 +125,10 @@ func TestServerRunning(t *testing.T) {
 // exited, with its error log.
 func tryServer(t *testing.T, dir string, opts ...string) (bool, string) {
 	t.Helper()
-	sock := filepath.Join(t.TempDir(), "s.sock")
-	errLog := filepath.Join(t.TempDir(), "server.err")
-	args := append([]string{"--no-defaults", "--datadir=" + dir, "--user=root", "--socket=" + sock,
-		"--skip-networking", "--log-error=" + errLog}, opts...)
-	srv := exec.Command("mariadbd", args...)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Wait() }()
+	srv, sock, errLog, done := launchServer(t, dir, opts...)
 	read := func() string { b, _ := os.ReadFile(errLog); return string(b) }
 	for i := 0; i < 600; i++ {
-		if exec.Command("mariadb", "--no-defaults", "-S", sock, "-uroot", "-e", "select 1").Run() == nil {
+		if answers(sock) {
 			srv.Process.Kill()
 			<-done
 			return true, read()
