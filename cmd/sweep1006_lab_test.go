@@ -22,7 +22,8 @@ import (
 //
 // The same state, made deterministic: data_directory's db.remote (changed after the checkpoint,
 // so the log has a FILE_MODIFY naming EXT/db/remote.ibd) gets db/remote.isl naming
-// EXT/old/remote.ibd, which does not exist, and old/remote.isl naming the real file. Only the
+// EXT/old/remote.ibd, which does not exist, and old/remote.isl naming the real file (or, in a
+// second case, no link naming it: only the log does). Only the
 // .isl files differ from the crashed directory, and the server's crash recovery does not read
 // them for a tablespace the log names (measured on seed 1006's directory), so the judge is the
 // server's own recovery of the scenario: the server on innoscope's copy must start without crash
@@ -35,6 +36,23 @@ func TestSweep1006ISLNamesOtherDatabaseFolder(t *testing.T) {
 	for _, d := range sourceTrees(s) {
 		before = append(before, lab.HashTree(t, d))
 	}
+	for _, otherLink := range []bool{true, false} {
+		name := "old .isl names the file"
+		if !otherLink {
+			name = "only the log names the file"
+		}
+		t.Run(name, func(t *testing.T) { sweep1006(t, s, otherLink) })
+	}
+	for i, d := range sourceTrees(s) {
+		if !reflect.DeepEqual(before[i], lab.HashTree(t, d)) {
+			t.Errorf("%s changed", d)
+		}
+	}
+}
+
+// sweep1006 makes the damaged directory (with old/remote.isl naming the file when otherLink),
+// recovers it with innoscope and judges the copy with the server.
+func sweep1006(t *testing.T, s *lab.Scenario, otherLink bool) {
 	base := t.TempDir()
 	src := filepath.Join(base, "data")
 	lab.CopyDir(t, s.Crashed, src)
@@ -51,11 +69,13 @@ func TestSweep1006ISLNamesOtherDatabaseFolder(t *testing.T) {
 	if err := os.WriteFile(isl, []byte(stale+"\n"), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(src, "old"), 0o750); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(src, "old", "remote.isl"), []byte(file+"\n"), 0o640); err != nil {
-		t.Fatal(err)
+	if otherLink {
+		if err := os.MkdirAll(filepath.Join(src, "old"), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, "old", "remote.isl"), []byte(file+"\n"), 0o640); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	cp := filepath.Join(base, "copy")
@@ -72,10 +92,5 @@ func TestSweep1006ISLNamesOtherDatabaseFolder(t *testing.T) {
 	}
 	if want := s.Checksums(t); v.Checksums != want {
 		t.Errorf("CHECKSUM TABLE on the copy:\n%s\nafter the server's own recovery:\n%s", v.Checksums, want)
-	}
-	for i, d := range sourceTrees(s) {
-		if !reflect.DeepEqual(before[i], lab.HashTree(t, d)) {
-			t.Errorf("%s changed", d)
-		}
 	}
 }

@@ -74,11 +74,24 @@ func ISLRedirects(in Input) []ISLRedirect {
 			continue
 		}
 		p := absPath(in.Datadir, s.Name)
-		f, ok := byPath[p]
-		if !ok || f.SpaceID != id || p == discovery.ResolvePath(t.Path) {
+		if p == discovery.ResolvePath(t.Path) || spaceIDOf(byPath, p) != id {
 			continue
 		}
 		out = append(out, ISLRedirect{ISL: t.ISL, Stale: t.Path, Target: p, SpaceID: id, Table: table})
 	}
 	return out
+}
+
+// spaceIDOf is the space id on page 0 of the file at p (resolved): from the scan when it found
+// the file, else read (a file only the log names: no link reaches it); 0 when it is unreadable.
+func spaceIDOf(byPath map[string]discovery.Tablespace, p string) uint32 {
+	if t, ok := byPath[p]; ok {
+		return t.SpaceID
+	}
+	f, err := discovery.OpenFile(p)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	return f.FSP.SpaceID
 }
