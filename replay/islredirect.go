@@ -21,11 +21,11 @@ import (
 // directory on its next start) follows the .isl and loses the table ("A link file was found
 // named ... but the linked tablespace ... could not be opened read-only").
 type ISLRedirect struct {
-	ISL     string // the source's .isl file
-	Stale   string // the path it names, which does not exist
-	Target  string // the file the redo log names for the table's tablespace
-	SpaceID uint32
-	Table   string // db/t as SYS_TABLES spells it
+	ISL     string `json:"isl"`      // the source's .isl file
+	Stale   string `json:"stale"`    // the path it names, which does not exist
+	Target  string `json:"target"`   // the file the redo log names for the table's tablespace
+	SpaceID uint32 `json:"space_id"` // the table's, in SYS_TABLES and the log
+	Table   string `json:"table"`    // db/t as SYS_TABLES spells it
 }
 
 // String says what the copy does differently from the source, and why.
