@@ -51,6 +51,9 @@ type recoverJSON struct {
 	// Seconds is the wall time of each phase: copy, replay (reading, applying and writing
 	// pages, file operations, fsync), log (writing the new redo log).
 	Seconds map[string]float64 `json:"seconds,omitempty"`
+	// Relinked are .isl files of the copy that name another file than the source's (see
+	// replay.ISLRedirect).
+	Relinked []replay.ISLRedirect `json:"isl_redirects,omitempty"`
 }
 
 // recoverPlan is what a dry run reports: pages with records per space, and the file events.
@@ -90,9 +93,12 @@ func recoverAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	j.Copy, j.Result, j.Seconds = &o.copy, o.result, o.seconds
+	j.Copy, j.Result, j.Seconds, j.Relinked = &o.copy, o.result, o.seconds, p.redirects
 	if out.JSON {
 		return out.WriteJSON(j)
+	}
+	for _, r := range p.redirects {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
 	}
 	return printRecovery(out, into, &o.copy, o.result, o.seconds)
 }
@@ -103,6 +109,8 @@ type preparedRecovery struct {
 	settings settings
 	cpLSN    uint64
 	an       *replay.Analysis
+	// redirects are the .isl files whose copy names the file the log gives their table.
+	redirects []replay.ISLRedirect
 }
 
 // prepareRecovery opens the source's log read-only and runs the pre-pass; it refuses logs the
@@ -145,7 +153,23 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 		l.Close()
 		return nil, err
 	}
-	return &preparedRecovery{log: l, settings: s, cpLSN: cpLSN, an: a}, nil
+	return &preparedRecovery{log: l, settings: s, cpLSN: cpLSN, an: a, redirects: islRedirects(s, a, ts)}, nil
+}
+
+// islRedirects reads SYS_TABLES (the tables the .isl files belong to) and returns the .isl files
+// the copy points at the file the log names (replay.ISLRedirects); none if SYS_TABLES cannot be
+// read (the copy then keeps every link as the source has it).
+func islRedirects(s settings, a *replay.Analysis, ts []discovery.Tablespace) []replay.ISLRedirect {
+	sys, err := discovery.OpenFile(filepath.Join(s.systemFile()))
+	if err != nil {
+		return nil
+	}
+	defer sys.Close()
+	dict, err := discovery.ReadDictTables(sys)
+	if err != nil {
+		return nil
+	}
+	return replay.ISLRedirects(replay.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts, Dict: dict})
 }
 
 // refuseEncrypted fails when a tablespace the log changes is encrypted (innoscope has no keys),
@@ -197,7 +221,11 @@ type recoverOutcome struct {
 func (p *preparedRecovery) run(target, external string, force bool, cache int64) (*recoverOutcome, error) {
 	s := p.settings
 	o := &recoverOutcome{seconds: map[string]float64{}}
-	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external}
+	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external,
+		Redirect: map[string]string{}}
+	for _, r := range p.redirects {
+		cp.Redirect[discovery.ResolvePath(r.ISL)] = r.Target
+	}
 	lock, err := cp.Lock(force)
 	if err != nil {
 		return nil, targetError{err}

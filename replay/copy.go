@@ -33,6 +33,9 @@ type Copy struct {
 	LogDir   string // where the source's ib_logfile0 is ("" = data directory)
 	Target   string
 	External string // where external datafiles go (default Target + ExternalSuffix)
+	// Redirect maps a source .isl (resolved path) to the file the copy's .isl names instead of
+	// the missing one it names (ISLRedirects).
+	Redirect map[string]string
 	roots    []extRoot
 	pending  []extFile // external datafiles whose .isl is already written
 	// locations caches SourceLocations.
@@ -194,6 +197,9 @@ func (c *Copy) relink(src, dst string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if r, ok := c.Redirect[discovery.ResolvePath(src)]; ok {
+		target = r
+	}
 	a := discovery.ResolvePath(target)
 	if !filepath.IsAbs(target) || within(a, discovery.ResolvePath(c.Source.Datadir)) {
 		return false, nil
@@ -219,7 +225,11 @@ func (c *Copy) relink(src, dst string) (bool, error) {
 // innodb_directories reach outside the data directory.
 func (c *Copy) copyExternal(cp *copier) error {
 	dd := discovery.ResolvePath(c.Source.Datadir)
+	done := map[string]bool{}
 	for _, e := range c.pending {
+		if done[e.dst] {
+			continue // two links to one file (a redirected .isl and the file's own)
+		}
 		// A stale .isl (its target renamed or dropped: MariaDB leaves #sql-ib*.isl and the
 		// .isl of a table renamed to another database behind) is ignored by the server; the
 		// copy's .isl was rewritten all the same by relink, so that it never names the source.
@@ -229,6 +239,7 @@ func (c *Copy) copyExternal(cp *copier) error {
 		if err := cp.file(e.src, e.dst); err != nil {
 			return err
 		}
+		done[e.dst] = true
 		cp.st.External++
 	}
 	for _, d := range c.Source.Directories {

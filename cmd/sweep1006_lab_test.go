@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"innoscope/internal/lab"
+)
+
+// TestSweep1006ISLNamesOtherDatabaseFolder is crash-sweep seed 1006: after RENAME TABLE of a
+// DATA DIRECTORY partition from db2 to db1, TRUNCATE, and RENAME back to db2 (long before the
+// crash), MariaDB kept the file in the DATA DIRECTORY's db1 folder while db2/t#P#p0.isl named
+// the db2 folder, where there is no file; db1/t#P#p0.isl named the real file. The server's crash
+// recovery loads the tablespace by the name of the log's FILE_MODIFY record and opens the table
+// from memory by its space id, so every table passed CHECK TABLE; innoscope's copy kept the
+// links as they were, and the server on it (no crash recovery: it follows the .isl) lost the
+// table: "A link file was found named './db2/s1t16#P#p0.isl' but the linked tablespace ... could
+// not be opened read-only".
+//
+// The same state, made deterministic: data_directory's db.remote (changed after the checkpoint,
+// so the log has a FILE_MODIFY naming EXT/db/remote.ibd) gets db/remote.isl naming
+// EXT/old/remote.ibd, which does not exist, and old/remote.isl naming the real file (or, in a
+// second case, no link naming it: only the log does). Only the
+// .isl files differ from the crashed directory, and the server's crash recovery does not read
+// them for a tablespace the log names (measured on seed 1006's directory), so the judge is the
+// server's own recovery of the scenario: the server on innoscope's copy must start without crash
+// recovery, pass CHECK TABLE on every table and give the same CHECKSUM TABLE. (The server is
+// not started on the damaged directory itself: its crash recovery would write into the scenario's
+// external directory, which the log names by its absolute path.)
+func TestSweep1006ISLNamesOtherDatabaseFolder(t *testing.T) {
+	s := lab.Get(t, "data_directory")
+	var before []map[string]string
+	for _, d := range sourceTrees(s) {
+		before = append(before, lab.HashTree(t, d))
+	}
+	for _, otherLink := range []bool{true, false} {
+		name := "old .isl names the file"
+		if !otherLink {
+			name = "only the log names the file"
+		}
+		t.Run(name, func(t *testing.T) { sweep1006(t, s, otherLink) })
+	}
+	for i, d := range sourceTrees(s) {
+		if !reflect.DeepEqual(before[i], lab.HashTree(t, d)) {
+			t.Errorf("%s changed", d)
+		}
+	}
+}
+
+// sweep1006 makes the damaged directory (with old/remote.isl naming the file when otherLink),
+// recovers it with innoscope and judges the copy with the server.
+func sweep1006(t *testing.T, s *lab.Scenario, otherLink bool) {
+	base := t.TempDir()
+	src := filepath.Join(base, "data")
+	lab.CopyDir(t, s.Crashed, src)
+	isl := filepath.Join(src, "db", "remote.isl")
+	b, err := os.ReadFile(isl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := strings.TrimSpace(string(b))
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the scenario's %s names %s: %v", isl, file, err)
+	}
+	stale := filepath.Join(filepath.Dir(filepath.Dir(file)), "old", "remote.ibd")
+	if err := os.WriteFile(isl, []byte(stale+"\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if otherLink {
+		if err := os.MkdirAll(filepath.Join(src, "old"), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, "old", "remote.isl"), []byte(file+"\n"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	cp := filepath.Join(base, "copy")
+	out, errs, code := run("recover", src, "--into", cp)
+	if code != ExitClean {
+		t.Fatalf("recover: exit %d\n%s\n%s", code, out, errs)
+	}
+	t.Logf("recover: %s", errs)
+	v := s.ServerVerdict(t, cp)
+	t.Logf("server on the copy: started=%v crash_recovery=%v tables_ok=%v\n%s", v.Started, v.CrashRecovery, v.TablesOK, serverLines(t, v.ErrLog))
+	if !v.Started || v.CrashRecovery || !v.TablesOK {
+		t.Errorf("the server on innoscope's copy: started=%v crash_recovery=%v tables_ok=%v; its own crash recovery passed every table:\n%s",
+			v.Started, v.CrashRecovery, v.TablesOK, v.Checks)
+	}
+	if want := s.Checksums(t); v.Checksums != want {
+		t.Errorf("CHECKSUM TABLE on the copy:\n%s\nafter the server's own recovery:\n%s", v.Checksums, want)
+	}
+}
