@@ -36,12 +36,18 @@ func TestSweep1006ISLNamesOtherDatabaseFolder(t *testing.T) {
 	for _, d := range sourceTrees(s) {
 		before = append(before, lab.HashTree(t, d))
 	}
-	for _, otherLink := range []bool{true, false} {
-		name := "old .isl names the file"
-		if !otherLink {
-			name = "only the log names the file"
-		}
-		t.Run(name, func(t *testing.T) { sweep1006(t, s, otherLink) })
+	for _, c := range []struct {
+		name             string
+		otherLink, noISL bool
+	}{
+		{"old .isl names the file", true, false},
+		{"only the log names the file", false, false},
+		// crash-sweep seed 1065: db2/t.isl is not there at all (the link stayed in db1 after
+		// RENAME TABLE across databases); the server without crash recovery looks for
+		// ./db2/t.ibd and loses the table.
+		{"no .isl for the table", true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) { sweep1006(t, s, c.otherLink, c.noISL) })
 	}
 	for i, d := range sourceTrees(s) {
 		if !reflect.DeepEqual(before[i], lab.HashTree(t, d)) {
@@ -50,9 +56,10 @@ func TestSweep1006ISLNamesOtherDatabaseFolder(t *testing.T) {
 	}
 }
 
-// sweep1006 makes the damaged directory (with old/remote.isl naming the file when otherLink),
-// recovers it with innoscope and judges the copy with the server.
-func sweep1006(t *testing.T, s *lab.Scenario, otherLink bool) {
+// sweep1006 makes the damaged directory (with old/remote.isl naming the file when otherLink,
+// without db/remote.isl when noISL), recovers it with innoscope and judges the copy with the
+// server.
+func sweep1006(t *testing.T, s *lab.Scenario, otherLink, noISL bool) {
 	base := t.TempDir()
 	src := filepath.Join(base, "data")
 	lab.CopyDir(t, s.Crashed, src)
@@ -68,6 +75,11 @@ func sweep1006(t *testing.T, s *lab.Scenario, otherLink bool) {
 	stale := filepath.Join(filepath.Dir(filepath.Dir(file)), "old", "remote.ibd")
 	if err := os.WriteFile(isl, []byte(stale+"\n"), 0o640); err != nil {
 		t.Fatal(err)
+	}
+	if noISL {
+		if err := os.Remove(isl); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if otherLink {
 		if err := os.MkdirAll(filepath.Join(src, "old"), 0o750); err != nil {

@@ -149,6 +149,9 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 	if err := cp.tree(src.Datadir, c.Target); err != nil {
 		return st, err
 	}
+	if err := c.newLinks(&st); err != nil {
+		return st, err
+	}
 	// Files the server keeps outside the data directory go to the copy's root.
 	outside := func(dir string) bool { return dir != "" && c.inCopy(dir) == c.Target && !sameDir(dir, src.Datadir) }
 	var loose []string
@@ -167,6 +170,33 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 		}
 	}
 	return st, c.copyExternal(cp)
+}
+
+// newLinks writes the copy's .isl of each redirect whose source .isl does not exist (a DATA
+// DIRECTORY table that lost its link: ISLRedirects).
+func (c *Copy) newLinks(st *CopyStats) error {
+	dd := discovery.ResolvePath(c.Source.Datadir)
+	var isls []string
+	for isl := range c.Redirect {
+		if _, err := os.Lstat(isl); errors.Is(err, fs.ErrNotExist) {
+			isls = append(isls, isl)
+		}
+	}
+	slices.Sort(isls)
+	for _, isl := range isls {
+		rel, err := filepath.Rel(dd, isl)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		ok, err := c.link(c.Redirect[isl], filepath.Join(c.Target, rel))
+		if err != nil {
+			return err
+		}
+		if ok {
+			st.Relinked++
+		}
+	}
+	return nil
 }
 
 func sameDir(a, b string) bool { return discovery.ResolvePath(a) == discovery.ResolvePath(b) }
@@ -200,6 +230,11 @@ func (c *Copy) relink(src, dst string) (bool, error) {
 	if r, ok := c.Redirect[discovery.ResolvePath(src)]; ok {
 		target = r
 	}
+	return c.link(target, dst)
+}
+
+// link writes the copy's .isl file dst for the source's link target (see relink).
+func (c *Copy) link(target, dst string) (bool, error) {
 	a := discovery.ResolvePath(target)
 	if !filepath.IsAbs(target) || within(a, discovery.ResolvePath(c.Source.Datadir)) {
 		return false, nil

@@ -1,7 +1,10 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -22,7 +25,7 @@ import (
 // named ... but the linked tablespace ... could not be opened read-only").
 type ISLRedirect struct {
 	ISL     string `json:"isl"`      // the source's .isl file
-	Stale   string `json:"stale"`    // the path it names, which does not exist
+	Stale   string `json:"stale"`    // the path it names, which does not exist ("": no .isl at all)
 	Target  string `json:"target"`   // the file the redo log names for the table's tablespace
 	SpaceID uint32 `json:"space_id"` // the table's, in SYS_TABLES and the log
 	Table   string `json:"table"`    // db/t as SYS_TABLES spells it
@@ -30,6 +33,10 @@ type ISLRedirect struct {
 
 // String says what the copy does differently from the source, and why.
 func (r ISLRedirect) String() string {
+	if r.Stale == "" {
+		return fmt.Sprintf("%s does not exist although %s is a DATA DIRECTORY table; the copy gets it, naming %s: the redo log gives that file to space %d, and the server's crash recovery opens the table from it",
+			r.ISL, r.Table, r.Target, r.SpaceID)
+	}
 	return fmt.Sprintf("%s links to %s, which does not exist; the copy's link names %s instead: the redo log gives that file to space %d of table %s, and the server's crash recovery opens the table from it",
 		r.ISL, r.Stale, r.Target, r.SpaceID, r.Table)
 }
@@ -78,6 +85,27 @@ func ISLRedirects(in Input) []ISLRedirect {
 			continue
 		}
 		out = append(out, ISLRedirect{ISL: t.ISL, Stale: t.Path, Target: p, SpaceID: id, Table: table})
+	}
+	// A DATA DIRECTORY table with no .isl of its own (RENAME TABLE across databases can leave it
+	// in the old database's folder: crash-sweep seed 1065): the server without crash recovery
+	// looks for ./db/t.ibd; the copy gets db/t.isl naming the file the log gives the table.
+	for _, d := range in.Dict {
+		if d.Deleted || d.SpaceID == 0 || !d.DataDir() {
+			continue
+		}
+		isl := filepath.Join(dd, filepath.FromSlash(d.Name)+".isl")
+		if _, err := os.Lstat(isl); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		s := in.Analysis.Map.Spaces[d.SpaceID]
+		if s == nil || s.Deleted || s.Name == "" {
+			continue
+		}
+		p := absPath(in.Datadir, s.Name)
+		if within(discovery.ResolvePath(p), dd) || spaceIDOf(byPath, p) != d.SpaceID {
+			continue
+		}
+		out = append(out, ISLRedirect{ISL: isl, Target: p, SpaceID: d.SpaceID, Table: d.Name})
 	}
 	return out
 }
