@@ -106,3 +106,38 @@ func sweep1006(t *testing.T, s *lab.Scenario, otherLink, noISL bool) {
 		t.Errorf("CHECKSUM TABLE on the copy:\n%s\nafter the server's own recovery:\n%s", v.Checksums, want)
 	}
 }
+
+// TestSweep1050CopyLinksStayInCopy is crash-sweep seed 1050: an .isl whose copy named a file
+// inside the source's data directory by its absolute path (the redirect of a stale link to the
+// file the log names there) was copied as it was, so the copy pointed back into the source. Every
+// .isl of a copy must name a file of the copy: here data_directory's crashed directory with one
+// more link, naming one of its own datafiles by absolute path.
+func TestSweep1050CopyLinksStayInCopy(t *testing.T) {
+	s := lab.Get(t, "data_directory")
+	base := t.TempDir()
+	src := filepath.Join(base, "data")
+	lab.CopyDir(t, s.Crashed, src)
+	if err := os.WriteFile(filepath.Join(src, "db", "alias.isl"), []byte(filepath.Join(src, "db", "local.ibd")+"\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(base, "copy")
+	if out, errs, code := run("recover", src, "--into", cp); code != ExitClean {
+		t.Fatalf("recover: exit %d\n%s\n%s", code, out, errs)
+	}
+	links := 0
+	filepath.WalkDir(cp, func(p string, e os.DirEntry, err error) error {
+		if err != nil || !strings.HasSuffix(p, ".isl") {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		target := strings.TrimSpace(string(b))
+		links++
+		if !strings.HasPrefix(target, cp+"/") && !strings.HasPrefix(target, cp+".external/") {
+			t.Errorf("%s names %s, outside the copy", p, target)
+		}
+		return nil
+	})
+	if links < 2 {
+		t.Errorf("%d .isl files in the copy, want the scenario's and the added one", links)
+	}
+}

@@ -235,18 +235,26 @@ func (c *Copy) relink(src, dst string) (bool, error) {
 
 // link writes the copy's .isl file dst for the source's link target (see relink).
 func (c *Copy) link(target, dst string) (bool, error) {
-	a := discovery.ResolvePath(target)
-	if !filepath.IsAbs(target) || within(a, discovery.ResolvePath(c.Source.Datadir)) {
-		return false, nil
+	if !filepath.IsAbs(target) {
+		return false, nil // relative to the data directory: the copy's own
 	}
-	// DATA DIRECTORY='/x' keeps the file at /x/db/t.ibd: /x is the root.
-	srcRoot := filepath.Dir(filepath.Dir(a))
-	r, err := c.root(srcRoot)
-	if err != nil {
-		return false, err
+	a, dd := discovery.ResolvePath(target), discovery.ResolvePath(c.Source.Datadir)
+	var out string
+	if within(a, dd) {
+		// An absolute name inside the source's data directory: the copy's own file there (the
+		// tree copy brings it), never the source's.
+		rel, _ := filepath.Rel(dd, a)
+		out = filepath.Join(c.Target, rel)
+	} else {
+		// DATA DIRECTORY='/x' keeps the file at /x/db/t.ibd: /x is the root.
+		srcRoot := filepath.Dir(filepath.Dir(a))
+		r, err := c.root(srcRoot)
+		if err != nil {
+			return false, err
+		}
+		out = filepath.Join(r, strings.TrimPrefix(a, srcRoot+"/"))
+		c.pending = append(c.pending, extFile{src: a, dst: out})
 	}
-	out := filepath.Join(r, strings.TrimPrefix(a, srcRoot+"/"))
-	c.pending = append(c.pending, extFile{src: a, dst: out})
 	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
 		return false, err
 	}
