@@ -228,23 +228,28 @@ func TestCorruptMTRAgainstServer(t *testing.T) {
 	}
 }
 
+// fileCheckpointLSNByte is the LSN of the low byte of the checkpoint LSN in the FILE_CHECKPOINT
+// record for checkpoint cp (flipping it makes the server refuse the log).
+func fileCheckpointLSNByte(t *testing.T, l *logformat.Log, cp uint64) uint64 {
+	t.Helper()
+	sc := l.Scan(cp, logformat.ScanOptions{})
+	for sc.Next() {
+		for _, r := range sc.MTR().Records {
+			if r.Type == logformat.FileCheckpoint && r.CheckpointLSN == cp {
+				return sc.MTR().LSN + uint64(r.Pos+r.Len-1)
+			}
+		}
+	}
+	t.Fatal("no FILE_CHECKPOINT for the checkpoint")
+	return 0
+}
+
 // TestCorruptFileCheckpointAgainstServer damages the FILE_CHECKPOINT mini-transaction that the
 // checkpoint points at: innoscope reports MISSING_FILE_CHECKPOINT (error, exit 1), and the
 // server must refuse to start.
 func TestCorruptFileCheckpointAgainstServer(t *testing.T) {
 	s := lab.Get(t, "dml")
-	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 {
-		sc := l.Scan(cp, logformat.ScanOptions{})
-		for sc.Next() {
-			for _, r := range sc.MTR().Records {
-				if r.Type == logformat.FileCheckpoint && r.CheckpointLSN == cp {
-					return sc.MTR().LSN + uint64(r.Pos+r.Len-1) // low byte of the LSN
-				}
-			}
-		}
-		t.Fatal("no FILE_CHECKPOINT for the checkpoint")
-		return 0
-	})
+	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 { return fileCheckpointLSNByte(t, l, cp) })
 	out, _, code := run("log", "stats", "--json", dir)
 	var st statsJSON
 	if err := json.Unmarshal([]byte(out), &st); err != nil {

@@ -441,18 +441,7 @@ func TestVerifyFullTmpdir(t *testing.T) {
 // with --json. Before, both exited 0.
 func TestRecordsAndMapMissingFileCheckpoint(t *testing.T) {
 	s := lab.Get(t, "dml")
-	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 {
-		sc := l.Scan(cp, logformat.ScanOptions{})
-		for sc.Next() {
-			for _, r := range sc.MTR().Records {
-				if r.Type == logformat.FileCheckpoint && r.CheckpointLSN == cp {
-					return sc.MTR().LSN + uint64(r.Pos+r.Len-1)
-				}
-			}
-		}
-		t.Fatal("no FILE_CHECKPOINT for the checkpoint")
-		return 0
-	})
+	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 { return fileCheckpointLSNByte(t, l, cp) })
 	for _, args := range [][]string{{"log", "records"}, {"log", "records", "--json"}, {"map"}, {"map", "--json"}} {
 		out, errs, code := run(append(args, dir)...)
 		if code != ExitFindings || !strings.Contains(out+errs, "MISSING_FILE_CHECKPOINT") {
