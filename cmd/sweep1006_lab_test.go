@@ -1,13 +1,16 @@
 package cmd
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"innoscope/discovery"
 	"innoscope/internal/lab"
+	"innoscope/report"
 )
 
 // TestSweep1006ISLNamesOtherDatabaseFolder is crash-sweep seed 1006: after RENAME TABLE of a
@@ -90,8 +93,30 @@ func sweep1006(t *testing.T, s *lab.Scenario, otherLink, noISL bool) {
 		}
 	}
 
+	// diagnose says the table is linked to no file, with the file the log names, and does not
+	// call the link a leftover the server ignores.
+	out, errs, code := run("diagnose", "--json", src)
+	var j diagnoseJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("diagnose: exit %d: %v\n%s", code, err, errs)
+	}
+	mislinked := 0
+	for _, f := range j.Findings {
+		switch {
+		case f.Code == "MISLINKED_TABLE" && f.Severity == report.Warning && f.File == isl && strings.Contains(f.Message, discovery.ResolvePath(file)):
+			mislinked++
+		case f.Code == "STALE_ISL" && f.File == isl:
+			t.Errorf("diagnose calls %s a stale link the server ignores: %s", isl, f.Message)
+		case f.Severity == report.Error:
+			t.Errorf("diagnose: %s %s: %s (the server's crash recovery opens every table)", f.Code, f.File, f.Message)
+		}
+	}
+	if mislinked != 1 {
+		t.Errorf("diagnose: %d MISLINKED_TABLE warnings for %s naming %s, want 1: %+v", mislinked, isl, file, j.Findings)
+	}
+
 	cp := filepath.Join(base, "copy")
-	out, errs, code := run("recover", src, "--into", cp)
+	out, errs, code = run("recover", src, "--into", cp)
 	if code != ExitClean {
 		t.Fatalf("recover: exit %d\n%s\n%s", code, out, errs)
 	}

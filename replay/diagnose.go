@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -174,6 +175,15 @@ func StaleISL(t discovery.Tablespace) bool {
 // Diagnose compares dictionary, files and log, and says what recovery will meet.
 func Diagnose(in Input) []report.Finding {
 	fs := diagnoseLocations(in)
+	// A table whose link names no file while the log gives its tablespace another: not the stale
+	// leftover STALE_ISL describes, so that information gives way to a warning (ISLRedirects).
+	mislinked := map[string]bool{}
+	for _, r := range ISLRedirects(in) {
+		mislinked[discovery.ResolvePath(r.ISL)] = true
+		fs = append(fs, report.Finding{Severity: report.Warning, Code: "MISLINKED_TABLE", SpaceID: u32(r.SpaceID), File: r.ISL,
+			Message: r.String() + "; a server started without crash recovery (this one too, at its next start after recovery) follows the link and loses the table; innoscope recover writes the corrected link in its copy"})
+	}
+	fs = slices.DeleteFunc(fs, func(f report.Finding) bool { return f.Code == "STALE_ISL" && mislinked[discovery.ResolvePath(f.File)] })
 	for _, d := range Dictionary(in) {
 		if !d.Deleted && !d.Frm && !strings.Contains(d.Name, "#sql") {
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
@@ -208,6 +218,9 @@ func Diagnose(in Input) []report.Finding {
 		switch {
 		case !ok && unreadableDir(in, p) != "":
 			// The directory's own UNREADABLE_DATAFILE finding is the fault; its files are unseen.
+		case !ok && e.logged && regularFile(p):
+			// A file the log names that no scanned directory or link reaches (a DATA DIRECTORY
+			// file whose .isl names another path): the server's recovery opens it by this name.
 		case !ok:
 			msg := fmt.Sprintf("%s maps %s to space %d but there is no such file", where, e.name, e.id)
 			if e.logged {
@@ -235,6 +248,12 @@ func Diagnose(in Input) []report.Finding {
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
 	return fs
+}
+
+// regularFile reports whether p is a regular file (following links).
+func regularFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // unreadableDir is the directory of the scan that could not be read and holds p, or "".
