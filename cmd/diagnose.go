@@ -217,10 +217,7 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 // (absent, unreadable, a format innoscope does not read, no valid checkpoint): the rest of the
 // report is made from the files, their pages and the dictionary alone.
 func logUnreadableFinding(s settings, err error) report.Finding {
-	dir := s.LogDir
-	if dir == "" {
-		dir = s.Datadir
-	}
+	dir := s.logDir()
 	file := filepath.Join(dir, "ib_logfile0")
 	var fe *logformat.FormatError
 	if errors.As(err, &fe) {

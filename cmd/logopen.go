@@ -44,10 +44,7 @@ func findLogFile(s settings, arg string) (string, error) {
 		}
 		return arg, nil
 	}
-	dir := s.LogDir
-	if dir == "" {
-		dir = s.Datadir
-	}
+	dir := s.logDir()
 	p := filepath.Join(dir, "ib_logfile0")
 	if ok, err := present(p); ok || err != nil {
 		return p, err

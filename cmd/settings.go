@@ -152,6 +152,14 @@ func absPath(p string) string {
 // absolute where it is read.
 func absFlag(c *cli.Context, name string) string { return absPath(c.String(name)) }
 
+// logDir is where ib_logfile0 is: innodb_log_group_home_dir, or the data directory.
+func (s settings) logDir() string {
+	if s.LogDir == "" {
+		return s.Datadir
+	}
+	return s.LogDir
+}
+
 // systemFile is the first file of innodb_data_file_path (default ibdata1), and its directory.
 func (s settings) systemFile() (dir, name string) {
 	name = "ibdata1"

@@ -33,6 +33,9 @@ const (
 	FoundDirectory = "directory"
 )
 
+// NotePage0Zero is the Note of a datafile whose page 0 is all zero (not yet written, or torn).
+const NotePage0Zero = "page 0 is all zero"
+
 // tmpSpaceID is SRV_TMP_SPACE_ID, the fixed id of the temporary tablespace.
 const tmpSpaceID = 0xfffffffe
 
@@ -296,7 +299,7 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tabl
 		if c.foundBy == FoundTemporary {
 			t.SpaceID, t.Note = tmpSpaceID, "page 0 not written yet; the server recreates the temporary tablespace at every start"
 		} else {
-			t.Note = "page 0 is all zero"
+			t.Note = NotePage0Zero
 		}
 	}
 	if fl.FullCRC32 {

@@ -231,7 +231,7 @@ func Diagnose(in Input) []report.Finding {
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: p, LSN: e.lsn, Message: msg})
 		case f.Error != "":
 			// reported by LocationFindings
-		case f.Note == notePage0Zero:
+		case f.Note == discovery.NotePage0Zero:
 			// page0Findings
 		case f.SpaceID != e.id:
 			msg := fmt.Sprintf("page 0 carries space %d, but %s maps %s to space %d", f.SpaceID, where, e.name, e.id)
@@ -288,7 +288,7 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 			continue
 		}
 		handled[to] = true
-		if f, ok := files[from]; ok && f.Note == "page 0 is all zero" {
+		if f, ok := files[from]; ok && f.Note == discovery.NotePage0Zero {
 			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: from, LSN: u64(last.LSN),
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet; page 0 of %s is blank, so the server recovers it under that name and does not replay the rename (its DDL recovery settles the name)", last.Name, last.NewName, last.Name)})
 			continue
@@ -395,7 +395,7 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 	}
 	blank := map[string]bool{} // files whose page 0 is all zero: no flags to check pages by
 	for _, t := range in.Spaces {
-		if t.Note == notePage0Zero {
+		if t.Note == discovery.NotePage0Zero {
 			blank[absPath(in.Datadir, t.Path)] = true
 		}
 	}

@@ -22,8 +22,6 @@ import (
 //   - any other tablespace the dictionary or the log names: it starts, and the table is
 //     unusable ("Expected tablespace id S but found 0 in the file NAME").
 
-const notePage0Zero = "page 0 is all zero"
-
 // Page0Refusal is the error recover gives before it copies anything when a datafile's page 0
 // is all zero and the server refuses to start for it (the system tablespace, or a tablespace
 // whose pages the log must read); nil when there is none. in needs Datadir, Analysis and
@@ -56,7 +54,7 @@ func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[st
 		// Only the first innodb_data_file_path file starts with page 0 of the system tablespace.
 		system := t.FoundBy == discovery.FoundSystem && firstSystem
 		firstSystem = firstSystem && t.FoundBy != discovery.FoundSystem
-		if t.Note != notePage0Zero || t.Error != "" || (t.FoundBy == discovery.FoundSystem && !system) {
+		if t.Note != discovery.NotePage0Zero || t.Error != "" || (t.FoundBy == discovery.FoundSystem && !system) {
 			continue
 		}
 		p := absPath(in.Datadir, t.Path)
