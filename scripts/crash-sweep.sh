@@ -12,7 +12,8 @@
 # tables; instant and copying ALTERs, TRUNCATE, DROP+CREATE, renames across databases and
 # swaps, EXCHANGE PARTITION, ADD PARTITION), SIGKILL after a random delay. Then:
 #   A  the server's own crash recovery of a copy (crashed/ and ext-crashed/ stay as SIGKILL
-#      left them): did it start, run crash recovery; CHECK TABLE and CHECKSUM TABLE per table;
+#      left them): did it start, run crash recovery; CHECK TABLE and CHECKSUM TABLE per table
+#      (when a small buffer pool stalls that recovery, A is judged again with a larger pool);
 #   B  `innoscope diagnose crashed` and `innoscope recover crashed --into B`, then the server
 #      on B: it must start with no crash recovery and no [ERROR] line that A did not log, and
 #      give A's CHECK TABLE and CHECKSUM TABLE. The source (crashed/, ext-crashed/) is hashed
@@ -103,6 +104,21 @@ crash_run() {
   ln -s ext-A "$w/ext"
   (verdict_of "$w/A" "$w/A" "${opts[@]}") >"$w/A.harness" 2>&1 || echo "harness=verdict-failed" >>"$w/A.txt"
   kill_servers "$w/A"
+  # A small buffer pool can stall the server's own recovery ("Could not free any blocks in the
+  # buffer pool"): the judge is then silent, not wrong. Judge again on a fresh copy with a pool
+  # large enough; the recovered data does not depend on the pool size. B gets the same options.
+  local a_retry=0
+  if grep -q "Could not free any blocks in the buffer pool" "$w/A.err" 2>/dev/null &&
+    [ "$(kv "$w/A.txt" started)" != 1 ]; then
+    a_retry=1
+    mv "$w/A.err" "$w/A.stalled.err"
+    rm -rf "$w/A" "$w/ext-A" "$w/A.txt"
+    cp -a --sparse=always "$w/crashed" "$w/A"
+    cp -a --sparse=always "$w/ext-crashed" "$w/ext-A"
+    opts+=(--innodb-buffer-pool-size=256M)
+    (verdict_of "$w/A" "$w/A" "${opts[@]}") >"$w/A.harness" 2>&1 || echo "harness=verdict-failed" >>"$w/A.txt"
+    kill_servers "$w/A"
+  fi
   rm "$w/ext" && ln -s ext-crashed "$w/ext"
 
   # B: innoscope on the frozen source, then the server on its copy.
@@ -153,6 +169,7 @@ crash_run() {
     echo "seed=$seed"; echo "class=$class"; echo "why=${why//$'\n'/ }"
     echo "options=$(tr '\n' ' ' <"$w/options.txt")"; echo "delay_ms=$(cat "$w/delay_ms.txt")"
     echo "a_started=$a_started"; echo "a_crash_recovery=$a_cr"; echo "a_tables_ok=$a_ok"
+    echo "a_retried_with_larger_buffer_pool=$a_retry"
     echo "recover_exit=$rec"; echo "b_started=$b_started"; echo "b_crash_recovery=$b_cr"
     echo "diagnose_exit=$diag"; echo "diagnose_agrees=$agree"; echo "source_unchanged=$source_same"
   } >"$w/result.txt"
