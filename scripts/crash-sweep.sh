@@ -33,7 +33,7 @@
 # are removed. Exit 1 when any crash is wrong-copy, needless-refusal or other.
 set -euo pipefail
 
-[ $# -ge 2 ] || { sed -n '2,32p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,33p' "$0" >&2; exit 2; }
 N=$1 SEED=$2 OUT=${3:-/tmp/crash-sweep-$2}
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=mariadb-lab.sh
