@@ -16,5 +16,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(ExitError)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeISLCrash()
+	os.Exit(code)
 }

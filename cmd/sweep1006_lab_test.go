@@ -166,3 +166,26 @@ func TestSweep1050CopyLinksStayInCopy(t *testing.T) {
 		t.Errorf("%d .isl files in the copy, want the scenario's and the added one", links)
 	}
 }
+
+// TestSweep1006NoMissingFrmInDataDirectoryFolder is the dictionary side of crash-sweep seed
+// 1006: db2.r with DATA DIRECTORY renamed to db1.r keeps its file in the DATA DIRECTORY's db2
+// folder, and the log (a change after the checkpoint) names EXT/db2/r.ibd. diagnose read the
+// dictionary after recovery by the log's file folder, renamed db1/r to db2/r and warned
+// MISSING_FRM for db2/r.frm (the .frm is db1/r.frm, and the server opens the table). Made by
+// the real server (islWorkload); no MISSING_FRM for any table the server's own recovery opens.
+func TestSweep1006NoMissingFrmInDataDirectoryFolder(t *testing.T) {
+	w := islCrash(t)
+	checks, err := os.ReadFile(filepath.Join(w, "A.checks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(checks), "db1.r\tOK") {
+		t.Fatalf("the server's own recovery did not open db1.r:\n%s", checks)
+	}
+	j := diagnoseFindings(t, filepath.Join(w, "crashed"))
+	for _, f := range j.Findings {
+		if f.Code == "MISSING_FRM" {
+			t.Errorf("diagnose: %s %s: %s (the server's own recovery opens every table: %q)", f.Code, f.File, f.Message, checks)
+		}
+	}
+}

@@ -228,6 +228,9 @@ func (c *Copy) relink(src, dst string) (bool, error) {
 		return false, err
 	}
 	if r, ok := c.Redirect[discovery.ResolvePath(src)]; ok {
+		if r == strings.TrimSuffix(discovery.ResolvePath(src), ".isl")+".ibd" {
+			return true, nil // the table's own file: the copy has no link (ISLRedirect.NoLink)
+		}
 		target = r
 	}
 	return c.link(target, dst)

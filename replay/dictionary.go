@@ -34,7 +34,7 @@ func Dictionary(in Input) []DictEntry {
 			if s := in.Analysis.Map.Spaces[t.SpaceID]; s != nil {
 				if s.Deleted {
 					e.Deleted = true
-				} else if n := tableName(s.Name); n != "" && n != t.Name {
+				} else if n := nameAfter(in.Datadir, t.Name, s.Name); n != "" && n != t.Name {
 					e.OnDisk, e.Name = t.Name, n
 				}
 			}
@@ -64,6 +64,22 @@ func tableName(file string) string {
 		return ""
 	}
 	return parts[len(parts)-2] + "/" + parts[len(parts)-1]
+}
+
+// nameAfter is the name of table row (db/t on disk) after recovery when the log's last name for
+// its tablespace is file: ./db/t2.ibd gives db/t2. A file outside the data directory (DATA
+// DIRECTORY) lies in the folder of the database it was created in (RENAME TABLE keeps the
+// directory and changes only the file name: os_file_make_new_pathname), so only its file name
+// is the table's; the database stays the row's (crash-sweep seed 1006: db2/t#P#p0 in DATA_DIR/db1/).
+func nameAfter(datadir, row, file string) string {
+	if filepath.IsAbs(file) && !within(discovery.ResolvePath(file), discovery.ResolvePath(datadir)) {
+		db, _, ok := strings.Cut(row, "/")
+		if !ok {
+			return ""
+		}
+		return db + "/" + strings.TrimSuffix(filepath.Base(file), ".ibd")
+	}
+	return tableName(file)
 }
 
 // frmName is the table whose .frm describes name: a partition (db/t#P#p0, db/t#P#p0#SP#s0)

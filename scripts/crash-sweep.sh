@@ -69,8 +69,12 @@ kill_servers() {
 kv() { sed -n "s/^$2=//p" "$1" 2>/dev/null | head -1; }
 
 # errors_only_in B.err A.err: the [ERROR] messages of B (timestamps cut) that A did not log.
+# B's DATA DIRECTORY files are in the copy's external directory (W/B.external/N/), A's in W/ext/
+# (W: the crash's directory), so B's messages name those paths as A's: a stale .isl that the
+# server's own recovery keeps too gives one message in both, not two.
 errors_only_in() {
-  comm -23 <(sed -n 's/^.*\[ERROR\] //p' "$1" | LC_ALL=C sort -u) \
+  local w; w=$(dirname "$1")
+  comm -23 <(sed -n 's/^.*\[ERROR\] //p' "$1" | sed "s#$w/B\.external/[0-9]*/#$w/ext/#g" | LC_ALL=C sort -u) \
     <(sed -n 's/^.*\[ERROR\] //p' "$2" 2>/dev/null | LC_ALL=C sort -u)
 }
 
