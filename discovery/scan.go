@@ -33,8 +33,25 @@ const (
 	FoundDirectory = "directory"
 )
 
-// NotePage0Zero is the Note of a datafile whose page 0 is all zero (not yet written, or torn).
+// NotePage0Zero is the Note of a datafile whose page 0 is blank (BlankPage0: not yet written,
+// or torn).
 const NotePage0Zero = "page 0 is all zero"
+
+// MinPhysicalPageSize is the smallest page a tablespace file has on disk: 1 KiB, the
+// ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=1 page (the server's UNIV_ZIP_SIZE_MIN).
+const MinPhysicalPageSize = 1 << 10
+
+// BlankPage0 reports whether a datafile whose first bytes are p has no page 0 yet: its first
+// MinPhysicalPageSize bytes are zero. Page 0 of every physical size (1 to 16 KiB compressed, 4 to
+// 64 KiB not) carries its page number, type and space id and the FSP flags in that span, and
+// the flags give the physical page size, so while it is blank the size is not known and the
+// bytes after it may be later pages already written (a ROW_FORMAT=COMPRESSED file created
+// after the checkpoint whose pages 1.. were flushed before page 0: 16 KiB from the start of a
+// KEY_BLOCK_SIZE=2 file are eight pages). The server's crash recovery defers such a file
+// (MariaDB 10.11 Datafile::validate_first_page in recovery: a first page that is all zero, fails
+// its checks, or carries space id 0 is deferred, and with space id 0 no doublewrite copy is
+// looked for) until the log rebuilds page 0; it never reads the file's other pages before that.
+func BlankPage0(p []byte) bool { return IsZero(p[:min(len(p), MinPhysicalPageSize)]) }
 
 // tmpSpaceID is SRV_TMP_SPACE_ID, the fixed id of the temporary tablespace.
 const tmpSpaceID = 0xfffffffe
@@ -290,6 +307,10 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tabl
 		t.Encryption = scheme
 	}
 	v := CheckPage(f.page0, fl, 0, f.FSP.SpaceID)
+	if (c.foundBy == FoundScan || c.foundBy == FoundISL) && BlankPage0(f.page0) {
+		// A blank ROW_FORMAT=COMPRESSED page 0 followed by written pages is not one 16 KiB page.
+		v = Verdict{Algorithm: AlgEmpty}
+	}
 	t.ChecksumAlgorithm = string(v.Algorithm)
 	if v.Corrupt {
 		t.ChecksumAlgorithm, t.Note = "corrupt", "page 0: "+v.Reason

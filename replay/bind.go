@@ -5,8 +5,9 @@ import "sort"
 // FileState is what crash recovery finds at a file name the log gives a tablespace.
 type FileState struct {
 	Exists bool
-	// Deferred: page 0 cannot be used yet (all zero: created after the checkpoint and not
-	// flushed); the server's fil_ibd_load returns FIL_LOAD_DEFER and does not check its id.
+	// Deferred: page 0 cannot be used yet (blank, discovery.BlankPage0: created after the
+	// checkpoint and not flushed, though later pages may be); the server's fil_ibd_load returns
+	// FIL_LOAD_DEFER and does not check its id.
 	Deferred bool
 	SpaceID  uint32 // the space id page 0 carries (when it exists and is not deferred)
 }

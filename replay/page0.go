@@ -119,11 +119,11 @@ func serverName(datadir, p string) string {
 }
 
 // refuseZeroPage0 fails, as the server does, when the log must read pages of tablespace id,
-// whose file p (opened read-write in the copy) has an all-zero page 0 that no INIT_PAGE
-// rebuilds: the server cannot apply the log to it and refuses to start.
+// whose file p (opened read-write in the copy) has a blank page 0 (discovery.BlankPage0) that
+// no INIT_PAGE rebuilds: the server cannot apply the log to it and refuses to start.
 func (r *recovery) refuseZeroPage0(id uint32, p string, f *os.File) error {
-	b := make([]byte, r.opt.PageSize)
-	if n, _ := f.ReadAt(b, 0); !discovery.IsZero(b[:n]) {
+	b := make([]byte, discovery.MinPhysicalPageSize)
+	if n, _ := f.ReadAt(b, 0); !discovery.BlankPage0(b[:n]) {
 		return nil
 	}
 	if read, ok := r.an.Pages[PageID{id, 0}]; ok && !read {

@@ -94,8 +94,9 @@ func (r *recovery) openSpace(id uint32) (*tsFile, error) {
 	return r.openPath(id, paths[0], false)
 }
 
-// pageZero reads what crash recovery finds at p for Bind: absent, a blank page 0 (deferred),
-// or the space id page 0 carries. An unreadable file is an error.
+// pageZero reads what crash recovery finds at p for Bind: absent, a page 0 the server defers,
+// or the space id page 0 carries. A blank page 0 (discovery.BlankPage0) is judged on its first
+// KiB, as its physical page size is unknown. An unreadable file is an error.
 func pageZero(p string, pageSize int) (FileState, error) {
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -109,7 +110,7 @@ func pageZero(p string, pageSize int) (FileState, error) {
 	if n < filPageSpaceID+4 {
 		return FileState{Exists: true, Deferred: true}, nil
 	}
-	return FileState{Exists: true, Deferred: discovery.IsZero(b[:n]), SpaceID: binary.BigEndian.Uint32(b[filPageSpaceID:])}, nil
+	return FileState{Exists: true, Deferred: discovery.BlankPage0(b[:n]), SpaceID: binary.BigEndian.Uint32(b[filPageSpaceID:])}, nil
 }
 
 // bindSpaces binds every tablespace the log names to its file in the copy, as the server's
