@@ -269,6 +269,10 @@ func (r *recovery) finishFiles() error {
 	if err != nil {
 		return err
 	}
+	back, err := r.rolledBackRenames()
+	if err != nil {
+		return err
+	}
 	ids := make([]uint32, 0, len(r.spaces))
 	for id, t := range r.spaces {
 		if t != nil {
@@ -291,7 +295,15 @@ func (r *recovery) finishFiles() error {
 		// log reverts: the server replays it, then InnoDB's rollback of the uncommitted
 		// transaction renames the file back, so the file stays where it is. Only the rename
 		// of a finished statement is replayed.
-		if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 {
+		if name, ok := back[id]; ok {
+			// the server's rollback of the rename's transaction puts the file back at name
+			from, err := r.renameBack(t, name)
+			if err != nil {
+				return err
+			} else if from != "" {
+				res.RenamedFrom, res.Path = from, t.path
+			}
+		} else if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 {
 			if want := r.opt.CopyPath(s.Name); discovery.ResolvePath(want) != discovery.ResolvePath(t.path) &&
 				!ddl[tableName(s.Name)] && !ddl[tableName(t.path)] {
 				if err := renameSpace(t, want); err != nil {
