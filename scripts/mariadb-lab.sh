@@ -40,7 +40,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -360,8 +360,47 @@ UPDATE db.zb SET b = REPEAT(MD5(id + 1), 700) WHERE id % 3 = 0;
 DELETE FROM db.zb WHERE id % 7 = 0;
 EOF
     ;;
+    # The server kills itself in the ALTER (see scenario): after the file of the new p1 has
+    # taken its name and before the rename's transaction commits.
+    tmp_partition) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.ph (id INT PRIMARY KEY, v VARCHAR(100), KEY(v)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 3;
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.ph SELECT seq, REPEAT(CHAR(97 + seq % 26), 60) FROM seq_1_to_3000;
+INSERT INTO db.t SELECT seq, 't' FROM seq_1_to_500;
+SET GLOBAL innodb_log_checkpoint_now=1;
+UPDATE db.ph SET v = 'late' WHERE id % 10 = 0;
+EOF
+    ;;
     *) die "unknown scenario '$1' (known: $SCENARIOS)" ;;
   esac
+}
+
+# kill_after_rename OUT: build OUT/killrename.so, an LD_PRELOAD library whose rename() kills the
+# process with SIGKILL right after it renamed a file whose old name has "#TMP#" and whose new
+# name ends with $LAB_KILL_AFTER_RENAME_TO: a crash at an exact point between a file operation
+# and the commit of its transaction (InnoDB logs FILE_RENAME and writes the log before it renames
+# the file, and commits after).
+kill_after_rename() {
+  command -v cc >/dev/null 2>&1 || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq gcc >/dev/null; }
+  cat >"$1/killrename.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int rename(const char *from, const char *to) {
+  static int (*next)(const char *, const char *);
+  if (!next) next = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+  int r = next(from, to);
+  const char *want = getenv("LAB_KILL_AFTER_RENAME_TO");
+  size_t n = want ? strlen(want) : 0, m = strlen(to);
+  if (r == 0 && n && m >= n && strstr(from, "#TMP#") && !strcmp(to + m - n, want)) kill(getpid(), SIGKILL);
+  return r;
+}
+EOF
+  cc -shared -fPIC -o "$1/killrename.so" "$1/killrename.c" -ldl
 }
 
 # be64 FILE OFFSET: the big-endian 64-bit integer at OFFSET.
@@ -485,7 +524,12 @@ scenario() {
   # The key file of the file_key_management plugin (used where the options name it).
   echo "1;$(printf '%064x' 1)" >"$out/keys.txt"
   workload "$name" "$out" >"$out/workload.sql"
-  fresh_server "$out" "${opts[@]}"
+  if [ "$name" = tmp_partition ]; then
+    kill_after_rename "$out"
+    LD_PRELOAD=$out/killrename.so LAB_KILL_AFTER_RENAME_TO='#P#p1.ibd' fresh_server "$out" "${opts[@]}"
+  else
+    fresh_server "$out" "${opts[@]}"
+  fi
   # The workload runs in two parts around an optional "-- lab:facts" line, where the live server's
   # column counts are recorded (facts.tsv: table, columns) before any instant ALTER changes them.
   sql "$s" "$(sed '/^-- lab:facts/,$d' "$out/workload.sql")"
@@ -515,7 +559,17 @@ scenario() {
     sleep 0.3
     compgen -G "$d/db/#sql-alter*.ibd" >/dev/null || die "the copying ALTER TABLE ended before the crash"
   fi
-  if [ "$name" = wrapped ]; then wrap_until_straddle "$d" "$s" "$out"
+  if [ "$name" = tmp_partition ]; then
+    # ADD PARTITION of a HASH table reorganises every partition into #TMP# files, then per
+    # partition drops the old file and renames the #TMP# one: the server dies right after
+    # renaming p1#TMP# to p1 (uncommitted), with p2#TMP# and p3#TMP# still to rename.
+    local pid; pid=$(cat "$d/lab.pid")
+    sql "$s" "ALTER TABLE db.ph ADD PARTITION PARTITIONS 1" >/dev/null 2>&1 && die "the ALTER TABLE was not cut"
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    rm -f "$d/lab.pid"
+    [ -f "$d/db/ph#P#p1.ibd" ] && [ ! -e "$d/db/ph#P#p1#TMP#.ibd" ] && [ -f "$d/db/ph#P#p2#TMP#.ibd" ] ||
+      die "the crash did not come after the rename of ph#P#p1#TMP#: $(ls "$d/db")"
+  elif [ "$name" = wrapped ]; then wrap_until_straddle "$d" "$s" "$out"
   elif [ "$name" = clean ] || [ "${name#formats_}" != "$name" ]; then stop_clean "$d" "$s"
   else crash "$d"; fi
   cp -a "$d" "$out/crashed"
