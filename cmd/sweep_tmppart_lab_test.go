@@ -12,9 +12,9 @@ import (
 	"innoscope/internal/lab"
 )
 
-// TestSweep1089TmpPartitionRenameRolledBack is crash-sweep seed 1089: the crash cut ALTER TABLE
-// ... ADD PARTITION of a HASH table after ha_partition had renamed the file of a new partition
-// from s2t1#P#p1#TMP#.ibd to s2t1#P#p1.ibd and before the rename's transaction committed. The
+// TestSweep1089TmpPartitionRolledBack is crash-sweep seed 1089: the crash cut ALTER TABLE ...
+// ADD PARTITION of a HASH table after ha_partition had renamed the file of a new partition from
+// s2t1#P#p1#TMP#.ibd to s2t1#P#p1.ibd and before the rename's transaction committed. The
 // server's own recovery opens the tablespace from the log under the new name; its rollback
 // restores the SYS_TABLES row s2t1#P#p1#TMP# and renames the file back, and the DDL log then
 // renames the partition forward again. innoscope's copy kept the file at the new name: the
@@ -22,13 +22,21 @@ import (
 // rollback restored ("Cannot open datafile for read-only: './db1/s2t1#P#p1#TMP#.ibd'") and lost
 // the partition ("Failed to open table db1/s2t1#P#p1").
 //
-// The lab's tmp_partition scenario makes that crash with the real server at that exact point
-// (it kills itself right after the rename of ph#P#p1#TMP#.ibd); the judge is the server's own
-// recovery of it. The server on innoscope's copy must start without crash recovery, log no
-// [ERROR] its own recovery did not, give the same CHECK TABLE and CHECKSUM TABLE, and leave the
-// same files and the same live SYS_TABLES rows (names and space ids) as its own recovery.
-func TestSweep1089TmpPartitionRenameRolledBack(t *testing.T) {
-	s := lab.Get(t, "tmp_partition")
+// The lab's tmp_partition scenario makes that crash with the real server at that exact point (it
+// kills itself right after the rename of ph#P#p1#TMP#.ibd); tmp_partition_create right after it
+// created the file ph#P#p1#TMP#.ibd, whose creation the rollback undoes by deleting the file
+// (which the server on innoscope's copy left behind). The judge is the server's own recovery of
+// each: the server on innoscope's copy must start without crash recovery, log no [ERROR] its own
+// recovery did not, give the same CHECK TABLE and CHECKSUM TABLE, and leave the same files and
+// the same live SYS_TABLES rows (names and space ids) as its own recovery.
+func TestSweep1089TmpPartitionRolledBack(t *testing.T) {
+	for _, name := range []string{"tmp_partition", "tmp_partition_create"} {
+		t.Run(name, func(t *testing.T) { sweep1089(t, lab.Get(t, name)) })
+	}
+}
+
+// sweep1089 recovers scenario s with innoscope and judges the copy by the server's own recovery.
+func sweep1089(t *testing.T, s *lab.Scenario) {
 	before := lab.HashTree(t, s.Crashed)
 	cp := filepath.Join(t.TempDir(), "copy")
 	out, errs, code := run("recover", s.Crashed, "--into", cp)

@@ -176,6 +176,8 @@ type DictIndex struct {
 	SpaceID uint32 `json:"space_id"`
 	PageNo  uint32 `json:"root_page"`
 	Deleted bool   `json:"deleted"`
+	// TrxID is DB_TRX_ID: the transaction that wrote the row (or delete-marked it) last.
+	TrxID uint64 `json:"-"`
 }
 
 // ReadDictIndexes reads SYS_INDEXES: TABLE_ID, ID, DB_TRX_ID, DB_ROLL_PTR, NAME, N_FIELDS,
@@ -193,7 +195,7 @@ func ReadDictIndexes(t *File) ([]DictIndex, error) {
 		be := binary.BigEndian
 		out = append(out, DictIndex{TableID: be.Uint64(f[0]), ID: be.Uint64(f[1]), Name: string(f[4]),
 			NFields: be.Uint32(f[5]), Type: be.Uint32(f[6]), SpaceID: be.Uint32(f[7]), PageNo: be.Uint32(f[8]),
-			Deleted: info&recInfoDeleted != 0})
+			Deleted: info&recInfoDeleted != 0, TrxID: uint48(f[2])})
 		return nil
 	})
 	return out, err

@@ -269,9 +269,16 @@ func (r *recovery) finishFiles() error {
 	if err != nil {
 		return err
 	}
-	back, err := r.rolledBackRenames()
+	plan, err := r.planRollback()
 	if err != nil {
 		return err
+	}
+	for id := range plan.removes {
+		res, err := r.removeCreated(id)
+		if err != nil {
+			return err
+		}
+		r.res.Spaces = append(r.res.Spaces, res)
 	}
 	ids := make([]uint32, 0, len(r.spaces))
 	for id, t := range r.spaces {
@@ -295,7 +302,7 @@ func (r *recovery) finishFiles() error {
 		// log reverts: the server replays it, then InnoDB's rollback of the uncommitted
 		// transaction renames the file back, so the file stays where it is. Only the rename
 		// of a finished statement is replayed.
-		if name, ok := back[id]; ok {
+		if name, ok := plan.renames[id]; ok {
 			// the server's rollback of the rename's transaction puts the file back at name
 			from, err := r.renameBack(t, name)
 			if err != nil {
@@ -318,6 +325,7 @@ func (r *recovery) finishFiles() error {
 		}
 		r.res.Spaces = append(r.res.Spaces, res)
 	}
+	sort.Slice(r.res.Spaces, func(i, j int) bool { return r.res.Spaces[i].ID < r.res.Spaces[j].ID })
 	return nil
 }
 

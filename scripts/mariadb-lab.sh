@@ -40,7 +40,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -361,8 +361,9 @@ DELETE FROM db.zb WHERE id % 7 = 0;
 EOF
     ;;
     # The server kills itself in the ALTER (see scenario): after the file of the new p1 has
-    # taken its name and before the rename's transaction commits.
-    tmp_partition) cat <<'EOF'
+    # taken its name and before the rename's transaction commits (tmp_partition), or right after
+    # it created the file ph#P#p1#TMP#.ibd (tmp_partition_create).
+    tmp_partition*) cat <<'EOF'
 CREATE DATABASE db;
 CREATE TABLE db.ph (id INT PRIMARY KEY, v VARCHAR(100), KEY(v)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 3;
 CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
@@ -376,31 +377,56 @@ EOF
   esac
 }
 
-# kill_after_rename OUT: build OUT/killrename.so, an LD_PRELOAD library whose rename() kills the
-# process with SIGKILL right after it renamed a file whose old name has "#TMP#" and whose new
-# name ends with $LAB_KILL_AFTER_RENAME_TO: a crash at an exact point between a file operation
-# and the commit of its transaction (InnoDB logs FILE_RENAME and writes the log before it renames
-# the file, and commits after).
-kill_after_rename() {
+# kill_at OUT: build OUT/killat.so, an LD_PRELOAD library that kills the process with SIGKILL
+# right after it renamed a file whose old name has "#TMP#" and whose new name ends with
+# $LAB_KILL_AFTER_RENAME_TO, or created a file whose name ends with $LAB_KILL_AFTER_CREATE: a
+# crash at an exact point between a file operation and the commit of its transaction (InnoDB
+# logs FILE_RENAME or FILE_CREATE and writes the log before the file operation, and commits after).
+kill_at() {
   command -v cc >/dev/null 2>&1 || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq gcc >/dev/null; }
-  cat >"$1/killrename.c" <<'EOF'
+  cat >"$1/killat.c" <<'EOF'
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+static int ends(const char *s, const char *env) {
+  const char *w = getenv(env);
+  size_t n = w ? strlen(w) : 0, m = strlen(s);
+  return n && m >= n && !strcmp(s + m - n, w);
+}
 int rename(const char *from, const char *to) {
   static int (*next)(const char *, const char *);
   if (!next) next = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
   int r = next(from, to);
-  const char *want = getenv("LAB_KILL_AFTER_RENAME_TO");
-  size_t n = want ? strlen(want) : 0, m = strlen(to);
-  if (r == 0 && n && m >= n && strstr(from, "#TMP#") && !strcmp(to + m - n, want)) kill(getpid(), SIGKILL);
+  if (r == 0 && strstr(from, "#TMP#") && ends(to, "LAB_KILL_AFTER_RENAME_TO")) kill(getpid(), SIGKILL);
   return r;
 }
+static int opened(const char *p, int flags, int fd) {
+  if (fd >= 0 && (flags & O_CREAT) && ends(p, "LAB_KILL_AFTER_CREATE")) kill(getpid(), SIGKILL);
+  return fd;
+}
+int open(const char *p, int flags, ...) {
+  static int (*next)(const char *, int, ...);
+  if (!next) next = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+  va_list a; va_start(a, flags);
+  int mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(a, int) : 0;
+  va_end(a);
+  return opened(p, flags, next(p, flags, mode));
+}
+int open64(const char *p, int flags, ...) {
+  static int (*next)(const char *, int, ...);
+  if (!next) next = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
+  va_list a; va_start(a, flags);
+  int mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(a, int) : 0;
+  va_end(a);
+  return opened(p, flags, next(p, flags, mode));
+}
 EOF
-  cc -shared -fPIC -o "$1/killrename.so" "$1/killrename.c" -ldl
+  cc -shared -fPIC -o "$1/killat.so" "$1/killat.c" -ldl
 }
 
 # be64 FILE OFFSET: the big-endian 64-bit integer at OFFSET.
@@ -525,8 +551,11 @@ scenario() {
   echo "1;$(printf '%064x' 1)" >"$out/keys.txt"
   workload "$name" "$out" >"$out/workload.sql"
   if [ "$name" = tmp_partition ]; then
-    kill_after_rename "$out"
-    LD_PRELOAD=$out/killrename.so LAB_KILL_AFTER_RENAME_TO='#P#p1.ibd' fresh_server "$out" "${opts[@]}"
+    kill_at "$out"
+    LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_RENAME_TO='#P#p1.ibd' fresh_server "$out" "${opts[@]}"
+  elif [ "$name" = tmp_partition_create ]; then
+    kill_at "$out"
+    LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_CREATE='#P#p1#TMP#.ibd' fresh_server "$out" "${opts[@]}"
   else
     fresh_server "$out" "${opts[@]}"
   fi
@@ -559,16 +588,23 @@ scenario() {
     sleep 0.3
     compgen -G "$d/db/#sql-alter*.ibd" >/dev/null || die "the copying ALTER TABLE ended before the crash"
   fi
-  if [ "$name" = tmp_partition ]; then
-    # ADD PARTITION of a HASH table reorganises every partition into #TMP# files, then per
-    # partition drops the old file and renames the #TMP# one: the server dies right after
-    # renaming p1#TMP# to p1 (uncommitted), with p2#TMP# and p3#TMP# still to rename.
+  if [ "${name#tmp_partition}" != "$name" ]; then
+    # ADD PARTITION of a HASH table creates every partition anew as a #TMP# file (each in a
+    # transaction of its own), copies the rows, then per partition drops the old file and renames
+    # the #TMP# one. tmp_partition: the server dies right after renaming p1#TMP# to p1
+    # (uncommitted), with p2#TMP# still to rename; tmp_partition_create: right after it created
+    # the empty file p1#TMP# (uncommitted), with p0#TMP# made.
     local pid; pid=$(cat "$d/lab.pid")
     sql "$s" "ALTER TABLE db.ph ADD PARTITION PARTITIONS 1" >/dev/null 2>&1 && die "the ALTER TABLE was not cut"
     while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
     rm -f "$d/lab.pid"
-    [ -f "$d/db/ph#P#p1.ibd" ] && [ ! -e "$d/db/ph#P#p1#TMP#.ibd" ] && [ -f "$d/db/ph#P#p2#TMP#.ibd" ] ||
-      die "the crash did not come after the rename of ph#P#p1#TMP#: $(ls "$d/db")"
+    if [ "$name" = tmp_partition ]; then
+      [ -f "$d/db/ph#P#p1.ibd" ] && [ ! -e "$d/db/ph#P#p1#TMP#.ibd" ] && [ -f "$d/db/ph#P#p2#TMP#.ibd" ] ||
+        die "the crash did not come after the rename of ph#P#p1#TMP#: $(ls "$d/db")"
+    else
+      [ -f "$d/db/ph#P#p0#TMP#.ibd" ] && [ -f "$d/db/ph#P#p1#TMP#.ibd" ] && [ ! -e "$d/db/ph#P#p2#TMP#.ibd" ] ||
+        die "the crash did not come after the creation of ph#P#p1#TMP#: $(ls "$d/db")"
+    fi
   elif [ "$name" = wrapped ]; then wrap_until_straddle "$d" "$s" "$out"
   elif [ "$name" = clean ] || [ "${name#formats_}" != "$name" ]; then stop_clean "$d" "$s"
   else crash "$d"; fi
