@@ -16,14 +16,13 @@ import (
 // segment holds its state and the offset of its last undo log header, which starts with the
 // transaction id.
 const (
-	trxSysPage      = 5
-	trxSysRsegs     = discovery.FilPageData + 8 + 10 // TRX_SYS_RSEGS, after TRX_SYS_TRX_ID_STORE and an FSEG header
-	trxSysNRsegs    = 128
-	trxRsegSlots    = discovery.FilPageData + 34 // TRX_RSEG_UNDO_SLOTS
-	trxUndoSegHdr   = discovery.FilPageData + 18 // TRX_UNDO_SEG_HDR, after TRX_UNDO_PAGE_HDR
-	trxUndoActive   = 1                          // TRX_UNDO_STATE of a transaction the server rolls back
-	undoPageNull    = 0xffffffff
-	maxUndoLogFirst = 1 << 16
+	trxSysPage    = 5
+	trxSysRsegs   = discovery.FilPageData + 8 + 10 // TRX_SYS_RSEGS, after TRX_SYS_TRX_ID_STORE and an FSEG header
+	trxSysNRsegs  = 128
+	trxRsegSlots  = discovery.FilPageData + 34 // TRX_RSEG_UNDO_SLOTS
+	trxUndoSegHdr = discovery.FilPageData + 18 // TRX_UNDO_SEG_HDR, after TRX_UNDO_PAGE_HDR
+	trxUndoActive = 1                          // TRX_UNDO_STATE of a transaction the server rolls back
+	undoPageNull  = 0xffffffff
 )
 
 // activeTransactions are the ids of the transactions the copy's undo logs hold as active: the
