@@ -217,7 +217,7 @@ func (r *recovery) renameBack(t *tsFile, name string) (string, error) {
 		return "", nil
 	}
 	if filepath.IsAbs(name) {
-		return "", fmt.Errorf("tablespace %d: the server rolls back the rename of DATA DIRECTORY file %s to %s (its file and .isl go back to the old name): innoscope does not make that copy",
+		return "", fmt.Errorf("tablespace %d: the rename of DATA DIRECTORY file %s to %s belongs to a transaction the server rolls back at start (moving the file and its .isl back, which its own recovery does with errors): innoscope does not make such a copy",
 			t.id, name, t.path)
 	}
 	if err := renameSpace(t, want); err != nil {
