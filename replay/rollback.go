@@ -99,8 +99,8 @@ func (s sysReader) ReadAt(p []byte, off int64) (int, error) {
 // rollbackPlan is what the server's rollback of the transactions a crash left active does to
 // the files of the tablespaces recovery opened (see planRollback).
 type rollbackPlan struct {
-	renames map[uint32]string // the log's name a file goes back to
-	removes map[uint32]bool   // tablespaces whose file the rollback deletes
+	renames map[uint32]Event // the rename the rollback undoes: the file goes back to its Name
+	removes map[uint32]bool  // tablespaces whose file the rollback deletes
 }
 
 // planRollback reads the copy's undo logs and data dictionary after the replay and returns
@@ -123,7 +123,7 @@ type rollbackPlan struct {
 // fil_delete_tablespace), which only an open tablespace can be: the server on a copy would
 // leave the file behind (an ADD PARTITION cut while it created the #TMP# partitions).
 func (r *recovery) planRollback() (*rollbackPlan, error) {
-	plan := &rollbackPlan{renames: map[uint32]string{}, removes: map[uint32]bool{}}
+	plan := &rollbackPlan{renames: map[uint32]Event{}, removes: map[uint32]bool{}}
 	last := map[uint32]Event{}
 	for id, s := range r.an.Map.Spaces {
 		if s.Deleted || id == 0 || r.spaces[id] == nil {
@@ -188,7 +188,7 @@ func (r *recovery) planRollback() (*rollbackPlan, error) {
 					return nil, fmt.Errorf("tablespace %d: the log renames %s to %s (LSN %d) while SYS_TABLES has %s renamed to %s by transaction %d, which the server rolls back: cannot tell where the rollback leaves the file",
 						id, e.Name, e.NewName, e.LSN, old.Name, live.Name, live.TrxID)
 				}
-				plan.renames[id] = e.Name
+				plan.renames[id] = e
 			}
 		}
 	}
@@ -208,22 +208,31 @@ func (r *recovery) removeCreated(id uint32) (SpaceResult, error) {
 		Removed: "its CREATE is rolled back"}, nil
 }
 
-// renameBack moves t's file in the copy to the log's name before its last rename (from
-// planRollback), unless it is there already (the crash cut the rename before the file
-// was renamed); it returns the file's former path when it moved it.
-func (r *recovery) renameBack(t *tsFile, name string) (string, error) {
-	want := r.opt.CopyPath(name)
+// renameBack moves t's file in the copy back to the log's name before its last rename e (from
+// planRollback), unless it is there already (the crash cut the rename before the file was
+// renamed); it returns the file's former path when it moved it. A DATA DIRECTORY file moves
+// back within the copy's external directory, and the links follow it as the rollback's rename
+// makes them: the old name's .isl names the file, the new name's is removed.
+func (r *recovery) renameBack(t *tsFile, e Event) (string, error) {
+	want := r.opt.CopyPath(e.Name)
 	if discovery.ResolvePath(want) == discovery.ResolvePath(t.path) {
 		return "", nil
 	}
-	if filepath.IsAbs(name) {
-		return "", fmt.Errorf("tablespace %d: the rename of DATA DIRECTORY file %s to %s belongs to a transaction the server rolls back at start (moving the file and its .isl back, which its own recovery does with errors): innoscope does not make such a copy",
-			t.id, name, t.path)
-	}
 	if err := renameSpace(t, want); err != nil {
-		return "", fmt.Errorf("%w (the server's rollback of the rename's transaction moves the file back to %s)", err, name)
+		return "", fmt.Errorf("%w (the server's rollback of the rename's transaction moves the file back to %s)", err, e.Name)
 	}
 	from := t.path
 	t.path = want
+	if filepath.IsAbs(e.Name) {
+		isl := func(name string) string {
+			return filepath.Join(r.opt.Copy.Datadir, filepath.FromSlash(tableName(name))+".isl")
+		}
+		if err := os.WriteFile(isl(e.Name), []byte(want+"\n"), 0o640); err != nil {
+			return "", err
+		}
+		if err := os.Remove(isl(e.NewName)); err != nil && !os.IsNotExist(err) {
+			return "", err
+		}
+	}
 	return from, nil
 }

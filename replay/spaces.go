@@ -302,9 +302,9 @@ func (r *recovery) finishFiles() error {
 		// log reverts: the server replays it, then InnoDB's rollback of the uncommitted
 		// transaction renames the file back, so the file stays where it is. Only the rename
 		// of a finished statement is replayed.
-		if name, ok := plan.renames[id]; ok {
+		if e, ok := plan.renames[id]; ok {
 			// the server's rollback of the rename's transaction puts the file back at name
-			from, err := r.renameBack(t, name)
+			from, err := r.renameBack(t, e)
 			if err != nil {
 				return err
 			} else if from != "" {
