@@ -333,6 +333,9 @@ func printRecovery(out *report.Output, into string, st *replay.CopyStats, r *rep
 		if s.Created {
 			ops = append(ops, "created")
 		}
+		if s.Removed != "" {
+			ops = append(ops, "removed: "+s.Removed)
+		}
 		if s.RenamedFrom != "" {
 			ops = append(ops, "renamed from "+s.RenamedFrom)
 		}

@@ -23,6 +23,8 @@ type DictTable struct {
 	SpaceID uint32 `json:"space_id"`
 	Deleted bool   `json:"deleted"` // delete-marked: history, not a live table
 	Page    uint32 `json:"page"`    // the leaf page holding the record
+	// TrxID is DB_TRX_ID: the transaction that wrote the row (or delete-marked it) last.
+	TrxID uint64 `json:"-"`
 }
 
 // DataDir reports the DATA DIRECTORY flag (DICT_TF_MASK_DATA_DIR, bit 6 of SYS_TABLES.TYPE).
@@ -150,10 +152,18 @@ func ReadDictTables(t *File) ([]DictTable, error) {
 		}
 		be := binary.BigEndian
 		out = append(out, DictTable{Name: string(f[0]), ID: be.Uint64(f[3]), NCols: be.Uint32(f[4]) &^ (1 << 31),
-			Type: be.Uint32(f[5]), SpaceID: be.Uint32(f[9]), Deleted: info&recInfoDeleted != 0, Page: page})
+			Type: be.Uint32(f[5]), SpaceID: be.Uint32(f[9]), Deleted: info&recInfoDeleted != 0, Page: page, TrxID: uint48(f[1])})
 		return nil
 	})
 	return out, err
+}
+
+// uint48 reads a 6-byte big-endian field (DB_TRX_ID); 0 when it is not 6 bytes.
+func uint48(b []byte) uint64 {
+	if len(b) != 6 {
+		return 0
+	}
+	return uint64(binary.BigEndian.Uint16(b))<<32 | uint64(binary.BigEndian.Uint32(b[2:]))
 }
 
 // DictIndex is one SYS_INDEXES row.
@@ -166,6 +176,8 @@ type DictIndex struct {
 	SpaceID uint32 `json:"space_id"`
 	PageNo  uint32 `json:"root_page"`
 	Deleted bool   `json:"deleted"`
+	// TrxID is DB_TRX_ID: the transaction that wrote the row (or delete-marked it) last.
+	TrxID uint64 `json:"-"`
 }
 
 // ReadDictIndexes reads SYS_INDEXES: TABLE_ID, ID, DB_TRX_ID, DB_ROLL_PTR, NAME, N_FIELDS,
@@ -183,7 +195,7 @@ func ReadDictIndexes(t *File) ([]DictIndex, error) {
 		be := binary.BigEndian
 		out = append(out, DictIndex{TableID: be.Uint64(f[0]), ID: be.Uint64(f[1]), Name: string(f[4]),
 			NFields: be.Uint32(f[5]), Type: be.Uint32(f[6]), SpaceID: be.Uint32(f[7]), PageNo: be.Uint32(f[8]),
-			Deleted: info&recInfoDeleted != 0})
+			Deleted: info&recInfoDeleted != 0, TrxID: uint48(f[2])})
 		return nil
 	})
 	return out, err

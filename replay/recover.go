@@ -34,8 +34,10 @@ type SpaceResult struct {
 	PagesWritten int    `json:"pages_written"`
 	Created      bool   `json:"created,omitempty"`
 	RenamedFrom  string `json:"renamed_from,omitempty"`
-	TrimmedTo    int64  `json:"trimmed_to_pages,omitempty"`
-	ExtendedTo   int64  `json:"extended_to_pages,omitempty"`
+	// Removed says why the file was removed from the copy (the server's rollback deletes it).
+	Removed    string `json:"removed,omitempty"`
+	TrimmedTo  int64  `json:"trimmed_to_pages,omitempty"`
+	ExtendedTo int64  `json:"extended_to_pages,omitempty"`
 }
 
 // RecoverResult summarises a replay.

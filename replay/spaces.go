@@ -270,6 +270,17 @@ func (r *recovery) finishFiles() error {
 	if err != nil {
 		return err
 	}
+	plan, err := r.planRollback()
+	if err != nil {
+		return err
+	}
+	for id := range plan.removes {
+		res, err := r.removeCreated(id)
+		if err != nil {
+			return err
+		}
+		r.res.Spaces = append(r.res.Spaces, res)
+	}
 	ids := make([]uint32, 0, len(r.spaces))
 	for id, t := range r.spaces {
 		if t != nil {
@@ -292,7 +303,15 @@ func (r *recovery) finishFiles() error {
 		// log reverts: the server replays it, then InnoDB's rollback of the uncommitted
 		// transaction renames the file back, so the file stays where it is. Only the rename
 		// of a finished statement is replayed.
-		if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 {
+		if e, ok := plan.renames[id]; ok {
+			// the server's rollback of the rename's transaction puts the file back at name
+			from, err := r.renameBack(t, e)
+			if err != nil {
+				return err
+			} else if from != "" {
+				res.RenamedFrom, res.Path = from, t.path
+			}
+		} else if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 {
 			if want := r.opt.CopyPath(s.Name); discovery.ResolvePath(want) != discovery.ResolvePath(t.path) &&
 				!ddl[tableName(s.Name)] && !ddl[tableName(t.path)] {
 				if err := renameSpace(t, want); err != nil {
@@ -307,6 +326,7 @@ func (r *recovery) finishFiles() error {
 		}
 		r.res.Spaces = append(r.res.Spaces, res)
 	}
+	sort.Slice(r.res.Spaces, func(i, j int) bool { return r.res.Spaces[i].ID < r.res.Spaces[j].ID })
 	return nil
 }
 

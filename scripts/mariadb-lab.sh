@@ -40,7 +40,7 @@
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -360,8 +360,86 @@ UPDATE db.zb SET b = REPEAT(MD5(id + 1), 700) WHERE id % 3 = 0;
 DELETE FROM db.zb WHERE id % 7 = 0;
 EOF
     ;;
+    # The server kills itself in the ALTER (see scenario): after the file of the new p1 has
+    # taken its name and before the rename's transaction commits (tmp_partition), or right after
+    # it created the file ph#P#p1#TMP#.ibd (tmp_partition_create); tmp_partition_dd: after the
+    # rename of DATA DIRECTORY partition pr#P#p1a#TMP# (REORGANIZE PARTITION).
+    tmp_partition_dd) cat <<EOF
+CREATE DATABASE db;
+CREATE TABLE db.pr (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB PARTITION BY RANGE (id) (
+  PARTITION p0 VALUES LESS THAN (1000) DATA DIRECTORY='$ext', PARTITION p1 VALUES LESS THAN (2000) DATA DIRECTORY='$ext',
+  PARTITION p2 VALUES LESS THAN MAXVALUE DATA DIRECTORY='$ext');
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.pr SELECT seq, REPEAT(CHAR(97 + seq % 26), 60) FROM seq_1_to_3000;
+INSERT INTO db.t SELECT seq, 't' FROM seq_1_to_500;
+SET GLOBAL innodb_log_checkpoint_now=1;
+UPDATE db.pr SET v = 'late' WHERE id % 10 = 0;
+EOF
+    ;;
+    tmp_partition*) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.ph (id INT PRIMARY KEY, v VARCHAR(100), KEY(v)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 3;
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.ph SELECT seq, REPEAT(CHAR(97 + seq % 26), 60) FROM seq_1_to_3000;
+INSERT INTO db.t SELECT seq, 't' FROM seq_1_to_500;
+SET GLOBAL innodb_log_checkpoint_now=1;
+UPDATE db.ph SET v = 'late' WHERE id % 10 = 0;
+EOF
+    ;;
     *) die "unknown scenario '$1' (known: $SCENARIOS)" ;;
   esac
+}
+
+# kill_at OUT: build OUT/killat.so, an LD_PRELOAD library that kills the process with SIGKILL
+# right after it renamed a file whose old name has "#TMP#" and whose new name ends with
+# $LAB_KILL_AFTER_RENAME_TO, or created a file whose name ends with $LAB_KILL_AFTER_CREATE: a
+# crash at an exact point between a file operation and the commit of its transaction (InnoDB
+# logs FILE_RENAME or FILE_CREATE and writes the log before the file operation, and commits after).
+kill_at() {
+  command -v cc >/dev/null 2>&1 || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq gcc >/dev/null; }
+  cat >"$1/killat.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int ends(const char *s, const char *env) {
+  const char *w = getenv(env);
+  size_t n = w ? strlen(w) : 0, m = strlen(s);
+  return n && m >= n && !strcmp(s + m - n, w);
+}
+int rename(const char *from, const char *to) {
+  static int (*next)(const char *, const char *);
+  if (!next) next = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+  int r = next(from, to);
+  if (r == 0 && strstr(from, "#TMP#") && ends(to, "LAB_KILL_AFTER_RENAME_TO")) kill(getpid(), SIGKILL);
+  return r;
+}
+static int opened(const char *p, int flags, int fd) {
+  if (fd >= 0 && (flags & O_CREAT) && ends(p, "LAB_KILL_AFTER_CREATE")) kill(getpid(), SIGKILL);
+  return fd;
+}
+int open(const char *p, int flags, ...) {
+  static int (*next)(const char *, int, ...);
+  if (!next) next = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+  va_list a; va_start(a, flags);
+  int mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(a, int) : 0;
+  va_end(a);
+  return opened(p, flags, next(p, flags, mode));
+}
+int open64(const char *p, int flags, ...) {
+  static int (*next)(const char *, int, ...);
+  if (!next) next = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
+  va_list a; va_start(a, flags);
+  int mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(a, int) : 0;
+  va_end(a);
+  return opened(p, flags, next(p, flags, mode));
+}
+EOF
+  cc -shared -fPIC -o "$1/killat.so" "$1/killat.c" -ldl
 }
 
 # be64 FILE OFFSET: the big-endian 64-bit integer at OFFSET.
@@ -485,7 +563,15 @@ scenario() {
   # The key file of the file_key_management plugin (used where the options name it).
   echo "1;$(printf '%064x' 1)" >"$out/keys.txt"
   workload "$name" "$out" >"$out/workload.sql"
-  fresh_server "$out" "${opts[@]}"
+  case $name in
+    tmp_partition) kill_at "$out"
+      LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_RENAME_TO='#P#p1.ibd' fresh_server "$out" "${opts[@]}" ;;
+    tmp_partition_create) kill_at "$out"
+      LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_CREATE='#P#p1#TMP#.ibd' fresh_server "$out" "${opts[@]}" ;;
+    tmp_partition_dd) kill_at "$out"
+      LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_RENAME_TO='#P#p1a.ibd' fresh_server "$out" "${opts[@]}" ;;
+    *) fresh_server "$out" "${opts[@]}" ;;
+  esac
   # The workload runs in two parts around an optional "-- lab:facts" line, where the live server's
   # column counts are recorded (facts.tsv: table, columns) before any instant ALTER changes them.
   sql "$s" "$(sed '/^-- lab:facts/,$d' "$out/workload.sql")"
@@ -515,7 +601,30 @@ scenario() {
     sleep 0.3
     compgen -G "$d/db/#sql-alter*.ibd" >/dev/null || die "the copying ALTER TABLE ended before the crash"
   fi
-  if [ "$name" = wrapped ]; then wrap_until_straddle "$d" "$s" "$out"
+  if [ "${name#tmp_partition}" != "$name" ]; then
+    # ADD PARTITION of a HASH table creates every partition anew as a #TMP# file (each in a
+    # transaction of its own), copies the rows, then per partition drops the old file and renames
+    # the #TMP# one. tmp_partition: the server dies right after renaming p1#TMP# to p1
+    # (uncommitted), with p2#TMP# still to rename; tmp_partition_create: right after it created
+    # the empty file p1#TMP# (uncommitted), with p0#TMP# made.
+    local pid alter="ALTER TABLE db.ph ADD PARTITION PARTITIONS 1"; pid=$(cat "$d/lab.pid")
+    [ "$name" = tmp_partition_dd ] && alter="ALTER TABLE db.pr REORGANIZE PARTITION p1 INTO (
+      PARTITION p1a VALUES LESS THAN (1500) DATA DIRECTORY='$out/ext',
+      PARTITION p1b VALUES LESS THAN (2000) DATA DIRECTORY='$out/ext')"
+    sql "$s" "$alter" >/dev/null 2>&1 && die "the ALTER TABLE was not cut"
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    rm -f "$d/lab.pid"
+    if [ "$name" = tmp_partition ]; then
+      [ -f "$d/db/ph#P#p1.ibd" ] && [ ! -e "$d/db/ph#P#p1#TMP#.ibd" ] && [ -f "$d/db/ph#P#p2#TMP#.ibd" ] ||
+        die "the crash did not come after the rename of ph#P#p1#TMP#: $(ls "$d/db")"
+    elif [ "$name" = tmp_partition_dd ]; then
+      [ -f "$out/ext/db/pr#P#p1a.ibd" ] && [ -f "$out/ext/db/pr#P#p1b#TMP#.ibd" ] ||
+        die "the crash did not come after the rename of pr#P#p1a#TMP#: $(ls "$out/ext/db")"
+    else
+      [ -f "$d/db/ph#P#p0#TMP#.ibd" ] && [ -f "$d/db/ph#P#p1#TMP#.ibd" ] && [ ! -e "$d/db/ph#P#p2#TMP#.ibd" ] ||
+        die "the crash did not come after the creation of ph#P#p1#TMP#: $(ls "$d/db")"
+    fi
+  elif [ "$name" = wrapped ]; then wrap_until_straddle "$d" "$s" "$out"
   elif [ "$name" = clean ] || [ "${name#formats_}" != "$name" ]; then stop_clean "$d" "$s"
   else crash "$d"; fi
   cp -a "$d" "$out/crashed"

@@ -1,0 +1,154 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"innoscope/discovery"
+	"innoscope/internal/lab"
+)
+
+// TestSweep1089TmpPartitionRolledBack is crash-sweep seed 1089: the crash cut ALTER TABLE ...
+// ADD PARTITION of a HASH table after ha_partition had renamed the file of a new partition from
+// s2t1#P#p1#TMP#.ibd to s2t1#P#p1.ibd and before the rename's transaction committed. The
+// server's own recovery opens the tablespace from the log under the new name; its rollback
+// restores the SYS_TABLES row s2t1#P#p1#TMP# and renames the file back, and the DDL log then
+// renames the partition forward again. innoscope's copy kept the file at the new name: the
+// server on it (no crash recovery, so no tablespace from the log) found no file for the row the
+// rollback restored ("Cannot open datafile for read-only: './db1/s2t1#P#p1#TMP#.ibd'") and lost
+// the partition ("Failed to open table db1/s2t1#P#p1").
+//
+// The lab's tmp_partition scenario makes that crash with the real server at that exact point (it
+// kills itself right after the rename of ph#P#p1#TMP#.ibd); tmp_partition_create right after it
+// created the file ph#P#p1#TMP#.ibd, whose creation the rollback undoes by deleting the file
+// (which the server on innoscope's copy left behind); tmp_partition_dd right after REORGANIZE
+// PARTITION renamed the DATA DIRECTORY file pr#P#p1a#TMP#.ibd (the rollback moves the file and
+// its .isl back). The judge is the server's own recovery of each: the server on innoscope's copy
+// must start without crash recovery, log no [ERROR] its own recovery did not, give the same CHECK
+// TABLE and CHECKSUM TABLE, and leave the same files (in the data directory and the external
+// one; an .isl naming no file is not counted: the server's own recovery of tmp_partition_dd
+// leaves pr#P#p1a#TMP#.isl behind after failing to write it again) and the same live SYS_TABLES
+// rows (names and space ids) as its own recovery. The source never changes.
+func TestSweep1089TmpPartitionRolledBack(t *testing.T) {
+	for _, name := range []string{"tmp_partition", "tmp_partition_create", "tmp_partition_dd"} {
+		t.Run(name, func(t *testing.T) { sweep1089(t, lab.Get(t, name)) })
+	}
+}
+
+// sweep1089 recovers scenario s with innoscope and judges the copy by the server's own recovery.
+func sweep1089(t *testing.T, s *lab.Scenario) {
+	var before []map[string]string
+	for _, d := range sourceTrees(s) {
+		before = append(before, lab.HashTree(t, d))
+	}
+	cp := filepath.Join(t.TempDir(), "copy")
+	out, errs, code := run("recover", s.Crashed, "--into", cp)
+	if code != ExitClean {
+		t.Fatalf("recover: exit %d\n%s\n%s", code, out, errs)
+	}
+	for i, d := range sourceTrees(s) {
+		if !reflect.DeepEqual(before[i], lab.HashTree(t, d)) {
+			t.Errorf("%s changed", d)
+		}
+	}
+	v := s.ServerVerdict(t, cp)
+	t.Logf("server on the copy: started=%v crash_recovery=%v tables_ok=%v\n%s", v.Started, v.CrashRecovery, v.TablesOK, serverLines(t, v.ErrLog))
+	if !v.Started || v.CrashRecovery || !v.TablesOK {
+		t.Errorf("the server on innoscope's copy: started=%v crash_recovery=%v tables_ok=%v; after its own recovery:\n%s\non the copy:\n%s",
+			v.Started, v.CrashRecovery, v.TablesOK, s.Checks(t), v.Checks)
+	}
+	if want := s.Checksums(t); v.Checksums != want {
+		t.Errorf("CHECKSUM TABLE on the copy:\n%s\nafter the server's own recovery:\n%s", v.Checksums, want)
+	}
+	own := errorMessages(t, s.Verdict.ErrLog)
+	for m := range errorMessages(t, v.ErrLog) {
+		if !own[m] {
+			t.Errorf("the server on the copy logged [ERROR] %s; its own recovery did not", m)
+		}
+	}
+	server := filepath.Join(s.Dir, "server")
+	// The server's own directory names its external files under the scenario's ext/, which now
+	// leads to ext-crashed/; it recovered (and left its files in) ext-server/.
+	root, err := filepath.EvalSymlinks(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverLink := strings.NewReplacer(filepath.Join(root, "ext")+"/", filepath.Join(root, "ext-server")+"/")
+	if got, want := dbFiles(t, cp, nil), dbFiles(t, server, serverLink); !reflect.DeepEqual(got, want) {
+		t.Errorf("files of db/ after the server ran on the copy: %v\nafter its own recovery: %v", got, want)
+	}
+	if ext, _ := filepath.Glob(cp + ".external/*"); len(ext) == 1 {
+		if got, want := dbFiles(t, ext[0], nil), dbFiles(t, filepath.Join(s.Dir, "ext-server"), nil); !reflect.DeepEqual(got, want) {
+			t.Errorf("files of the external db/ after the server ran on the copy: %v\nafter its own recovery: %v", got, want)
+		}
+	}
+	if got, want := liveTables(t, cp), liveTables(t, server); !reflect.DeepEqual(got, want) {
+		t.Errorf("SYS_TABLES after the server ran on the copy: %v\nafter its own recovery: %v", got, want)
+	}
+}
+
+// errorMessages are the [ERROR] messages of a server error log, without their time stamps.
+func errorMessages(t *testing.T, errLog string) map[string]bool {
+	b, err := os.ReadFile(errLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if _, m, ok := strings.Cut(l, "[ERROR] "); ok {
+			out[m] = true
+		}
+	}
+	return out
+}
+
+// dbFiles lists the files of dir/db, without the .isl files that name no file (their targets
+// rewritten by link, when not nil).
+func dbFiles(t *testing.T, dir string, link *strings.Replacer) []string {
+	es, err := os.ReadDir(filepath.Join(dir, "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		if strings.HasSuffix(e.Name(), ".isl") {
+			target, err := discovery.ReadISL(filepath.Join(dir, "db", e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if link != nil {
+				target = link.Replace(target)
+			}
+			if _, err := os.Stat(target); err != nil {
+				continue
+			}
+		}
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// liveTables maps the live SYS_TABLES rows of dir's system tablespace under db/ to their space id.
+func liveTables(t *testing.T, dir string) map[string]uint32 {
+	f, err := discovery.OpenFile(filepath.Join(dir, "ibdata1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := discovery.ReadDictTables(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]uint32{}
+	for _, r := range rows {
+		if !r.Deleted && strings.HasPrefix(r.Name, "db/") {
+			out[r.Name] = r.SpaceID
+		}
+	}
+	return out
+}
