@@ -119,6 +119,11 @@ func OpenRingLog(files []io.ReaderAt, sizes []int64, names []string) (*BlockLog,
 func parseRingCheckpoint(blk []byte, off int64, legacy bool) (Checkpoint, int64) {
 	be := binary.BigEndian
 	c := Checkpoint{Offset: off, No: be.Uint64(blk[ringCheckpointNo:]), LSN: be.Uint64(blk[ringCheckpointLSN:]), CRC: be.Uint32(blk[508:])}
+	if allZero(blk) {
+		// A new log has one checkpoint written; the server skips the other (its checksum fails).
+		c.Blank, c.Reason = true, "never written (all zero)"
+		return c, 0
+	}
 	if legacy {
 		c.CRC = be.Uint32(blk[288:])
 		f1, f2 := uint32(FoldBinary(blk[:288])), uint32(FoldBinary(blk[8:292]))
