@@ -18,14 +18,38 @@ func physScan(c *cli.Context, l *logformat.BlockLog) (sc *logformat.Scanner, cpL
 	if err != nil {
 		return nil, 0, 0, "", err
 	}
-	l.SetWalkStart(start)
+	walk, before, err := ringWalkStart(c, l, start)
+	if err != nil {
+		return nil, 0, 0, "", err
+	}
+	l.SetWalkStart(walk)
 	s, err := settingsOf(c)
 	if err != nil {
 		return nil, 0, 0, "", err
 	}
 	pageSize, source = pageSizeOf(s)
-	sc, err = l.PhysScanner(start, pageSize)
+	from := start
+	if before {
+		from = 0 // the first mini-transaction of the oldest block
+	}
+	sc, err = l.PhysScanner(from, pageSize)
 	return sc, cpLSN, pageSize, source, err
+}
+
+// ringWalkStart is where the walk of a ring log's blocks starts for the start LSN: its block,
+// or the oldest block the ring holds when start is before it (--from-lsn 1: the whole log,
+// said on stderr), with before set.
+func ringWalkStart(c *cli.Context, l *logformat.BlockLog, start uint64) (uint64, bool, error) {
+	if !l.IsRing() {
+		return start, false, nil
+	}
+	oldest, err := l.OldestLSN()
+	if err != nil || start >= oldest {
+		return start, false, err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "%s: LSN %d is before the oldest block the log holds (LSN %d): reading from its first mini-transaction\n",
+		l.Name, start, oldest)
+	return oldest, true, nil
 }
 
 // physRecords is `log records` for a MariaDB 10.5-10.7 log.

@@ -227,3 +227,33 @@ func (l *BlockLog) walkRing(w *blockWalk, buf []byte) error {
 	w.stop(StopRingEnd, -1, "read the whole ring")
 	return nil
 }
+
+// OldestLSN is the LSN of the oldest block a ring log still holds (0 for MySQL 8.0.30+
+// files): the block of the log's start LSN while the ring has not wrapped, else the block
+// one ring before the end of the written data (found by a walk from the checkpoint's block).
+// A walk from it reads the whole log the ring holds.
+func (l *BlockLog) OldestLSN() (uint64, error) {
+	if l.ring == nil {
+		return 0, nil
+	}
+	saved := l.start
+	l.start = l.ring.refLSN - l.ring.refLSN%BlockSize
+	sc, err := l.walkBlocks(nil)
+	l.start = saved
+	if err != nil {
+		return 0, err
+	}
+	first := l.Header.FirstLSN
+	if first == 0 {
+		first = ringStartLSN // format 0 headers carry no start LSN
+	}
+	first -= first % BlockSize
+	end := (sc.EndLSN + BlockSize - 1) / BlockSize * BlockSize
+	if c := l.ring.capacity(); end >= first+c {
+		return end - c, nil
+	}
+	return first, nil
+}
+
+// ringStartLSN is the LSN a new ring log starts at (LOG_START_LSN of log0log.h: 16 blocks).
+const ringStartLSN = 16 * BlockSize
