@@ -90,8 +90,9 @@ install105() {
     [ -n "$key" ] || key=/usr/share/keyrings/debian-archive-keyring.gpg
     echo "deb [signed-by=$key] $uri $SUITE main" >"$CACHE/apt/sources.list"
     local o=(-o "Dir::Etc::sourcelist=$CACHE/apt/sources.list" -o "Dir::Etc::sourceparts=-"
-             -o "Dir::State::Lists=$CACHE/apt/lists" -o "Dir::Cache=$CACHE/apt/cache"
-             -o "APT::Sandbox::User=root")
+             -o "Dir::State::Lists=$CACHE/apt/lists" -o "Dir::Cache=$CACHE/apt/cache")
+    # As root apt fetches as the _apt user, which cannot write into the private cache.
+    [ "$(id -u)" = 0 ] && o+=(-o "APT::Sandbox::User=root")
     apt-get "${o[@]}" -qq update >"$CACHE/apt/update.log" 2>&1 || { cat "$CACHE/apt/update.log" >&2; die105 "apt-get update of $uri $SUITE failed"; }
     # shellcheck disable=SC2086
     (cd "$CACHE/deb" && apt-get "${o[@]}" -qq download $PACKAGES) >"$CACHE/apt/download.log" 2>&1 \
