@@ -134,6 +134,8 @@ func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, u
 		Message: fmt.Sprintf("%s redo log (created by %q): its records are read, and the checks against the files and the dictionary are those MariaDB 10.11 makes; pages are not replayed for this format",
 			l.Header.FormatName, l.Header.Creator)}
 	if l.Physical() {
+		note.Message = fmt.Sprintf("%s redo log (created by %q): its records are read, and the checks against the files and the dictionary are those MariaDB 10.11 makes; `recover` replays it and writes the copy's log in the 10.8 format (a crash-upgrade)",
+			l.Header.FormatName, l.Header.Creator)
 		sc, _, _, _, err := physScan(c, l)
 		if err != nil {
 			return nil, 0, nil, err
