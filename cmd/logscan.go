@@ -269,12 +269,10 @@ func fileCheckpointFinding(l *openedLog) *report.Finding {
 }
 
 // scanFileCheckpointFinding is the rule of logs before MariaDB 10.8 read as 10.8 records
-// (10.5-10.7): a scan that started at the checkpoint and read log past it must meet
-// FILE_CHECKPOINT for it. nil: met, the log ends at the checkpoint (a clean shutdown: 10.5's
-// recv_recovery_from_checkpoint_start complains only when the scanned log goes on past the
-// checkpoint), or the scan did not start at the checkpoint.
+// (10.5-10.7): a scan that started at the checkpoint must meet FILE_CHECKPOINT for it. nil: met,
+// or the scan did not start at the checkpoint.
 func scanFileCheckpointFinding(path string, startLSN, end, fcpEnd, cpLSN uint64) *report.Finding {
-	if startLSN != cpLSN || fcpEnd != 0 || end <= cpLSN {
+	if startLSN != cpLSN || fcpEnd != 0 {
 		return nil
 	}
 	return &report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: path, LSN: &end,

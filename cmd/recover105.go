@@ -79,5 +79,5 @@ func openRecoverLog(c *cli.Context) (*recoverLog, *replay.Analysis, uint64, []re
 		bl.Close()
 		return nil, nil, 0, nil, err
 	}
-	return r, a, cpLSN, fs, nil
+	return r, a, cpLSN, physFindings(fs, a.Map.EndLSN, cpLSN), nil
 }
