@@ -292,11 +292,13 @@ scenario105() {
   verdict105 "$out/server.err" >"$out/verdict.txt"
 }
 
-# verdict105 ERRLOG: verdict (mariadb-lab.sh) plus what 10.5 prints instead of "End of log at
-# LSN=": the LSN it starts with ("10.5.N started; log sequence number L").
+# verdict105 ERRLOG: verdict (mariadb-lab.sh) with what 10.5 prints instead of "End of log at
+# LSN=": the LSN it starts with ("10.5.N started; log sequence number L"), and instead of "To
+# recover: N pages": the pages of its last batch ("Starting final batch to recover N pages").
 verdict105() {
-  verdict "$1" | grep -v '^end_lsn='
+  verdict "$1" | grep -v '^\(end_lsn\|to_recover_pages\)='
   echo "end_lsn=$(grep -o 'started; log sequence number [0-9]*' "$1" | tail -1 | sed 's/.* //')"
+  echo "to_recover_pages=$(grep -o 'final batch to recover [0-9]* pages' "$1" | tail -1 | sed 's/[^0-9]//g')"
 }
 
 case "${1:-}" in
