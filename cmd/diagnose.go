@@ -134,6 +134,8 @@ func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, u
 		Message: fmt.Sprintf("%s redo log (created by %q): its records are read, and the checks against the files and the dictionary are those MariaDB 10.11 makes; pages are not replayed for this format",
 			l.Header.FormatName, l.Header.Creator)}
 	if l.Physical() {
+		note.Message = strings.Replace(note.Message, "pages are not replayed for this format",
+			"`recover` replays it and writes the copy's log in the 10.8 format (a crash-upgrade)", 1)
 		sc, _, _, _, err := physScan(c, l)
 		if err != nil {
 			return nil, 0, nil, err
@@ -142,7 +144,7 @@ func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, u
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		return a, cpLSN, append(fs, note), nil
+		return a, cpLSN, append(physFindings(fs, a.Map.EndLSN, cpLSN), note), nil
 	}
 	a, sc, err := replay.AnalyzeMLog(l, cpLSN, 0, cpLSN)
 	return a, cpLSN, append(mlogFindings(l, cpLSN, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, a.PageRecords, len(a.Pages)), note), nil

@@ -84,7 +84,7 @@ func checkpointFindings(l *openedLog) []report.Finding {
 func checkpointBlockFindings(path string, cps []logformat.Checkpoint, selected int) []report.Finding {
 	var fs []report.Finding
 	for _, c := range cps {
-		if !c.Valid {
+		if !c.Valid && !(c.Blank && selected >= 0) { // a never-written block beside a valid one is normal
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "CHECKPOINT_REJECTED", File: path,
 				Message: fmt.Sprintf("checkpoint block at offset %d is rejected: %s", c.Offset, c.Reason)})
 		}

@@ -46,7 +46,11 @@ func blockScan(c *cli.Context, l *logformat.BlockLog, fn func(*logformat.MLogMTR
 		return logformat.MLogScan{}, 0, 0, err
 	}
 	to := c.Uint64("to-lsn")
-	l.SetWalkStart(start)
+	walk, _, err := ringWalkStart(c, l, start)
+	if err != nil {
+		return logformat.MLogScan{}, 0, 0, err
+	}
+	l.SetWalkStart(walk)
 	sc, err := l.ScanRecords(0, func(m *logformat.MLogMTR) error {
 		if m.LSN >= start && (to == 0 || m.LSN < to) {
 			fn(m)

@@ -18,14 +18,38 @@ func physScan(c *cli.Context, l *logformat.BlockLog) (sc *logformat.Scanner, cpL
 	if err != nil {
 		return nil, 0, 0, "", err
 	}
-	l.SetWalkStart(start)
+	walk, before, err := ringWalkStart(c, l, start)
+	if err != nil {
+		return nil, 0, 0, "", err
+	}
+	l.SetWalkStart(walk)
 	s, err := settingsOf(c)
 	if err != nil {
 		return nil, 0, 0, "", err
 	}
 	pageSize, source = pageSizeOf(s)
-	sc, err = l.PhysScanner(start, pageSize)
+	from := start
+	if before {
+		from = 0 // the first mini-transaction of the oldest block
+	}
+	sc, err = l.PhysScanner(from, pageSize)
 	return sc, cpLSN, pageSize, source, err
+}
+
+// ringWalkStart is where the walk of a ring log's blocks starts for the start LSN: its block,
+// or the oldest block the ring holds when start is before it (--from-lsn 1: the whole log,
+// said on stderr), with before set.
+func ringWalkStart(c *cli.Context, l *logformat.BlockLog, start uint64) (uint64, bool, error) {
+	if !l.IsRing() {
+		return start, false, nil
+	}
+	oldest, err := l.OldestLSN()
+	if err != nil || start >= oldest {
+		return start, false, err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "%s: LSN %d is before the oldest block the log holds (LSN %d): reading from its first mini-transaction\n",
+		l.Name, start, oldest)
+	return oldest, true, nil
 }
 
 // physRecords is `log records` for a MariaDB 10.5-10.7 log.
@@ -56,7 +80,7 @@ func physRecords(c *cli.Context, l *logformat.BlockLog) error {
 	if err := rp.end(c, fmt.Sprintf("end of log at LSN %d: %s (%s)", sc.LSN(), reason, detail)); err != nil {
 		return err
 	}
-	return rp.findings(c, logFindings(l.Name, nil, sc, sc.LSN(), scanFileCheckpointFinding(l.Name, start, sc.LSN(), fcpEnd, cpLSN), cpLSN, 0, 0))
+	return rp.findings(c, physFindings(logFindings(l.Name, nil, sc, sc.LSN(), scanFileCheckpointFinding(l.Name, start, sc.LSN(), fcpEnd, cpLSN), cpLSN, 0, 0), sc.LSN(), cpLSN))
 }
 
 // physStats is `log stats` for a MariaDB 10.5-10.7 log, with the keys of the other formats.
@@ -70,8 +94,8 @@ func physStats(c *cli.Context, l *logformat.BlockLog) error {
 		return err
 	}
 	pageRecs := st.PageRecords()
-	fs := logFindings(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, st.EndLSN,
-		scanFileCheckpointFinding(l.Name, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, pageRecs, st.PagesTouched)
+	fs := physFindings(logFindings(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, st.EndLSN,
+		scanFileCheckpointFinding(l.Name, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, pageRecs, st.PagesTouched), st.EndLSN, cpLSN)
 	fs = append(logServerFindings(c), fs...)
 	j := statsJSON{LogFile: l.Name, Format: l.Header.FormatName, PageSize: pageSize, PageSizeSource: source,
 		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
@@ -96,5 +120,26 @@ func physMap(c *cli.Context, l *logformat.BlockLog) (*replay.Map, []report.Findi
 	if err != nil {
 		return nil, nil, err
 	}
-	return scannerMap(c, l.Name, sc, cpLSN)
+	m, fs, err := scannerMap(c, l.Name, sc, cpLSN)
+	if m != nil {
+		fs = physFindings(fs, m.EndLSN, cpLSN)
+	}
+	return m, fs, err
+}
+
+// physFindings drops MISSING_FILE_CHECKPOINT from the findings on a MariaDB 10.5-10.7 log that
+// ends at its checkpoint LSN (a clean shutdown): 10.5's recv_recovery_from_checkpoint_start
+// asks for FILE_CHECKPOINT only when the scanned log goes on past the checkpoint. (In a 10.8+
+// log the record follows the checkpoint LSN, and a log ending there lacks it.)
+func physFindings(fs []report.Finding, end, cpLSN uint64) []report.Finding {
+	if end > cpLSN {
+		return fs
+	}
+	out := fs[:0:0]
+	for _, f := range fs {
+		if f.Code != "MISSING_FILE_CHECKPOINT" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

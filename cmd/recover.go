@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
-	"innoscope/logformat"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -105,7 +104,7 @@ func recoverAction(c *cli.Context) error {
 
 // preparedRecovery is a source opened and analysed for replay.
 type preparedRecovery struct {
-	log      *openedLog
+	log      *recoverLog
 	settings settings
 	cpLSN    uint64
 	an       *replay.Analysis
@@ -123,11 +122,10 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 	if err := refuseLive(c, s); err != nil {
 		return nil, err
 	}
-	l, sc, cpLSN, err := startScan(c)
+	l, a, cpLSN, fs, err := openRecoverLog(c)
 	if err != nil {
 		return nil, err
 	}
-	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN, l)
 	if err == nil {
 		for _, f := range fs {
 			if f.Severity == report.Error {
@@ -255,7 +253,10 @@ func (p *preparedRecovery) run(target, external string, force bool, cache int64)
 	}
 	t1 := time.Now()
 	prog = report.NewProgress("applying", int64(p.an.PageRecords))
-	sc := p.log.Scan(p.cpLSN, logformat.ScanOptions{PageSize: p.log.PageSize})
+	sc, err := p.log.Scan(p.cpLSN)
+	if err != nil {
+		return nil, err
+	}
 	o.result, err = replay.Recover(sc, replay.RecoverOptions{Copy: cp.Settings(), PageSize: p.log.PageSize, Analysis: p.an,
 		CopyPath: cp.Path, CacheBytes: cache, Progress: func(done, total int) { prog.Set(int64(done)) }})
 	prog.Done()

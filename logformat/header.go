@@ -130,6 +130,7 @@ type Checkpoint struct {
 	CRC    uint32
 	Valid  bool
 	Reason string // why the block is rejected (empty when Valid)
+	Blank  bool   // rings: the block was never written (all zero, as in every new 10.5 log)
 }
 
 // parseCheckpoint applies the server's acceptance rules (recv_sys_t::find_checkpoint).

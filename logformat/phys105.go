@@ -10,6 +10,10 @@ import "fmt"
 
 // Physical reports whether the log is a MariaDB 10.5-10.7 one (10.8 records in blocks), whose
 // records PhysScanner decodes; MLOG logs are decoded by ScanRecords.
+//
+// The end of such a log is the end of the written data (the last block's data length), not a
+// 0x00 byte: log0recv.cc of 10.5 (recv_sys_t::parse) reads a 0x00 where a mini-transaction
+// starts as an empty one and goes on, and 10.5 writes such a byte after every FILE_RENAME.
 func (l *BlockLog) Physical() bool { return l.physical }
 
 // PhysScanner decodes the mini-transactions of a MariaDB 10.5-10.7 log from the LSN from (a
@@ -42,8 +46,10 @@ func (l *BlockLog) PhysScanner(from uint64, pageSize int) (*Scanner, error) {
 	for off < len(g.data) {
 		p := g.data[off:]
 		if p[0] == 0 {
-			s.preStop, s.preDetail = StopZero, "byte 0x00 where a mini-transaction should start"
-			break
+			// An empty mini-transaction: 10.5 writes one after each FILE_RENAME, and its parser
+			// takes a 0x00 where a mini-transaction starts as one that ends at once.
+			off++
+			continue
 		}
 		end, reason, detail := physEnd(p)
 		if reason != "" {

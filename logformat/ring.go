@@ -119,6 +119,11 @@ func OpenRingLog(files []io.ReaderAt, sizes []int64, names []string) (*BlockLog,
 func parseRingCheckpoint(blk []byte, off int64, legacy bool) (Checkpoint, int64) {
 	be := binary.BigEndian
 	c := Checkpoint{Offset: off, No: be.Uint64(blk[ringCheckpointNo:]), LSN: be.Uint64(blk[ringCheckpointLSN:]), CRC: be.Uint32(blk[508:])}
+	if allZero(blk) {
+		// A new log has one checkpoint written; the server skips the other (its checksum fails).
+		c.Blank, c.Reason = true, "never written (all zero)"
+		return c, 0
+	}
 	if legacy {
 		c.CRC = be.Uint32(blk[288:])
 		f1, f2 := uint32(FoldBinary(blk[:288])), uint32(FoldBinary(blk[8:292]))
@@ -222,3 +227,33 @@ func (l *BlockLog) walkRing(w *blockWalk, buf []byte) error {
 	w.stop(StopRingEnd, -1, "read the whole ring")
 	return nil
 }
+
+// OldestLSN is the LSN of the oldest block a ring log still holds (0 for MySQL 8.0.30+
+// files): the block of the log's start LSN while the ring has not wrapped, else the block
+// one ring before the end of the written data (found by a walk from the checkpoint's block).
+// A walk from it reads the whole log the ring holds.
+func (l *BlockLog) OldestLSN() (uint64, error) {
+	if l.ring == nil {
+		return 0, nil
+	}
+	saved := l.start
+	l.start = l.ring.refLSN - l.ring.refLSN%BlockSize
+	sc, err := l.walkBlocks(nil)
+	l.start = saved
+	if err != nil {
+		return 0, err
+	}
+	first := l.Header.FirstLSN
+	if first == 0 {
+		first = ringStartLSN // format 0 headers carry no start LSN
+	}
+	first -= first % BlockSize
+	end := (sc.EndLSN + BlockSize - 1) / BlockSize * BlockSize
+	if c := l.ring.capacity(); end >= first+c {
+		return end - c, nil
+	}
+	return first, nil
+}
+
+// ringStartLSN is the LSN a new ring log starts at (LOG_START_LSN of log0log.h: 16 blocks).
+const ringStartLSN = 16 * BlockSize

@@ -30,6 +30,7 @@ type Scenario struct {
 	Crashed string // the data directory as SIGKILL left it
 	Verdict Verdict
 	Options []string // extra mariadbd options of the scenario
+	script  string   // the lab script that made it (and starts its server)
 }
 
 // Verdict is what the server said while recovering a copy.
@@ -91,7 +92,12 @@ func cacheDir(t testing.TB) string {
 func Get(t testing.TB, name string) *Scenario {
 	t.Helper()
 	Require(t)
-	dir := cacheDir(t)
+	return generate(t, script(), cacheDir(t), name)
+}
+
+// generate returns scenario name of the lab script scr, cached under dir.
+func generate(t testing.TB, scr, dir, name string) *Scenario {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +117,7 @@ func Get(t testing.TB, name string) *Scenario {
 			// the scenario (the first failure is kept in the test log).
 			for try := 1; ; try++ {
 				os.RemoveAll(tmp)
-				b, err := exec.Command("bash", script(), "scenario", name, tmp).CombinedOutput()
+				b, err := exec.Command("bash", scr, "scenario", name, tmp).CombinedOutput()
 				if err == nil {
 					break
 				}
@@ -127,7 +133,7 @@ func Get(t testing.TB, name string) *Scenario {
 			}
 		}
 	}
-	s := &Scenario{Name: name, Dir: out, Crashed: filepath.Join(out, "crashed")}
+	s := &Scenario{Name: name, Dir: out, Crashed: filepath.Join(out, "crashed"), script: scr}
 	var err error
 	if s.Verdict, err = ReadVerdict(filepath.Join(out, "verdict.txt")); err != nil {
 		t.Fatal(err)
@@ -185,7 +191,11 @@ func ReadVerdict(path string) (Verdict, error) {
 func (s *Scenario) ServerVerdict(t testing.TB, dir string) Verdict {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "verdict")
-	args := append([]string{script(), "verdict", dir, out}, s.Options...)
+	scr := s.script
+	if scr == "" {
+		scr = script()
+	}
+	args := append([]string{scr, "verdict", dir, out}, s.Options...)
 	if b, err := exec.Command("bash", args...).CombinedOutput(); err != nil {
 		t.Fatalf("lab verdict on %s: %v\n%s", dir, err, b)
 	}
