@@ -238,3 +238,37 @@ func TestSymlinkedDatafiles(t *testing.T) {
 		})
 	}
 }
+
+// TestDiagnoseNamesPathsAsSpelled: through a symbolic link to the data directory, every file a
+// finding names is under the link as the user spelled it; none names the link's target (the
+// MISSING_FILE of a file the dictionary names, deleted here, resolved the link).
+func TestDiagnoseNamesPathsAsSpelled(t *testing.T) {
+	s := lab.Get(t, "dml")
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	lab.CopyDir(t, s.Crashed, real)
+	gone, err := filepath.Glob(filepath.Join(real, "db", "*.ibd"))
+	if err != nil || len(gone) == 0 {
+		t.Fatalf("no datafile in %s/db: %v", real, err)
+	}
+	if err := os.Remove(gone[0]); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	j := diagnoseFindings(t, link)
+	missing := 0
+	for _, f := range j.Findings {
+		if f.Code == "MISSING_FILE" {
+			missing++
+		}
+		if strings.HasPrefix(f.File, real) {
+			t.Errorf("%s names the link's target %s; want the path as spelled, under %s", f.Code, f.File, link)
+		}
+	}
+	if missing == 0 {
+		t.Fatalf("no MISSING_FILE for the deleted %s; the case is not made: %+v", gone[0], j.Findings)
+	}
+}

@@ -61,6 +61,15 @@ func absPath(datadir, name string) string {
 	return discovery.ResolvePath(name)
 }
 
+// shownPath is a dictionary or log file name as a finding names it: joined to the data
+// directory as the user spelled it, links not resolved (absPath is for comparing only).
+func shownPath(datadir, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(datadir, name)
+}
+
 // expectations builds the path → space map recovery will work with: the on-disk dictionary,
 // superseded by the file records of the log. A tablespace the log names is expected at its last
 // name only; a name it had before is free (another tablespace may have taken it: RENAME swaps,
@@ -231,7 +240,7 @@ func Diagnose(in Input) []report.Finding {
 			} else {
 				msg += "; the server starts but the table is unusable (\"Could not find a valid tablespace file\")"
 			}
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: p, LSN: e.lsn, Message: msg})
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: shownPath(in.Datadir, e.name), LSN: e.lsn, Message: msg})
 		case f.Error != "":
 			// reported by LocationFindings
 		case f.Note == discovery.NotePage0Zero:
@@ -243,7 +252,7 @@ func Diagnose(in Input) []report.Finding {
 					msg += fmt.Sprintf("; space %d is in %s", e.id, o.Path)
 				}
 			}
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: p, LSN: e.lsn, Message: msg})
+			fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: shownPath(in.Datadir, e.name), LSN: e.lsn, Message: msg})
 		}
 	}
 	p0, bad := page0Findings(in, exp)
@@ -292,21 +301,21 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 		}
 		handled[to] = true
 		if f, ok := files[from]; ok && f.Note == discovery.NotePage0Zero {
-			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: from, LSN: u64(last.LSN),
+			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: f.Path, LSN: u64(last.LSN),
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet; page 0 of %s is blank, so the server recovers it under that name and does not replay the rename (its DDL recovery settles the name)", last.Name, last.NewName, last.Name)})
 			continue
 		}
 		if f, ok := files[from]; ok && f.SpaceID == s.ID && (ddl[tableName(last.Name)] || ddl[tableName(last.NewName)]) {
-			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: from, LSN: u64(last.LSN),
+			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: f.Path, LSN: u64(last.LSN),
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet: the crash cut that RENAME, whose transaction InnoDB rolls back and whose statement the DDL log (ddl_recovery.log) reverts", last.Name, last.NewName)})
 			continue
 		}
 		if f, ok := files[from]; ok && f.SpaceID == s.ID {
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: from, LSN: u64(last.LSN),
+			fs = append(fs, report.Finding{Severity: report.Warning, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: f.Path, LSN: u64(last.LSN),
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet; crash recovery will rename it", last.Name, last.NewName)})
 			continue
 		}
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: to, LSN: u64(last.LSN),
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: shownPath(in.Datadir, last.NewName), LSN: u64(last.LSN),
 			Message: fmt.Sprintf("the log renames %s to %s, and neither file exists: the table's data is gone", last.Name, last.NewName)})
 	}
 	return fs
