@@ -53,6 +53,9 @@ type RecoverResult struct {
 	// Applied counts the applied records by type (EXTENDED ones by subtype).
 	Applied map[string]int `json:"applied_by_type"`
 	Spaces  []SpaceResult  `json:"spaces"`
+	// RolledBackDDL are the file effects of rolling back the DDL transactions the crash left
+	// uncommitted (see rollbackDDL), in the order done.
+	RolledBackDDL []RolledBackDDL `json:"rolled_back_ddl,omitempty"`
 }
 
 // cached is one page image held during recovery.
@@ -90,7 +93,8 @@ type recovery struct {
 // starts at or after the page's LSN, pages that a later INIT_PAGE rebuilds are not read, freed
 // pages are not written, and the written pages carry the end LSN of their last
 // mini-transaction and a checksum in their tablespace's scheme. File operations follow: undo
-// truncation, extension to FSP_SIZE, and renames. The copy's redo log is not touched.
+// truncation, extension to FSP_SIZE, and renames; then the file effects of rolling back the DDL
+// transactions the crash left uncommitted (rollbackDDL). The copy's redo log is not touched.
 func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) {
 	if opt.CacheBytes <= 0 {
 		opt.CacheBytes = 512 << 20
@@ -131,6 +135,9 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 		return nil, err
 	}
 	if err := r.finishFiles(); err != nil {
+		return nil, err
+	}
+	if err := r.rollbackDDL(); err != nil {
 		return nil, err
 	}
 	r.res.PagesApplied, r.res.PagesFreed = len(r.applied), len(r.an.Freed)

@@ -1,0 +1,206 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"innoscope/discovery"
+)
+
+// RolledBackDDL is one file effect of the rollback of a DDL transaction that the crash left
+// uncommitted, done in the copy because the server, started on it without crash recovery, has
+// not loaded the tablespaces and cannot do it itself.
+type RolledBackDDL struct {
+	TrxID   uint64 `json:"trx_id"`
+	UndoNo  uint64 `json:"undo_no"`
+	Action  string `json:"action"` // "delete": a tablespace the transaction created; "rename": a RENAME undone
+	Table   string `json:"table"`  // db/table as the rollback leaves it (rename) or as created (delete)
+	SpaceID uint32 `json:"space_id"`
+	Path    string `json:"path"`
+	To      string `json:"to,omitempty"`
+}
+
+// RollbackRefusal is a rollback effect innoscope does not model: recover refuses rather than
+// produce a copy the server would open differently from its own crash recovery.
+type RollbackRefusal struct {
+	TrxID uint64
+	Table string
+	Why   string
+}
+
+func (e *RollbackRefusal) Error() string {
+	return fmt.Sprintf("the crash left DDL transaction %d (table %s) uncommitted and its rollback %s: innoscope cannot make the copy the server's own crash recovery would leave",
+		e.TrxID, e.Table, e.Why)
+}
+
+// rollbackDDL performs the file effects of the rollback of every active (neither committed nor
+// prepared) transaction of the recovered undo logs, in the server's order (newest undo record
+// first), for the tablespaces the server's crash recovery has open when it rolls back (those the
+// log names): rolling back the insert of a clustered index into SYS_INDEXES drops its
+// tablespace (the file is deleted); TRX_UNDO_RENAME_TABLE renames the table's file back.
+// The server started on the copy then rolls the transaction back in its dictionary and finds
+// the files where its own recovery leaves them.
+func (r *recovery) rollbackDDL() error {
+	trxs, err := discovery.ReadUndoTrxs(func(space, no uint32) ([]byte, error) {
+		t, err := r.space(space)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			return nil, fmt.Errorf("undo page %d of tablespace %d, which the log deletes", no, space)
+		}
+		return t.read(no)
+	})
+	if err != nil {
+		return fmt.Errorf("reading the undo logs of the recovered copy: %w", err)
+	}
+	var ddl []discovery.UndoTrx
+	for _, t := range trxs {
+		if t.State == discovery.UndoActive && isDDL(t) {
+			ddl = append(ddl, t)
+		}
+	}
+	if len(ddl) == 0 {
+		return nil
+	}
+	sort.Slice(ddl, func(i, j int) bool { return ddl[i].ID > ddl[j].ID })
+	sys, err := discovery.OpenFile(filepath.Join(r.opt.Copy.DataHomeDir, r.opt.Copy.DataFiles[0]))
+	if err != nil {
+		return err
+	}
+	defer sys.Close()
+	tables, err := discovery.ReadDictTables(sys)
+	if err != nil {
+		return err
+	}
+	indexes, err := discovery.ReadDictIndexes(sys)
+	if err != nil {
+		return err
+	}
+	for _, t := range ddl {
+		for i := len(t.Records) - 1; i >= 0; i-- {
+			if err := r.undoFileEffect(t.ID, t.Records[i], tables, indexes); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// isDDL: the transaction changed the dictionary (SYS_TABLES, SYS_INDEXES) or renamed a table.
+func isDDL(t discovery.UndoTrx) bool {
+	for _, rec := range t.Records {
+		if rec.Type == discovery.UndoRenameTable || rec.TableID == discovery.DictTablesID || rec.TableID == discovery.DictIndexesID {
+			return true
+		}
+	}
+	return false
+}
+
+// undoFileEffect does what the rollback of one undo record does to files.
+func (r *recovery) undoFileEffect(trx uint64, rec discovery.UndoRecord, tables []discovery.DictTable, indexes []discovery.DictIndex) error {
+	switch {
+	case rec.Type == discovery.UndoInsertRec && rec.TableID == discovery.DictIndexesID:
+		for _, ix := range indexes {
+			if ix.TableID != rec.IndexTableID || ix.ID != rec.IndexID || ix.Deleted {
+				continue
+			}
+			if ix.Type&1 == 0 || ix.SpaceID == 0 {
+				return nil // a secondary index, or in the system tablespace: no file is dropped
+			}
+			return r.rollbackCreate(trx, rec, ix, tableByID(tables, ix.TableID))
+		}
+	case rec.Type == discovery.UndoRenameTable:
+		return r.rollbackRename(trx, rec, tableByID(tables, rec.TableID))
+	}
+	return nil
+}
+
+// tableByID is the SYS_TABLES row with table id id, a live one first (zero value: none). The
+// row may be delete-marked by the same transaction: TRUNCATE renames the table to #sql-ibN
+// and drops it before it commits.
+func tableByID(tables []discovery.DictTable, id uint64) discovery.DictTable {
+	var found discovery.DictTable
+	for _, t := range tables {
+		if t.ID == id && (found.ID == 0 || !t.Deleted) {
+			found = t
+		}
+	}
+	return found
+}
+
+// loaded is the copy's file of space id when the server's crash recovery has the tablespace
+// open at rollback time (the log names it and does not delete it); nil otherwise.
+func (r *recovery) loaded(id uint32) (*tsFile, error) {
+	s := r.an.Map.Spaces[id]
+	if id == 0 || s == nil || s.Deleted {
+		return nil, nil
+	}
+	t, err := r.space(id)
+	var missing *MissingError
+	if errors.As(err, &missing) {
+		return nil, nil
+	}
+	return t, err
+}
+
+// local reports a file in its database directory of the copy's data directory (not a DATA
+// DIRECTORY file, whose rollback also concerns its .isl).
+func (r *recovery) local(p string) bool {
+	return discovery.ResolvePath(filepath.Dir(filepath.Dir(p))) == discovery.ResolvePath(r.opt.Copy.Datadir)
+}
+
+// rollbackCreate deletes the file of the tablespace whose clustered index insert is rolled back.
+func (r *recovery) rollbackCreate(trx uint64, rec discovery.UndoRecord, ix discovery.DictIndex, tab discovery.DictTable) error {
+	t, err := r.loaded(ix.SpaceID)
+	if err != nil || t == nil {
+		return err
+	}
+	name := tab.Name
+	if name == "" {
+		name = tableName(t.path)
+	}
+	if !r.local(t.path) {
+		return &RollbackRefusal{TrxID: trx, Table: name, Why: fmt.Sprintf("drops DATA DIRECTORY tablespace %d (%s)", ix.SpaceID, t.path)}
+	}
+	t.close()
+	r.spaces[ix.SpaceID] = nil
+	if err := os.Remove(t.path); err != nil {
+		return fmt.Errorf("rolling back DDL transaction %d: %w", trx, err)
+	}
+	r.res.RolledBackDDL = append(r.res.RolledBackDDL, RolledBackDDL{TrxID: trx, UndoNo: rec.UndoNo, Action: "delete",
+		Table: name, SpaceID: ix.SpaceID, Path: t.path})
+	return nil
+}
+
+// rollbackRename renames the file of a table whose RENAME is rolled back to its former name.
+func (r *recovery) rollbackRename(trx uint64, rec discovery.UndoRecord, tab discovery.DictTable) error {
+	if tab.ID == 0 {
+		return &RollbackRefusal{TrxID: trx, Table: rec.Name, Why: fmt.Sprintf("renames table id %d, which SYS_TABLES does not have", rec.TableID)}
+	}
+	t, err := r.loaded(tab.SpaceID)
+	if err != nil || t == nil {
+		return err
+	}
+	if !r.local(t.path) {
+		return &RollbackRefusal{TrxID: trx, Table: rec.Name, Why: fmt.Sprintf("renames DATA DIRECTORY tablespace %d (%s) back", tab.SpaceID, t.path)}
+	}
+	to := r.opt.CopyPath("./" + rec.Name + ".ibd")
+	if discovery.ResolvePath(to) == discovery.ResolvePath(t.path) {
+		return nil
+	}
+	if _, err := os.Lstat(to); err == nil {
+		return &RollbackRefusal{TrxID: trx, Table: rec.Name, Why: fmt.Sprintf("renames tablespace %d from %s back to %s, which exists", tab.SpaceID, t.path, to)}
+	}
+	from := t.path
+	if err := renameSpace(t, to); err != nil {
+		return err
+	}
+	t.path = to
+	r.res.RolledBackDDL = append(r.res.RolledBackDDL, RolledBackDDL{TrxID: trx, UndoNo: rec.UndoNo, Action: "rename",
+		Table: rec.Name, SpaceID: tab.SpaceID, Path: from, To: to})
+	return nil
+}
