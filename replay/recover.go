@@ -85,6 +85,10 @@ type recovery struct {
 	bound   map[uint32]Binding  // the file recovery opens for each space the log names
 	res     RecoverResult
 	done    int
+	// readOnly opens the files read-only and never writes (RecoveredUndo); only, when set,
+	// limits recovery to those tablespaces (the others' records are skipped).
+	readOnly bool
+	only     map[uint32]bool
 }
 
 // Recover applies every mini-transaction of sc (from the checkpoint to the end of the log)

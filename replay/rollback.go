@@ -44,29 +44,13 @@ func (e *RollbackRefusal) Error() string {
 // The server started on the copy then rolls the transaction back in its dictionary and finds
 // the files where its own recovery leaves them.
 func (r *recovery) rollbackDDL() error {
-	trxs, err := discovery.ReadUndoTrxs(func(space, no uint32) ([]byte, error) {
-		t, err := r.space(space)
-		if err != nil {
-			return nil, err
-		}
-		if t == nil {
-			return nil, fmt.Errorf("undo page %d of tablespace %d, which the log deletes", no, space)
-		}
-		return t.read(no)
-	})
+	trxs, err := discovery.ReadUndoTrxs(r.pageReader(false))
 	if err != nil {
 		return fmt.Errorf("reading the undo logs of the recovered copy: %w", err)
 	}
-	var ddl []discovery.UndoTrx
-	for _, t := range trxs {
-		if t.State == discovery.UndoActive && isDDL(t) {
-			ddl = append(ddl, t)
-		}
-	}
-	if len(ddl) == 0 {
+	if len(ActiveDDL(trxs)) == 0 {
 		return nil
 	}
-	sort.Slice(ddl, func(i, j int) bool { return ddl[i].ID > ddl[j].ID })
 	sys, err := discovery.OpenFile(filepath.Join(r.opt.Copy.DataHomeDir, r.opt.Copy.DataFiles[0]))
 	if err != nil {
 		return err
@@ -80,14 +64,31 @@ func (r *recovery) rollbackDDL() error {
 	if err != nil {
 		return err
 	}
-	for _, t := range ddl {
-		for i := len(t.Records) - 1; i >= 0; i-- {
-			if err := r.undoFileEffect(t.ID, t.Records[i], tables, indexes); err != nil {
-				return err
-			}
+	for _, e := range PlanRollback(trxs, tables, indexes) {
+		var err error
+		if e.Action == "delete" {
+			err = r.rollbackCreate(e)
+		} else {
+			err = r.rollbackRename(e)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// ActiveDDL are the transactions of trxs that crash recovery rolls back (active, not prepared)
+// and that changed the dictionary (SYS_TABLES, SYS_INDEXES) or renamed a table, newest first.
+func ActiveDDL(trxs []discovery.UndoTrx) []discovery.UndoTrx {
+	var ddl []discovery.UndoTrx
+	for _, t := range trxs {
+		if t.State == discovery.UndoActive && isDDL(t) {
+			ddl = append(ddl, t)
+		}
+	}
+	sort.Slice(ddl, func(i, j int) bool { return ddl[i].ID > ddl[j].ID })
+	return ddl
 }
 
 // isDDL: the transaction changed the dictionary (SYS_TABLES, SYS_INDEXES) or renamed a table.
@@ -100,23 +101,34 @@ func isDDL(t discovery.UndoTrx) bool {
 	return false
 }
 
-// undoFileEffect does what the rollback of one undo record does to files.
-func (r *recovery) undoFileEffect(trx uint64, rec discovery.UndoRecord, tables []discovery.DictTable, indexes []discovery.DictIndex) error {
-	switch {
-	case rec.Type == discovery.UndoInsertRec && rec.TableID == discovery.DictIndexesID:
-		for _, ix := range indexes {
-			if ix.TableID != rec.IndexTableID || ix.ID != rec.IndexID || ix.Deleted {
-				continue
+// PlanRollback lists the file effects of rolling back the active DDL transactions of trxs, in
+// the server's order, against the dictionary as recovery leaves it (tables, indexes): "delete"
+// for a rolled-back insert of a clustered index with its own tablespace, "rename" (Table is the
+// name restored) for TRX_UNDO_RENAME_TABLE. Path and To are left for the caller.
+func PlanRollback(trxs []discovery.UndoTrx, tables []discovery.DictTable, indexes []discovery.DictIndex) []RolledBackDDL {
+	var out []RolledBackDDL
+	for _, t := range ActiveDDL(trxs) {
+		for i := len(t.Records) - 1; i >= 0; i-- {
+			rec := t.Records[i]
+			switch {
+			case rec.Type == discovery.UndoInsertRec && rec.TableID == discovery.DictIndexesID:
+				for _, ix := range indexes {
+					if ix.TableID == rec.IndexTableID && ix.ID == rec.IndexID && !ix.Deleted && ix.Type&1 != 0 && ix.SpaceID != 0 {
+						out = append(out, RolledBackDDL{TrxID: t.ID, UndoNo: rec.UndoNo, Action: "delete",
+							Table: tableByID(tables, ix.TableID).Name, SpaceID: ix.SpaceID})
+					}
+				}
+			case rec.Type == discovery.UndoRenameTable:
+				tab := tableByID(tables, rec.TableID)
+				e := RolledBackDDL{TrxID: t.ID, UndoNo: rec.UndoNo, Action: "rename", Table: rec.Name, SpaceID: tab.SpaceID}
+				if tab.ID == 0 {
+					e.Action = "unknown table"
+				}
+				out = append(out, e)
 			}
-			if ix.Type&1 == 0 || ix.SpaceID == 0 {
-				return nil // a secondary index, or in the system tablespace: no file is dropped
-			}
-			return r.rollbackCreate(trx, rec, ix, tableByID(tables, ix.TableID))
 		}
-	case rec.Type == discovery.UndoRenameTable:
-		return r.rollbackRename(trx, rec, tableByID(tables, rec.TableID))
 	}
-	return nil
+	return out
 }
 
 // tableByID is the SYS_TABLES row with table id id, a live one first (zero value: none). The
@@ -154,53 +166,51 @@ func (r *recovery) local(p string) bool {
 }
 
 // rollbackCreate deletes the file of the tablespace whose clustered index insert is rolled back.
-func (r *recovery) rollbackCreate(trx uint64, rec discovery.UndoRecord, ix discovery.DictIndex, tab discovery.DictTable) error {
-	t, err := r.loaded(ix.SpaceID)
+func (r *recovery) rollbackCreate(e RolledBackDDL) error {
+	t, err := r.loaded(e.SpaceID)
 	if err != nil || t == nil {
 		return err
 	}
-	name := tab.Name
-	if name == "" {
-		name = tableName(t.path)
+	if e.Table == "" {
+		e.Table = tableName(t.path)
 	}
 	if !r.local(t.path) {
-		return &RollbackRefusal{TrxID: trx, Table: name, Why: fmt.Sprintf("drops DATA DIRECTORY tablespace %d (%s)", ix.SpaceID, t.path)}
+		return &RollbackRefusal{TrxID: e.TrxID, Table: e.Table, Why: fmt.Sprintf("drops DATA DIRECTORY tablespace %d (%s)", e.SpaceID, t.path)}
 	}
 	t.close()
-	r.spaces[ix.SpaceID] = nil
+	r.spaces[e.SpaceID] = nil
 	if err := os.Remove(t.path); err != nil {
-		return fmt.Errorf("rolling back DDL transaction %d: %w", trx, err)
+		return fmt.Errorf("rolling back DDL transaction %d: %w", e.TrxID, err)
 	}
-	r.res.RolledBackDDL = append(r.res.RolledBackDDL, RolledBackDDL{TrxID: trx, UndoNo: rec.UndoNo, Action: "delete",
-		Table: name, SpaceID: ix.SpaceID, Path: t.path})
+	e.Path = t.path
+	r.res.RolledBackDDL = append(r.res.RolledBackDDL, e)
 	return nil
 }
 
 // rollbackRename renames the file of a table whose RENAME is rolled back to its former name.
-func (r *recovery) rollbackRename(trx uint64, rec discovery.UndoRecord, tab discovery.DictTable) error {
-	if tab.ID == 0 {
-		return &RollbackRefusal{TrxID: trx, Table: rec.Name, Why: fmt.Sprintf("renames table id %d, which SYS_TABLES does not have", rec.TableID)}
+func (r *recovery) rollbackRename(e RolledBackDDL) error {
+	if e.Action != "rename" {
+		return &RollbackRefusal{TrxID: e.TrxID, Table: e.Table, Why: "renames a table id that SYS_TABLES does not have"}
 	}
-	t, err := r.loaded(tab.SpaceID)
+	t, err := r.loaded(e.SpaceID)
 	if err != nil || t == nil {
 		return err
 	}
 	if !r.local(t.path) {
-		return &RollbackRefusal{TrxID: trx, Table: rec.Name, Why: fmt.Sprintf("renames DATA DIRECTORY tablespace %d (%s) back", tab.SpaceID, t.path)}
+		return &RollbackRefusal{TrxID: e.TrxID, Table: e.Table, Why: fmt.Sprintf("renames DATA DIRECTORY tablespace %d (%s) back", e.SpaceID, t.path)}
 	}
-	to := r.opt.CopyPath("./" + rec.Name + ".ibd")
+	to := r.opt.CopyPath("./" + e.Table + ".ibd")
 	if discovery.ResolvePath(to) == discovery.ResolvePath(t.path) {
 		return nil
 	}
 	if _, err := os.Lstat(to); err == nil {
-		return &RollbackRefusal{TrxID: trx, Table: rec.Name, Why: fmt.Sprintf("renames tablespace %d from %s back to %s, which exists", tab.SpaceID, t.path, to)}
+		return &RollbackRefusal{TrxID: e.TrxID, Table: e.Table, Why: fmt.Sprintf("renames tablespace %d from %s back to %s, which exists", e.SpaceID, t.path, to)}
 	}
-	from := t.path
+	e.Path = t.path
 	if err := renameSpace(t, to); err != nil {
 		return err
 	}
-	t.path = to
-	r.res.RolledBackDDL = append(r.res.RolledBackDDL, RolledBackDDL{TrxID: trx, UndoNo: rec.UndoNo, Action: "rename",
-		Table: rec.Name, SpaceID: tab.SpaceID, Path: from, To: to})
+	t.path, e.To = to, to
+	r.res.RolledBackDDL = append(r.res.RolledBackDDL, e)
 	return nil
 }

@@ -58,6 +58,9 @@ func (r *recovery) space(id uint32) (*tsFile, error) {
 	if t, ok := r.spaces[id]; ok {
 		return t, nil
 	}
+	if r.only != nil && !r.only[id] {
+		return nil, nil
+	}
 	t, err := r.openSpace(id)
 	if err == nil && t != nil && t.flagsSet {
 		err = t.checkEncryption()
@@ -138,6 +141,14 @@ func (e *MissingError) Error() string {
 		e.ID, e.Names)
 }
 
+// openFlag is how recovery opens files: read-write, or read-only for RecoveredUndo.
+func (r *recovery) openFlag() int {
+	if r.readOnly {
+		return os.O_RDONLY
+	}
+	return os.O_RDWR
+}
+
 // createSpace creates the file of a tablespace the log creates and whose first page it
 // rebuilds (the file was never written, or removed); any other missing file is an error.
 func (r *recovery) createSpace(id uint32, logged *Space) (*tsFile, error) {
@@ -149,7 +160,7 @@ func (r *recovery) createSpace(id uint32, logged *Space) (*tsFile, error) {
 			}
 		}
 	}
-	if name == "" || r.an.Pages[PageID{id, 0}] {
+	if name == "" || r.an.Pages[PageID{id, 0}] || r.readOnly {
 		where := "no file name in the log"
 		if logged != nil {
 			where = strings.Join(logged.Names, ", ")
@@ -171,7 +182,7 @@ func (r *recovery) createSpace(id uint32, logged *Space) (*tsFile, error) {
 
 // openPath opens a single-file tablespace read-write.
 func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) {
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	f, err := os.OpenFile(p, r.openFlag(), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +211,7 @@ func (r *recovery) openSystem() (*tsFile, error) {
 	var first int64
 	for i, name := range s.DataFiles {
 		p := filepath.Join(s.DataHomeDir, name)
-		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		f, err := os.OpenFile(p, r.openFlag(), 0)
 		if err != nil {
 			return nil, err
 		}
