@@ -100,6 +100,9 @@ func recoverAction(c *cli.Context) error {
 	for _, r := range p.redirects {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
 	}
+	for _, r := range o.result.RolledBackDDL {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
+	}
 	return printRecovery(out, into, &o.copy, o.result, o.seconds)
 }
 

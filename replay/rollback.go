@@ -23,6 +23,16 @@ type RolledBackDDL struct {
 	To      string `json:"to,omitempty"`
 }
 
+// String says what was done, for recover's notes.
+func (e RolledBackDDL) String() string {
+	if e.Action == "delete" {
+		return fmt.Sprintf("the crash left DDL transaction %d uncommitted: as the server's rollback does, %s (tablespace %d, created by it) was removed",
+			e.TrxID, e.Path, e.SpaceID)
+	}
+	return fmt.Sprintf("the crash left DDL transaction %d uncommitted: as the server's rollback does, %s (tablespace %d) was renamed back to %s",
+		e.TrxID, e.Path, e.SpaceID, e.To)
+}
+
 // RollbackRefusal is a rollback effect innoscope does not model: recover refuses rather than
 // produce a copy the server would open differently from its own crash recovery.
 type RollbackRefusal struct {
