@@ -207,8 +207,8 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 	}
 	for i, t := range ts {
 		prog.Set(int64(i))
-		if t.Error != "" {
-			continue
+		if t.Error != "" || t.FoundBy == discovery.FoundTemporary {
+			continue // the server deletes and recreates the temporary tablespace at start
 		}
 		f, err := discovery.OpenFile(t.Path)
 		if err != nil {
