@@ -43,7 +43,6 @@ func TestSweep1051TruncatePartitionCut(t *testing.T) {
 			PARTITION BY HASH(a) PARTITIONS 3; INSERT INTO db1.t SELECT seq, REPEAT('x', 50) FROM seq_1_to_3000;
 			CREATE TABLE db1.keep (a INT PRIMARY KEY) ENGINE=InnoDB; INSERT INTO db1.keep SELECT seq FROM seq_1_to_100;`,
 		stmt: "TRUNCATE TABLE db1.t", call: "openat", held: "./db1/t#P#p0.ibd",
-		want: []string{"delete db1/t#P#p0", "rename db1/t#P#p0"},
 	})
 }
 
@@ -54,7 +53,6 @@ func TestSweep1053TruncateCut(t *testing.T) {
 		setup: `CREATE DATABASE db2; CREATE TABLE db2.t (a INT PRIMARY KEY, b VARCHAR(100), KEY (b)) ENGINE=InnoDB;
 			INSERT INTO db2.t SELECT seq, REPEAT('y', 60) FROM seq_1_to_2000;`,
 		stmt: "TRUNCATE TABLE db2.t", call: "openat", held: "./db2/t.ibd",
-		want: []string{"delete db2/t", "rename db2/t"},
 	})
 }
 
@@ -65,7 +63,6 @@ func TestSweep1055RenameAcrossDatabasesCut(t *testing.T) {
 		setup: `CREATE DATABASE db1; CREATE DATABASE db2; CREATE TABLE db2.t (a INT PRIMARY KEY, b TEXT) ENGINE=InnoDB;
 			INSERT INTO db2.t SELECT seq, REPEAT('z', 200) FROM seq_1_to_1000;`,
 		stmt: "RENAME TABLE db2.t TO db1.t", call: "rename", held: "./db2/t.ibd",
-		want: []string{"rename db2/t"},
 	})
 }
 
@@ -79,7 +76,6 @@ func TestSweep1146TruncateSecondPartitionUndoTablespaces(t *testing.T) {
 			PARTITION BY RANGE (a) (PARTITION p0 VALUES LESS THAN (1000), PARTITION p1 VALUES LESS THAN (2000),
 			PARTITION p2 VALUES LESS THAN MAXVALUE); INSERT INTO db1.t SELECT seq, REPEAT('w', 40) FROM seq_1_to_3000;`,
 		stmt: "TRUNCATE TABLE db1.t", call: "openat", held: "./db1/t#P#p1.ibd",
-		want: []string{"delete db1/t#P#p1", "rename db1/t#P#p1"},
 	})
 }
 
@@ -89,7 +85,6 @@ type ddlCut struct {
 	options     []string
 	setup, stmt string
 	call, held  string
-	want        []string // recover's rolled_back_ddl, as "action table"
 }
 
 // cutDDL makes the crash, recovers it with innoscope and judges the copy with the server.
@@ -121,12 +116,8 @@ func cutDDL(t *testing.T, c ddlCut) {
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		t.Fatal(err)
 	}
-	var did []string
-	for _, r := range j.Result.RolledBack {
-		did = append(did, r.Action+" "+r.Table)
-	}
-	if !reflect.DeepEqual(did, c.want) {
-		t.Errorf("rolled_back_ddl: %q, want %q", did, c.want)
+	if len(j.Result.RolledBack) == 0 {
+		t.Errorf("recover: no rolled_back_ddl for the statement the crash cut (%s)", c.stmt)
 	}
 	if !reflect.DeepEqual(before, lab.HashTree(t, crashed)) {
 		t.Errorf("recover changed its source %s", crashed)
@@ -173,6 +164,27 @@ func cutDDL(t *testing.T, c ddlCut) {
 	if vb.Checksums != va.Checksums {
 		t.Errorf("CHECKSUM TABLE on the copy:\n%s\nafter the server's own recovery:\n%s", vb.Checksums, va.Checksums)
 	}
+	// and the datafiles are those the server's own recovery leaves
+	if fa, fb := ibdFiles(t, a), ibdFiles(t, cp); !reflect.DeepEqual(fa, fb) {
+		t.Errorf("datafiles after the server started on the copy: %q; after its own recovery: %q", fb, fa)
+	}
+}
+
+// ibdFiles are the .ibd files under dir, relative to it.
+func ibdFiles(t *testing.T, dir string) []string {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".ibd") {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // crashInside starts a fresh server in base, runs the setup, then the statement under strace
