@@ -79,6 +79,19 @@ func TestSweep1146TruncateSecondPartitionUndoTablespaces(t *testing.T) {
 	})
 }
 
+// TestDDLCutDataDirectoryTruncate: TRUNCATE of a DATA DIRECTORY table cut after the new file was
+// created (seed 1146's table had such a partition). The server's rollback renames the file back
+// within its directory; its own recovery keeps the table open from memory (it leaves the link of
+// the #sql-ib name and writes none for the table), the copy's link names the renamed file.
+func TestDDLCutDataDirectoryTruncate(t *testing.T) {
+	cutDDL(t, ddlCut{
+		options: []string{"--innodb-log-file-size=16M"},
+		setup: `CREATE DATABASE db; CREATE TABLE db.r (a INT PRIMARY KEY, b VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='@EXT@';
+			INSERT INTO db.r SELECT seq, REPEAT('x', 50) FROM seq_1_to_1000;`,
+		stmt: "TRUNCATE TABLE db.r", call: "openat", held: "@EXT@/db/r.ibd",
+	})
+}
+
 // ddlCut is one statement cut by SIGKILL after the system call call on held (as the server
 // spells the path) returned.
 type ddlCut struct {
@@ -123,6 +136,15 @@ func cutDDL(t *testing.T, c ddlCut) {
 		t.Errorf("recover changed its source %s", crashed)
 	}
 
+	// diagnose (before the server's recovery of a copy, which writes into the DATA DIRECTORY the
+	// log names) names the transaction the server rolls back, and reports an error only where
+	// the server's own recovery failed.
+	dout, derrs, _ := run("diagnose", "--json", "--fail-on", "none", crashed)
+	var dj diagnoseJSON
+	if err := json.Unmarshal([]byte(dout), &dj); err != nil {
+		t.Fatalf("diagnose: %v\n%s", err, derrs)
+	}
+
 	s := &lab.Scenario{Options: c.options}
 	a := filepath.Join(base, "A")
 	lab.CopyDir(t, crashed, a)
@@ -130,13 +152,6 @@ func cutDDL(t *testing.T, c ddlCut) {
 	if !va.Started || !va.CrashRecovery || !logHas(t, va.ErrLog, "Rolled back recovered transaction") {
 		t.Fatalf("the server's own recovery did not roll a transaction back (started=%v crash_recovery=%v): the cut missed\n%s",
 			va.Started, va.CrashRecovery, serverLines(t, va.ErrLog))
-	}
-	// diagnose names the transaction the server rolls back, and reports an error only where the
-	// server's own recovery failed.
-	dout, derrs, _ := run("diagnose", "--json", "--fail-on", "none", crashed)
-	var dj diagnoseJSON
-	if err := json.Unmarshal([]byte(dout), &dj); err != nil {
-		t.Fatalf("diagnose: %v\n%s", err, derrs)
 	}
 	named := 0
 	for _, f := range dj.Findings {
@@ -192,6 +207,13 @@ func ibdFiles(t *testing.T, dir string) []string {
 // there. It returns the crashed data directory.
 func crashInside(t *testing.T, base string, c ddlCut) string {
 	d, sock := filepath.Join(base, "data"), filepath.Join(base, "lab.sock")
+	// @EXT@ in the statements is a DATA DIRECTORY of the test's own (the log names it by its
+	// absolute path: the server's recovery of a copy writes there, after recover has read it).
+	ext := filepath.Join(base, "ext")
+	if err := os.Mkdir(ext, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	c.setup, c.held = strings.ReplaceAll(c.setup, "@EXT@", ext), strings.ReplaceAll(c.held, "@EXT@", ext)
 	script := filepath.Join(lab.Root(), "scripts", "mariadb-lab.sh")
 	args := append([]string{"-c", `source "$0" functions; fresh_server "$@"`, script, base}, c.options...)
 	if b, err := exec.Command("bash", args...).CombinedOutput(); err != nil {

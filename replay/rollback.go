@@ -170,7 +170,7 @@ func (r *recovery) loaded(id uint32) (*tsFile, error) {
 }
 
 // local reports a file in its database directory of the copy's data directory (not a DATA
-// DIRECTORY file, whose rollback also concerns its .isl).
+// DIRECTORY file, whose rename back also writes the table's .isl).
 func (r *recovery) local(p string) bool {
 	return discovery.ResolvePath(filepath.Dir(filepath.Dir(p))) == discovery.ResolvePath(r.opt.Copy.Datadir)
 }
@@ -183,9 +183,6 @@ func (r *recovery) rollbackCreate(e RolledBackDDL) error {
 	}
 	if e.Table == "" {
 		e.Table = tableName(t.path)
-	}
-	if !r.local(t.path) {
-		return &RollbackRefusal{TrxID: e.TrxID, Table: e.Table, Why: fmt.Sprintf("drops DATA DIRECTORY tablespace %d (%s)", e.SpaceID, t.path)}
 	}
 	t.close()
 	r.spaces[e.SpaceID] = nil
@@ -206,10 +203,12 @@ func (r *recovery) rollbackRename(e RolledBackDDL) error {
 	if err != nil || t == nil {
 		return err
 	}
-	if !r.local(t.path) {
-		return &RollbackRefusal{TrxID: e.TrxID, Table: e.Table, Why: fmt.Sprintf("renames DATA DIRECTORY tablespace %d (%s) back", e.SpaceID, t.path)}
-	}
 	to := r.opt.CopyPath("./" + e.Table + ".ibd")
+	remote := !r.local(t.path)
+	if remote {
+		// a DATA DIRECTORY file is renamed within its directory (DIR/db/name.ibd)
+		to = filepath.Join(filepath.Dir(filepath.Dir(t.path)), filepath.FromSlash(e.Table)+".ibd")
+	}
 	if discovery.ResolvePath(to) == discovery.ResolvePath(t.path) {
 		return nil
 	}
@@ -221,6 +220,16 @@ func (r *recovery) rollbackRename(e RolledBackDDL) error {
 		return err
 	}
 	t.path, e.To = to, to
+	if remote {
+		// The server's crash recovery keeps the table open from the tablespace it renamed; the
+		// copy's link names the renamed file, so that a server started on it finds the table
+		// (the old name's link is left, a stale link the server ignores, as its own recovery
+		// leaves it).
+		isl := filepath.Join(r.opt.Copy.Datadir, filepath.FromSlash(e.Table)+".isl")
+		if err := os.WriteFile(isl, []byte(to+"\n"), 0o640); err != nil {
+			return fmt.Errorf("rolling back DDL transaction %d: %w", e.TrxID, err)
+		}
+	}
 	r.res.RolledBackDDL = append(r.res.RolledBackDDL, e)
 	return nil
 }
