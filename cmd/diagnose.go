@@ -124,6 +124,21 @@ func analyzeScan(path string, cpFindings []report.Finding, sc *logformat.Scanner
 	return a, logFindings(path, cpFindings, sc, a.Map.EndLSN, fcp, cpLSN, a.PageRecords, len(a.Pages)), nil
 }
 
+// recoveredUndo replays the log from the checkpoint for the system and undo tablespaces, in
+// memory, and reads their undo logs and dictionary (replay.RecoveredUndo); nil for a log of
+// 512-byte blocks, which recover does not replay either.
+func recoveredUndo(c *cli.Context, s settings, a *replay.Analysis, ts []discovery.Tablespace) (*replay.UndoView, error) {
+	l, sc, _, err := startScan(c)
+	if errors.Is(err, logformat.ErrUnsupported) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	return replay.RecoveredUndo(sc, replay.RecoverOptions{Copy: s.discovery(), PageSize: l.PageSize, Analysis: a,
+		CopyPath: replay.SourcePath(s.Datadir)}, ts)
+}
+
 // analyzeBlockLog is analyzeLog for a log of 512-byte blocks.
 func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, uint64, []report.Finding, error) {
 	if l.Selected < 0 {
@@ -180,6 +195,12 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 		in.Dblwr, _ = discovery.DoublewriteCopies(sys)
 		sys.Close()
 	}
+	if logged != nil {
+		if in.Undo, err = recoveredUndo(c, s, logged, ts); err != nil {
+			fs = append(fs, report.Finding{Severity: report.Info, Code: "UNDO_UNREADABLE", File: s.Datadir,
+				Message: "the undo logs as recovery leaves them could not be read, so transactions the crash left uncommitted are not looked at: " + err.Error()})
+		}
+	}
 	prog := report.NewProgress("verifying datafiles", int64(len(ts)))
 	if skipPages {
 		ts = nil // only page 0 of each file (read by the scan) is looked at
@@ -188,8 +209,8 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 	}
 	for i, t := range ts {
 		prog.Set(int64(i))
-		if t.Error != "" {
-			continue
+		if t.Error != "" || t.FoundBy == discovery.FoundTemporary {
+			continue // the server deletes and recreates the temporary tablespace at start
 		}
 		f, err := discovery.OpenFile(t.Path)
 		if err != nil {

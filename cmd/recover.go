@@ -99,6 +99,9 @@ func recoverAction(c *cli.Context) error {
 	for _, r := range p.redirects {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
 	}
+	for _, r := range o.result.RolledBackDDL {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
+	}
 	return printRecovery(out, into, &o.copy, o.result, o.seconds)
 }
 
@@ -333,9 +336,6 @@ func printRecovery(out *report.Output, into string, st *replay.CopyStats, r *rep
 		var ops []string
 		if s.Created {
 			ops = append(ops, "created")
-		}
-		if s.Removed != "" {
-			ops = append(ops, "removed: "+s.Removed)
 		}
 		if s.RenamedFrom != "" {
 			ops = append(ops, "renamed from "+s.RenamedFrom)

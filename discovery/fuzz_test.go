@@ -3,6 +3,7 @@ package discovery
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"testing"
 )
 
@@ -83,5 +84,62 @@ func FuzzDict(f *testing.F) {
 		}
 		ReadDictTables(tf)
 		DoublewriteCopies(tf)
+	})
+}
+
+// FuzzUndoRecord decodes arbitrary bytes as the body of an undo record: errors, never panics.
+func FuzzUndoRecord(f *testing.F) {
+	f.Add([]byte{UndoRenameTable, 0, 0x81, 0xc2, 'd', 'b', '/', 't'})
+	f.Add([]byte{UndoInsertRec, 2, DictTablesID, 4, 'd', 'b', '/', 't'})
+	f.Add([]byte{UndoInsertRec, 19, DictIndexesID, 8, 0, 0, 0, 0, 0, 0, 1, 0xcd, 8, 0, 0, 0, 0, 0, 0, 3, 0xa6})
+	f.Add([]byte{UndoInsertRec, 0xff, 0xf0, 1, 2, 3, 4, 5})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ParseUndoRecord(b)
+	})
+}
+
+// FuzzUndoTrxs lays the input into the undo log header page of a one-slot rollback segment
+// (from the segment header on, and as a second page of the log) and walks TRX_SYS: errors,
+// never panics, and no endless walk.
+func FuzzUndoTrxs(f *testing.F) {
+	const ps = 4096
+	hdr := make([]byte, 200)
+	be := binary.BigEndian
+	be.PutUint16(hdr[0:], 86+undoLogHdrSize) // TRX_UNDO_PAGE_START (relative to FilPageData)
+	be.PutUint16(hdr[2:], 86+undoLogHdrSize+12)
+	be.PutUint16(hdr[undoState-FilPageData:], UndoActive)
+	be.PutUint16(hdr[undoLastLog-FilPageData:], 86)
+	f.Add(hdr, uint32(filNull))
+	f.Add(hdr, uint32(4))
+	f.Fuzz(func(t *testing.T, b []byte, next uint32) {
+		if len(b) > ps-FilPageData-8 {
+			return
+		}
+		pages := map[uint32][]byte{}
+		sys := make([]byte, ps)
+		for i := 0; i < trxSysNRsegs; i++ {
+			be.PutUint32(sys[trxSysRsegs+8*i+4:], filNull)
+		}
+		be.PutUint32(sys[trxSysRsegs+4:], 6) // rollback segment 0: space 0 page 6
+		pages[trxSysPage] = sys
+		rseg := make([]byte, ps)
+		for s := 0; rsegUndoSlots+4*s+4 <= ps; s++ {
+			be.PutUint32(rseg[rsegUndoSlots+4*s:], filNull)
+		}
+		be.PutUint32(rseg[rsegUndoSlots:], 3)
+		pages[6] = rseg
+		for _, no := range []uint32{3, 4} {
+			p := make([]byte, ps)
+			be.PutUint16(p[FilPageType:], pageTypeUndo)
+			copy(p[FilPageData:], b)
+			be.PutUint32(p[undoPageNode+6:], next)
+			pages[no] = p
+		}
+		ReadUndoTrxs(func(space, no uint32) ([]byte, error) {
+			if p, ok := pages[no]; ok && space == 0 {
+				return p, nil
+			}
+			return nil, io.ErrUnexpectedEOF
+		})
 	})
 }

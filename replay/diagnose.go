@@ -36,6 +36,9 @@ type Input struct {
 	Dblwr    map[[2]uint32][]discovery.DoublewriteCopy
 	Policy   Policy
 	LogName  string // the redo log as findings name it: its file, or MySQL's #innodb_redo directory
+	// Undo is the undo logs and dictionary as crash recovery leaves them (RecoveredUndo; nil:
+	// not read), for the rollback of the DDL transactions the crash left uncommitted.
+	Undo *UndoView
 }
 
 // expectation is a file name some source maps to a space id.
@@ -117,6 +120,15 @@ func expectations(in Input) map[string]expectation {
 		claim[p] = last.seq
 		exp[p] = expectation{id: s.ID, name: s.Name, source: "redo log", lsn: u64(last.LSN), logged: true}
 	}
+	// A tablespace created by a DDL transaction the crash left uncommitted is dropped by its
+	// rollback: a file not created yet is not missing (one that exists is the server's to drop).
+	for _, r := range pendingRollback(in) {
+		for p, e := range exp {
+			if _, err := os.Lstat(p); err != nil && r.Action == "delete" && e.id == r.SpaceID {
+				delete(exp, p)
+			}
+		}
+	}
 	return exp
 }
 
@@ -184,6 +196,7 @@ func StaleISL(t discovery.Tablespace) bool {
 // Diagnose compares dictionary, files and log, and says what recovery will meet.
 func Diagnose(in Input) []report.Finding {
 	fs := diagnoseLocations(in)
+	fs = append(fs, uncommittedDDLFindings(in)...)
 	// A table whose link names no file while the log gives its tablespace another: not the stale
 	// leftover STALE_ISL describes, so that information gives way to a warning (ISLRedirects).
 	mislinked := map[string]bool{}

@@ -25,6 +25,7 @@ type DictEntry struct {
 func Dictionary(in Input) []DictEntry {
 	var out []DictEntry
 	ddl, _ := pendingDDL(in.Datadir)
+	rollback := pendingRollback(in)
 	for _, t := range in.Dict {
 		if strings.HasPrefix(t.Name, "SYS_") {
 			continue
@@ -39,6 +40,7 @@ func Dictionary(in Input) []DictEntry {
 				}
 			}
 		}
+		rollBack(&e, rollback)
 		_, err := os.Stat(filepath.Join(in.Datadir, frmName(e.Name)+".frm"))
 		e.Frm = err == nil
 		if e.OnDisk != "" && !e.Frm && (ddl[e.Name] || ddl[e.OnDisk]) {
@@ -54,6 +56,29 @@ func Dictionary(in Input) []DictEntry {
 		out = append(out, e)
 	}
 	return out
+}
+
+// rollBack applies to e what the rollback of an uncommitted DDL transaction does (rollback,
+// from pendingRollback): a RENAME undone gives the table back its name, a tablespace the
+// transaction created is dropped.
+func rollBack(e *DictEntry, rollback []RolledBackDDL) {
+	for _, r := range rollback {
+		if r.SpaceID != e.SpaceID || e.Deleted {
+			continue
+		}
+		switch {
+		case r.Action == "rename" && r.Table != e.Name:
+			if e.OnDisk == "" {
+				e.OnDisk = e.Name
+			}
+			e.Name = r.Table
+			if e.OnDisk == e.Name {
+				e.OnDisk = ""
+			}
+		case r.Action == "delete":
+			e.Deleted = true
+		}
+	}
 }
 
 // tableName is the db/table name of a datafile name (./db/t.ibd, /dir/db/t.ibd).

@@ -34,10 +34,8 @@ type SpaceResult struct {
 	PagesWritten int    `json:"pages_written"`
 	Created      bool   `json:"created,omitempty"`
 	RenamedFrom  string `json:"renamed_from,omitempty"`
-	// Removed says why the file was removed from the copy (the server's rollback deletes it).
-	Removed    string `json:"removed,omitempty"`
-	TrimmedTo  int64  `json:"trimmed_to_pages,omitempty"`
-	ExtendedTo int64  `json:"extended_to_pages,omitempty"`
+	TrimmedTo    int64  `json:"trimmed_to_pages,omitempty"`
+	ExtendedTo   int64  `json:"extended_to_pages,omitempty"`
 }
 
 // RecoverResult summarises a replay.
@@ -55,6 +53,9 @@ type RecoverResult struct {
 	// Applied counts the applied records by type (EXTENDED ones by subtype).
 	Applied map[string]int `json:"applied_by_type"`
 	Spaces  []SpaceResult  `json:"spaces"`
+	// RolledBackDDL are the file effects of rolling back the DDL transactions the crash left
+	// uncommitted (see rollbackDDL), in the order done.
+	RolledBackDDL []RolledBackDDL `json:"rolled_back_ddl,omitempty"`
 }
 
 // cached is one page image held during recovery.
@@ -84,6 +85,10 @@ type recovery struct {
 	bound   map[uint32]Binding  // the file recovery opens for each space the log names
 	res     RecoverResult
 	done    int
+	// readOnly opens the files read-only and never writes (RecoveredUndo); only, when set,
+	// limits recovery to those tablespaces (the others' records are skipped).
+	readOnly bool
+	only     map[uint32]bool
 }
 
 // Recover applies every mini-transaction of sc (from the checkpoint to the end of the log)
@@ -92,7 +97,8 @@ type recovery struct {
 // starts at or after the page's LSN, pages that a later INIT_PAGE rebuilds are not read, freed
 // pages are not written, and the written pages carry the end LSN of their last
 // mini-transaction and a checksum in their tablespace's scheme. File operations follow: undo
-// truncation, extension to FSP_SIZE, and renames. The copy's redo log is not touched.
+// truncation, extension to FSP_SIZE, and renames; then the file effects of rolling back the DDL
+// transactions the crash left uncommitted (rollbackDDL). The copy's redo log is not touched.
 func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) {
 	if opt.CacheBytes <= 0 {
 		opt.CacheBytes = 512 << 20
@@ -133,6 +139,9 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 		return nil, err
 	}
 	if err := r.finishFiles(); err != nil {
+		return nil, err
+	}
+	if err := r.rollbackDDL(); err != nil {
 		return nil, err
 	}
 	r.res.PagesApplied, r.res.PagesFreed = len(r.applied), len(r.an.Freed)

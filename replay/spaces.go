@@ -58,6 +58,9 @@ func (r *recovery) space(id uint32) (*tsFile, error) {
 	if t, ok := r.spaces[id]; ok {
 		return t, nil
 	}
+	if r.only != nil && !r.only[id] {
+		return nil, nil
+	}
 	t, err := r.openSpace(id)
 	if err == nil && t != nil && t.flagsSet {
 		err = t.checkEncryption()
@@ -139,6 +142,14 @@ func (e *MissingError) Error() string {
 		e.ID, e.Names)
 }
 
+// openFlag is how recovery opens files: read-write, or read-only for RecoveredUndo.
+func (r *recovery) openFlag() int {
+	if r.readOnly {
+		return os.O_RDONLY
+	}
+	return os.O_RDWR
+}
+
 // createSpace creates the file of a tablespace the log creates and whose first page it
 // rebuilds (the file was never written, or removed); any other missing file is an error.
 func (r *recovery) createSpace(id uint32, logged *Space) (*tsFile, error) {
@@ -150,7 +161,7 @@ func (r *recovery) createSpace(id uint32, logged *Space) (*tsFile, error) {
 			}
 		}
 	}
-	if name == "" || r.an.Pages[PageID{id, 0}] {
+	if name == "" || r.an.Pages[PageID{id, 0}] || r.readOnly {
 		where := "no file name in the log"
 		if logged != nil {
 			where = strings.Join(logged.Names, ", ")
@@ -172,7 +183,7 @@ func (r *recovery) createSpace(id uint32, logged *Space) (*tsFile, error) {
 
 // openPath opens a single-file tablespace read-write.
 func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) {
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	f, err := os.OpenFile(p, r.openFlag(), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +212,7 @@ func (r *recovery) openSystem() (*tsFile, error) {
 	var first int64
 	for i, name := range s.DataFiles {
 		p := filepath.Join(s.DataHomeDir, name)
-		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		f, err := os.OpenFile(p, r.openFlag(), 0)
 		if err != nil {
 			return nil, err
 		}
@@ -270,17 +281,6 @@ func (r *recovery) finishFiles() error {
 	if err != nil {
 		return err
 	}
-	plan, err := r.planRollback()
-	if err != nil {
-		return err
-	}
-	for id := range plan.removes {
-		res, err := r.removeCreated(id)
-		if err != nil {
-			return err
-		}
-		r.res.Spaces = append(r.res.Spaces, res)
-	}
 	ids := make([]uint32, 0, len(r.spaces))
 	for id, t := range r.spaces {
 		if t != nil {
@@ -303,15 +303,7 @@ func (r *recovery) finishFiles() error {
 		// log reverts: the server replays it, then InnoDB's rollback of the uncommitted
 		// transaction renames the file back, so the file stays where it is. Only the rename
 		// of a finished statement is replayed.
-		if e, ok := plan.renames[id]; ok {
-			// the server's rollback of the rename's transaction puts the file back at name
-			from, err := r.renameBack(t, e)
-			if err != nil {
-				return err
-			} else if from != "" {
-				res.RenamedFrom, res.Path = from, t.path
-			}
-		} else if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 {
+		if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 {
 			if want := r.opt.CopyPath(s.Name); discovery.ResolvePath(want) != discovery.ResolvePath(t.path) &&
 				!ddl[tableName(s.Name)] && !ddl[tableName(t.path)] {
 				if err := renameSpace(t, want); err != nil {
@@ -326,7 +318,6 @@ func (r *recovery) finishFiles() error {
 		}
 		r.res.Spaces = append(r.res.Spaces, res)
 	}
-	sort.Slice(r.res.Spaces, func(i, j int) bool { return r.res.Spaces[i].ID < r.res.Spaces[j].ID })
 	return nil
 }
 
