@@ -46,12 +46,14 @@ die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
 install() {
   if command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 \
-    && command -v innochecksum >/dev/null 2>&1 && command -v mariadb-backup >/dev/null 2>&1; then
+    && command -v innochecksum >/dev/null 2>&1 && command -v mariadb-backup >/dev/null 2>&1 \
+    && command -v strace >/dev/null 2>&1; then
     return 0
   fi
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq mariadb-server mariadb-backup >/dev/null
+  # strace holds a server right after a file operation of a DDL statement (the DDL-cut tests).
+  apt-get install -y -qq mariadb-server mariadb-backup strace >/dev/null
 }
 
 # opts_for NAME: extra server options of a scenario (used at install and at every start).
