@@ -78,7 +78,7 @@ func diagnoseAction(c *cli.Context) error {
 
 // diagnosis is the result of runDiagnosis.
 type diagnosis struct {
-	settings settings
+	settings discovery.Layout
 	in       replay.Input
 	findings []report.Finding
 	summary  map[string]int
@@ -178,13 +178,13 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 		fs, a = []report.Finding{logUnreadableFinding(s, err)}, &replay.Analysis{Map: &replay.Map{}}
 	}
 	fs = append(serverFindings(s), fs...)
-	ts, err := discovery.Scan(s.discovery())
+	ts, err := discovery.Scan(s)
 	if err != nil {
 		return nil, err
 	}
 	in := replay.Input{Datadir: s.Datadir, Analysis: logged, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
 		Pages: map[string]*discovery.Report{}, LogName: logName(s)}
-	if sys, err := discovery.OpenFile(filepath.Join(s.systemFile())); err == nil {
+	if sys, err := discovery.OpenFile(filepath.Join(s.SystemFile())); err == nil {
 		if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
 				Message: "SYS_TABLES could not be read, so only the redo log says which files should exist: " + err.Error()})
@@ -239,8 +239,8 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 // logUnreadableFinding is the one finding of a diagnosis whose redo log could not be used
 // (absent, unreadable, a format innoscope does not read, no valid checkpoint): the rest of the
 // report is made from the files, their pages and the dictionary alone.
-func logUnreadableFinding(s settings, err error) report.Finding {
-	dir := s.logDir()
+func logUnreadableFinding(s discovery.Layout, err error) report.Finding {
+	dir := s.LogFileDir()
 	file := filepath.Join(dir, "ib_logfile0")
 	var fe *logformat.FormatError
 	if errors.As(err, &fe) {
@@ -259,7 +259,7 @@ func logUnreadableFinding(s settings, err error) report.Finding {
 
 // logName is the redo log as findings name it: ib_logfile0's path, or for MySQL 8.0.30+ the
 // #innodb_redo directory whose #ib_redoN files are read as one log.
-func logName(s settings) string {
+func logName(s discovery.Layout) string {
 	p, err := findLogFile(s, s.Datadir)
 	if err != nil {
 		return ""

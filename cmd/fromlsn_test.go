@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logformattest"
 )
 
 // TestFromLSNBeforeRing: `log records --from-lsn 1` on ib_logfileN rings (built byte by byte
@@ -31,17 +32,17 @@ func TestFromLSNBeforeRing(t *testing.T) {
 		for _, mtrs := range []int{10, 1500} {
 			t.Run(fmt.Sprintf("%s/%d", c.name, mtrs), func(t *testing.T) {
 				const start, files, size = 512 * 6000, 2, 2048 + 8*512
-				b, err := logformat.NewMLogBuilder(start, c.creator)
+				b, err := logformattest.NewMLogBuilder(start, c.creator)
 				if err != nil {
 					t.Fatal(err)
 				}
 				var lsns []uint64
 				for i := 0; i < mtrs; i++ {
 					if c.format == logformat.FormatMariaDB105 {
-						lsns = append(lsns, b.AddPhysMTR(logformat.PageRecord(logformat.Write, false, 5, uint32(3+i),
+						lsns = append(lsns, b.AddPhysMTR(logformattest.PageRecord(logformat.Write, false, 5, uint32(3+i),
 							append(logformat.AppendVarint(nil, 100), make([]byte, 30)...))))
 					} else {
-						lsns = append(lsns, b.AddMTR(logformat.MLogPageRecord(logformat.MLog2Bytes, 9, uint32(3+i), []byte{0, 24, 0x81, 0x02})))
+						lsns = append(lsns, b.AddMTR(logformattest.MLogPageRecord(logformat.MLog2Bytes, 9, uint32(3+i), []byte{0, 24, 0x81, 0x02})))
 					}
 				}
 				dir := t.TempDir()

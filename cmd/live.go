@@ -14,8 +14,8 @@ var allowLiveFlag = &cli.BoolFlag{Name: "allow-live", Usage: "copy the directory
 
 // serverFindings is SERVER_RUNNING (error) when a server runs on the data directory of s: what
 // innoscope reads then is not what crash recovery would find.
-func serverFindings(s settings) []report.Finding {
-	l := discovery.RunningServer(s.discovery(), s.LogDir)
+func serverFindings(s discovery.Layout) []report.Finding {
+	l := discovery.RunningServer(s)
 	if l == nil {
 		return nil
 	}
@@ -33,11 +33,11 @@ func logServerFindings(c *cli.Context) []report.Finding {
 }
 
 // refuseLive fails (exit 2) when a server runs on the data directory of s, unless --allow-live.
-func refuseLive(c *cli.Context, s settings) error {
+func refuseLive(c *cli.Context, s discovery.Layout) error {
 	if c.Bool("allow-live") {
 		return nil
 	}
-	if l := discovery.RunningServer(s.discovery(), s.LogDir); l != nil {
+	if l := discovery.RunningServer(s); l != nil {
 		return fmt.Errorf("%s: SERVER_RUNNING: %s: a copy of a running server's files is not consistent; stop the server first (or pass --allow-live)", s.Datadir, l)
 	}
 	return nil

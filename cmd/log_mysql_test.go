@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logformattest"
 )
 
 // TestMySQLBlockLog reads the real MySQL 8.0.33 redo file: the header and both checkpoint blocks
@@ -73,21 +74,21 @@ func TestMySQLRecordsCLI(t *testing.T) {
 	}
 }
 
-// TestMySQLFileRecordsMap: a MySQL 8.0.30+ file built byte by byte (logformat.MLogBuilder:
+// TestMySQLFileRecordsMap: a MySQL 8.0.30+ file built byte by byte (logformattest.MLogBuilder:
 // log0constants.h block layout, fil_op_write_log file records) with a create, two renames, and
 // a create then delete: `map` gives the history, `--at-lsn` the name before the second rename,
 // and `log stats` from the checkpoint at the first record predicts crash recovery.
 func TestMySQLFileRecordsMap(t *testing.T) {
-	b, err := logformat.NewMLogBuilder(512*8000, "MySQL 8.0.33")
+	b, err := logformattest.NewMLogBuilder(512*8000, "MySQL 8.0.33")
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileCreate, 7, "./db/a.ibd", ""),
-		logformat.MLogPageRecord(logformat.MLogInitFilePage2, 7, 0, nil))
-	b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileRename, 7, "./db/a.ibd", "./db/b.ibd"))
-	second := b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileRename, 7, "./db/b.ibd", "./db/c.ibd"))
-	b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileCreate, 8, "./db/d.ibd", ""))
-	b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileDelete, 8, "./db/d.ibd", ""))
+	first := b.AddMTR(logformattest.MLogFileRecord(logformat.MLogFileCreate, 7, "./db/a.ibd", ""),
+		logformattest.MLogPageRecord(logformat.MLogInitFilePage2, 7, 0, nil))
+	b.AddMTR(logformattest.MLogFileRecord(logformat.MLogFileRename, 7, "./db/a.ibd", "./db/b.ibd"))
+	second := b.AddMTR(logformattest.MLogFileRecord(logformat.MLogFileRename, 7, "./db/b.ibd", "./db/c.ibd"))
+	b.AddMTR(logformattest.MLogFileRecord(logformat.MLogFileCreate, 8, "./db/d.ibd", ""))
+	b.AddMTR(logformattest.MLogFileRecord(logformat.MLogFileDelete, 8, "./db/d.ibd", ""))
 	dir := t.TempDir()
 	p := filepath.Join(dir, "#ib_redo8000")
 	if err := os.WriteFile(p, b.Bytes(2048+8*512, first), 0o644); err != nil {
@@ -109,22 +110,22 @@ func TestMySQLFileRecordsMap(t *testing.T) {
 }
 
 // TestMySQLRedoDirectory: a data directory whose #innodb_redo holds a log spread over several
-// #ib_redoN files (built by logformat.MLogBuilder, 4 blocks of data each, a spare
+// #ib_redoN files (built by logformattest.MLogBuilder, 4 blocks of data each, a spare
 // #ib_redoN_tmp beside them): `log stats` and `map` of the directory read across the files,
 // mini-transactions and records that straddle two files included; one file alone ends where
 // it ends.
 func TestMySQLRedoDirectory(t *testing.T) {
-	b, err := logformat.NewMLogBuilder(512*9000, "MySQL 8.0.33")
+	b, err := logformattest.NewMLogBuilder(512*9000, "MySQL 8.0.33")
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileCreate, 7, "./db/a.ibd", ""))
+	first := b.AddMTR(logformattest.MLogFileRecord(logformat.MLogFileCreate, 7, "./db/a.ibd", ""))
 	body := append([]byte{0, 100, 0x03, 0x20}, make([]byte, 800)...) // MLOG_WRITE_STRING of 800 bytes
 	for i := 0; i < 6; i++ {
-		b.AddMTR(logformat.MLogPageRecord(logformat.MLogWriteString, 7, uint32(3+i), body),
-			logformat.MLogPageRecord(logformat.MLog2Bytes, 7, uint32(3+i), []byte{0, 24, 0x81, 0x02}))
+		b.AddMTR(logformattest.MLogPageRecord(logformat.MLogWriteString, 7, uint32(3+i), body),
+			logformattest.MLogPageRecord(logformat.MLog2Bytes, 7, uint32(3+i), []byte{0, 24, 0x81, 0x02}))
 	}
-	b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileRename, 7, "./db/a.ibd", "./db/b.ibd"))
+	b.AddMTR(logformattest.MLogFileRecord(logformat.MLogFileRename, 7, "./db/a.ibd", "./db/b.ibd"))
 	dir := t.TempDir()
 	redo := filepath.Join(dir, "#innodb_redo")
 	os.Mkdir(redo, 0o755)
@@ -153,7 +154,7 @@ func TestMySQLRedoDirectory(t *testing.T) {
 }
 
 // TestRingLogDirectory: data directories whose ib_logfile0 and ib_logfile1 hold a ring of an
-// older format, built byte by byte by logformat.MLogBuilder.Ring from the layouts of MySQL
+// older format, built byte by byte by logformattest.MLogBuilder.Ring from the layouts of MySQL
 // 5.6/5.7/8.0 and MariaDB 10.4 (log0log.h, log0recv.cc recv_find_max_checkpoint,
 // fil0fil.cc fil_op_write_log, mtr0mtr.cc mtr_t::commit_checkpoint), wrapping from the second
 // file to the first: `log header` names the format and the checkpoint, `log stats` predicts
@@ -175,27 +176,27 @@ func TestRingLogDirectory(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var first, cp, second uint64
-			build := func(withCheckpoint bool) (*logformat.MLogBuilder, string) {
-				b, err := logformat.NewMLogBuilder(512*6000, c.creator)
+			build := func(withCheckpoint bool) (*logformattest.MLogBuilder, string) {
+				b, err := logformattest.NewMLogBuilder(512*6000, c.creator)
 				if err != nil {
 					t.Fatal(err)
 				}
-				create := logformat.MLogFileRecord(c.create, 9, "./db/a.ibd", "")
+				create := logformattest.MLogFileRecord(c.create, 9, "./db/a.ibd", "")
 				if c.format == logformat.FormatLegacy {
-					create = logformat.MLogLegacyCreateRecord(9, "./db/a.ibd")
+					create = logformattest.MLogLegacyCreateRecord(9, "./db/a.ibd")
 				}
-				first = b.AddMTR(create, logformat.MLogPageRecord(logformat.MLogIbufBitmapInit, 9, 1, nil))
-				b.AddMTR(logformat.MLogFileRecord(c.rename, 9, "./db/a.ibd", "./db/b.ibd"))
-				cp = b.AddMTR(logformat.MLogPageRecord(logformat.MLog2Bytes, 9, 3, []byte{0, 24, 0x81, 0x02}))
+				first = b.AddMTR(create, logformattest.MLogPageRecord(logformat.MLogIbufBitmapInit, 9, 1, nil))
+				b.AddMTR(logformattest.MLogFileRecord(c.rename, 9, "./db/a.ibd", "./db/b.ibd"))
+				cp = b.AddMTR(logformattest.MLogPageRecord(logformat.MLog2Bytes, 9, 3, []byte{0, 24, 0x81, 0x02}))
 				if c.fileName {
-					b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileName, 9, "./db/b.ibd", ""))
+					b.AddMTR(logformattest.MLogFileRecord(logformat.MLogFileName, 9, "./db/b.ibd", ""))
 					if withCheckpoint {
-						b.AddMTR(logformat.MLogCheckpointRecord(cp))
+						b.AddMTR(logformattest.MLogCheckpointRecord(cp))
 					}
 				}
-				second = b.AddMTR(logformat.MLogFileRecord(c.rename, 9, "./db/b.ibd", "./db/c.ibd"))
+				second = b.AddMTR(logformattest.MLogFileRecord(c.rename, 9, "./db/b.ibd", "./db/c.ibd"))
 				body := append([]byte{0, 100, 0x03, 0x20}, make([]byte, 800)...) // MLOG_WRITE_STRING of 800 bytes
-				b.AddMTR(logformat.MLogPageRecord(logformat.MLogWriteString, 9, 4, body))
+				b.AddMTR(logformattest.MLogPageRecord(logformat.MLogWriteString, 9, 4, body))
 				dir := t.TempDir()
 				for k, img := range b.Ring(c.format, 2, 2048+6*512, 10*512, cp, 42) {
 					if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("ib_logfile%d", k)), img, 0o644); err != nil {
@@ -243,27 +244,27 @@ func TestRingLogDirectory(t *testing.T) {
 }
 
 // TestPhys105Directory: a MariaDB 10.6 data directory's ib_logfile0 built byte by byte
-// (logformat.MLogBuilder.AddPhysMTR: 10.8 records ended by 0x00 in 512-byte blocks, as
+// (logformattest.MLogBuilder.AddPhysMTR: 10.8 records ended by 0x00 in 512-byte blocks, as
 // log0recv.cc of 10.5 parses them): `log header` names the format, `log stats` from the
 // checkpoint finds the FILE_CHECKPOINT and predicts crash recovery, `log records` lists the
 // records, `map --from-lsn` gives the rename chain; without the FILE_CHECKPOINT the server's
 // refusal is predicted.
 func TestPhys105Directory(t *testing.T) {
 	var rename uint64
-	build := func(withCheckpoint bool) (string, uint64, uint64, *logformat.MLogBuilder) {
-		b, err := logformat.NewMLogBuilder(512*7000, "MariaDB 10.6.21")
+	build := func(withCheckpoint bool) (string, uint64, uint64, *logformattest.MLogBuilder) {
+		b, err := logformattest.NewMLogBuilder(512*7000, "MariaDB 10.6.21")
 		if err != nil {
 			t.Fatal(err)
 		}
-		first := b.AddPhysMTR(logformat.FileRecord(logformat.FileCreate, 5, "./db/t1.ibd", ""),
-			logformat.PageRecord(logformat.InitPage, false, 5, 0, nil))
-		b.AddPhysMTR(logformat.FileRecord(logformat.FileRename, 5, "./db/t1.ibd", "./db/t2.ibd"))
-		cp := b.AddPhysMTR(logformat.FileRecord(logformat.FileModify, 5, "./db/t2.ibd", ""))
+		first := b.AddPhysMTR(logformattest.FileRecord(logformat.FileCreate, 5, "./db/t1.ibd", ""),
+			logformattest.PageRecord(logformat.InitPage, false, 5, 0, nil))
+		b.AddPhysMTR(logformattest.FileRecord(logformat.FileRename, 5, "./db/t1.ibd", "./db/t2.ibd"))
+		cp := b.AddPhysMTR(logformattest.FileRecord(logformat.FileModify, 5, "./db/t2.ibd", ""))
 		if withCheckpoint {
 			b.AddPhysMTR(logformat.FileCheckpointRecord(cp))
 		}
-		b.AddPhysMTR(logformat.PageRecord(logformat.Write, false, 5, 3, append(logformat.AppendVarint(nil, 100), make([]byte, 600)...)))
-		rename = b.AddPhysMTR(logformat.FileRecord(logformat.FileRename, 5, "./db/t2.ibd", "./db/t3.ibd"))
+		b.AddPhysMTR(logformattest.PageRecord(logformat.Write, false, 5, 3, append(logformat.AppendVarint(nil, 100), make([]byte, 600)...)))
+		rename = b.AddPhysMTR(logformattest.FileRecord(logformat.FileRename, 5, "./db/t2.ibd", "./db/t3.ibd"))
 		dir := t.TempDir()
 		img := b.Ring(logformat.FormatMariaDB105, 1, 2048+8*512, 6*512, cp, 9)[0]
 		if err := os.WriteFile(filepath.Join(dir, "ib_logfile0"), img, 0o644); err != nil {

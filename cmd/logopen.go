@@ -32,8 +32,8 @@ var mysqlRedoName = regexp.MustCompile(`^#ib_redo(\d+)$`)
 // findLogFile returns the redo log file for a DIR|FILE argument (absolute). An argument that is
 // neither a directory nor a regular file, and a log path the OS cannot look at (a loop of links,
 // no permission), are errors that say so; only a log that is absent reads as "no redo log".
-func findLogFile(s settings, arg string) (string, error) {
-	arg = absPath(arg)
+func findLogFile(s discovery.Layout, arg string) (string, error) {
+	arg = discovery.AbsPath(arg)
 	fi, err := os.Stat(arg)
 	if err != nil {
 		return "", err
@@ -44,7 +44,7 @@ func findLogFile(s settings, arg string) (string, error) {
 		}
 		return arg, nil
 	}
-	dir := s.logDir()
+	dir := s.LogFileDir()
 	p := filepath.Join(dir, "ib_logfile0")
 	if ok, err := present(p); ok || err != nil {
 		return p, err
@@ -89,10 +89,10 @@ func present(p string) (bool, error) {
 
 // openLogFile finds the log the command's DIR|FILE argument (or --datadir) names and opens it
 // read-only (innoscope never writes to the source directory), with its size and the settings.
-func openLogFile(c *cli.Context) (*os.File, int64, settings, error) {
+func openLogFile(c *cli.Context) (*os.File, int64, discovery.Layout, error) {
 	arg := c.Args().First()
 	if c.NArg() > 1 {
-		return nil, 0, settings{}, fmt.Errorf("expected one DIR or FILE argument, got %d", c.NArg())
+		return nil, 0, discovery.Layout{}, fmt.Errorf("expected one DIR or FILE argument, got %d", c.NArg())
 	}
 	s, err := settingsOf(c)
 	if err != nil {
@@ -110,7 +110,7 @@ func openLogFile(c *cli.Context) (*os.File, int64, settings, error) {
 }
 
 // settingsOf loads the settings for the command's DIR|FILE argument (a file's directory).
-func settingsOf(c *cli.Context) (settings, error) {
+func settingsOf(c *cli.Context) (discovery.Layout, error) {
 	arg := c.Args().First()
 	if fi, err := os.Stat(arg); arg != "" && err == nil && fi.Mode().IsRegular() {
 		arg = filepath.Dir(arg)
@@ -120,11 +120,11 @@ func settingsOf(c *cli.Context) (settings, error) {
 
 // pageSizeOf is innodb_page_size: the flag, else the system tablespace's, else 16 KiB; and
 // where it came from.
-func pageSizeOf(s settings) (int, string) {
+func pageSizeOf(s discovery.Layout) (int, string) {
 	if s.PageSize != 0 {
 		return s.PageSize, "flag"
 	}
-	if n, err := discovery.SystemPageSize(s.systemFile()); err == nil {
+	if n, err := discovery.SystemPageSize(s.SystemFile()); err == nil {
 		return n, "system tablespace"
 	}
 	return 16384, "default"

@@ -58,7 +58,7 @@ func pagesAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return fmt.Errorf("expected one FILE argument (a tablespace file such as ibdata1 or db/t.ibd)")
 	}
-	t, err := discovery.OpenFile(absPath(c.Args().First()))
+	t, err := discovery.OpenFile(discovery.AbsPath(c.Args().First()))
 	if err != nil {
 		return err
 	}

@@ -108,7 +108,7 @@ func recoverAction(c *cli.Context) error {
 // preparedRecovery is a source opened and analysed for replay.
 type preparedRecovery struct {
 	log      *recoverLog
-	settings settings
+	settings discovery.Layout
 	cpLSN    uint64
 	an       *replay.Analysis
 	// redirects are the .isl files whose copy names the file the log gives their table.
@@ -138,11 +138,11 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 		}
 	}
 	if err == nil { // the server cannot start without its system tablespace: name it before copying
-		_, err = discovery.SystemPageSize(s.systemFile())
+		_, err = discovery.SystemPageSize(s.SystemFile())
 	}
 	var ts []discovery.Tablespace
 	if err == nil {
-		ts, err = discovery.Scan(s.discovery())
+		ts, err = discovery.Scan(s)
 	}
 	if err == nil {
 		err = refuseEncrypted(ts, a)
@@ -160,8 +160,8 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 // islRedirects reads SYS_TABLES (the tables the .isl files belong to) and returns the .isl files
 // the copy points at the file the log names (replay.ISLRedirects); none if SYS_TABLES cannot be
 // read (the copy then keeps every link as the source has it).
-func islRedirects(s settings, a *replay.Analysis, ts []discovery.Tablespace) []replay.ISLRedirect {
-	sys, err := discovery.OpenFile(filepath.Join(s.systemFile()))
+func islRedirects(s discovery.Layout, a *replay.Analysis, ts []discovery.Tablespace) []replay.ISLRedirect {
+	sys, err := discovery.OpenFile(filepath.Join(s.SystemFile()))
 	if err != nil {
 		return nil
 	}
@@ -222,7 +222,7 @@ type recoverOutcome struct {
 func (p *preparedRecovery) run(target, external string, force bool, cache int64) (*recoverOutcome, error) {
 	s := p.settings
 	o := &recoverOutcome{seconds: map[string]float64{}}
-	cp := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir, Target: target, External: external,
+	cp := &replay.Copy{Source: s, Target: target, External: external,
 		Redirect: map[string]string{}}
 	for _, r := range p.redirects {
 		cp.Redirect[discovery.ResolvePath(r.ISL)] = r.Target
@@ -260,7 +260,7 @@ func (p *preparedRecovery) run(target, external string, force bool, cache int64)
 	if err != nil {
 		return nil, err
 	}
-	o.result, err = replay.Recover(sc, replay.RecoverOptions{Copy: cp.Settings(), PageSize: p.log.PageSize, Analysis: p.an,
+	o.result, err = replay.Recover(sc, replay.RecoverOptions{Copy: cp.Layout(), PageSize: p.log.PageSize, Analysis: p.an,
 		CopyPath: cp.Path, CacheBytes: cache, Progress: func(done, total int) { prog.Set(int64(done)) }})
 	prog.Done()
 	if err != nil {

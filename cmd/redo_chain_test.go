@@ -8,23 +8,24 @@ import (
 	"testing"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logformattest"
 	"innoscope/report"
 )
 
 // TestMissingRedoFile: a MySQL 8.0.30+ log spread over #ib_redoN files (built by
-// logformat.MLogBuilder, as in TestMySQLRedoDirectory) of which one is absent. The scan said
+// logformattest.MLogBuilder, as in TestMySQLRedoDirectory) of which one is absent. The scan said
 // "the written data ends inside a mini-transaction"; it must name the missing file and the
 // LSN it starts at, as the server does ("Missing redo log file ... (with start_lsn = L)").
 func TestMissingRedoFile(t *testing.T) {
-	b, err := logformat.NewMLogBuilder(512*9000, "MySQL 8.0.33")
+	b, err := logformattest.NewMLogBuilder(512*9000, "MySQL 8.0.33")
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := b.AddMTR(logformat.MLogFileRecord(logformat.MLogFileCreate, 7, "./db/a.ibd", ""))
+	first := b.AddMTR(logformattest.MLogFileRecord(logformat.MLogFileCreate, 7, "./db/a.ibd", ""))
 	body := append([]byte{0, 100, 0x03, 0x20}, make([]byte, 800)...) // MLOG_WRITE_STRING of 800 bytes
 	for i := 0; i < 6; i++ {
-		b.AddMTR(logformat.MLogPageRecord(logformat.MLogWriteString, 7, uint32(3+i), body),
-			logformat.MLogPageRecord(logformat.MLog2Bytes, 7, uint32(3+i), []byte{0, 24, 0x81, 0x02}))
+		b.AddMTR(logformattest.MLogPageRecord(logformat.MLogWriteString, 7, uint32(3+i), body),
+			logformattest.MLogPageRecord(logformat.MLog2Bytes, 7, uint32(3+i), []byte{0, 24, 0x81, 0x02}))
 	}
 	const fileSize = 2048 + 4*512
 	files := b.Files(fileSize, first)

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,19 +20,6 @@ func spacesCommand() *cli.Command {
 	}
 }
 
-// discoverySettings turns the command's settings into discovery's.
-func (s settings) discovery() discovery.Settings {
-	d := discovery.Settings{Datadir: s.Datadir, DataHomeDir: s.DataHomeDir, Directories: s.Directories, UndoDir: s.UndoDir}
-	if s.DataFilePath != "" {
-		for _, spec := range strings.Split(s.DataFilePath, ";") {
-			if name, _, _ := strings.Cut(spec, ":"); name != "" {
-				d.DataFiles = append(d.DataFiles, name)
-			}
-		}
-	}
-	return d
-}
-
 func spacesAction(c *cli.Context) error {
 	if c.NArg() > 1 {
 		return fmt.Errorf("expected one DIR argument, got %d", c.NArg())
@@ -42,7 +28,7 @@ func spacesAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ts, err := discovery.Scan(s.discovery())
+	ts, err := discovery.Scan(s)
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,7 @@ func TestScanSpecialEntries(t *testing.T) {
 	os.Symlink(filepath.Join(dir, "nothing.ibd"), filepath.Join(db, "dangling.ibd"))
 	done := make(chan []discovery.Tablespace)
 	go func() {
-		ts, _ := discovery.Scan(discovery.Settings{Datadir: dir})
+		ts, _ := discovery.Scan(discovery.Layout{Datadir: dir})
 		done <- ts
 	}()
 	var ts []discovery.Tablespace

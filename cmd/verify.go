@@ -131,8 +131,8 @@ func verifyAction(c *cli.Context) error {
 
 // checkVerifyDirs refuses, before anything is created, a --tmpdir (or the system temporary
 // directory) inside a place the source is read from, and a --keep that overlaps one.
-func checkVerifyDirs(c *cli.Context, s settings) error {
-	src := &replay.Copy{Source: s.discovery(), LogDir: s.LogDir}
+func checkVerifyDirs(c *cli.Context, s discovery.Layout) error {
+	src := &replay.Copy{Source: s}
 	tmp := c.String("tmpdir")
 	if tmp == "" {
 		tmp = os.TempDir()
@@ -169,8 +169,8 @@ func couldNotRun(err error) bool {
 
 // verifyCopy checks a replayed copy: its log leaves nothing to recover and every page of every
 // datafile is valid and not newer than the end of the log. It returns the pages checked.
-func verifyCopy(dir string, src settings, endLSN uint64, fail func(code, file, msg string)) int64 {
-	cp := &replay.Copy{Source: src.discovery(), LogDir: src.LogDir, Target: dir}
+func verifyCopy(dir string, src discovery.Layout, endLSN uint64, fail func(code, file, msg string)) int64 {
+	cp := &replay.Copy{Source: src, Target: dir}
 	logPath := cp.LogPath()
 	if f, err := os.Open(logPath); err != nil {
 		fail("COPY_LOG_NOT_CLEAN", logPath, err.Error())
@@ -191,7 +191,7 @@ func verifyCopy(dir string, src settings, endLSN uint64, fail func(code, file, m
 		}
 		f.Close()
 	}
-	ts, err := discovery.Scan(cp.Settings())
+	ts, err := discovery.Scan(cp.Layout())
 	if err != nil {
 		fail("COPY_CORRUPT_PAGE", dir, err.Error())
 		return 0

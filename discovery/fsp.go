@@ -1,4 +1,5 @@
-// Package discovery finds tablespaces in data directories and decodes their first pages.
+// Package discovery finds a server's files: where its options put them (Layout), the
+// tablespaces in its directories, and what their first pages say.
 package discovery
 
 import (

@@ -39,28 +39,13 @@ func (l *Live) String() string {
 // os_file_lock() takes a whole-file write lock on each system tablespace file it opens
 // read-write (innodb_data_file_path), Aria on aria_log_control; the redo log, undo
 // tablespaces and temporary tablespace are checked too (other versions lock them).
-func LockedFiles(s Settings, logDir string) []string {
-	home := s.DataHomeDir
-	if home == "" {
-		home = s.Datadir
-	}
-	files := s.DataFiles
-	if len(files) == 0 {
-		files = []string{"ibdata1"}
-	}
+func LockedFiles(s Layout) []string {
 	var out []string
-	for _, f := range files {
-		out = append(out, filepath.Join(home, f))
+	for _, f := range s.SystemFiles() {
+		out = append(out, filepath.Join(s.DataHome(), f))
 	}
-	if logDir == "" {
-		logDir = s.Datadir
-	}
-	out = append(out, filepath.Join(logDir, "ib_logfile0"), filepath.Join(s.Datadir, "aria_log_control"))
-	undo := s.UndoDir
-	if undo == "" {
-		undo = s.Datadir
-	}
-	ms, _ := filepath.Glob(filepath.Join(undo, "undo[0-9][0-9][0-9]"))
+	out = append(out, filepath.Join(s.LogFileDir(), "ib_logfile0"), filepath.Join(s.Datadir, "aria_log_control"))
+	ms, _ := filepath.Glob(filepath.Join(s.UndoHome(), "undo[0-9][0-9][0-9]"))
 	return append(out, ms...)
 }
 
@@ -70,9 +55,9 @@ func LockedFiles(s Settings, logDir string) []string {
 // *.pid file of the data directory counts only when the process it names is alive, is a
 // mariadbd or mysqld, and works in this data directory (/proc/PID/cwd): a pid file left by a
 // crash names a dead or unrelated process.
-func RunningServer(s Settings, logDir string) *Live {
+func RunningServer(s Layout) *Live {
 	var l *Live
-	for _, p := range LockedFiles(s, logDir) {
+	for _, p := range LockedFiles(s) {
 		if pid := lockHolder(p); pid != 0 {
 			l = &Live{PID: pid, File: p, Command: comm(pid)}
 			break

@@ -18,10 +18,10 @@ func TestRunningServerPidFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "ibdata1"), make([]byte, 4096), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := Settings{Datadir: dir}
+	s := Layout{Datadir: dir}
 	for _, pid := range []int{os.Getpid(), 1 << 22} { // alive but not a server; no such process
 		os.WriteFile(filepath.Join(dir, "host.pid"), []byte(fmt.Sprintln(pid)), 0o644)
-		if l := RunningServer(s, ""); l != nil {
+		if l := RunningServer(s); l != nil {
 			t.Errorf("pid file naming %d: %v", pid, l)
 		}
 	}
@@ -43,7 +43,7 @@ f=open(sys.argv[1],"r+b"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=
 	deadline := time.Now().Add(5 * time.Second)
 	var l *Live
 	for l == nil && time.Now().Before(deadline) {
-		l = RunningServer(s, "")
+		l = RunningServer(s)
 	}
 	if l == nil || l.PID != holder.Process.Pid || l.File != filepath.Join(dir, "ibdata1") || l.PidFile == "" {
 		t.Errorf("lock held by pid %d: %+v", holder.Process.Pid, l)

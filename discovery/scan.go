@@ -56,16 +56,6 @@ func BlankPage0(p []byte) bool { return IsZero(p[:min(len(p), MinPhysicalPageSiz
 // tmpSpaceID is SRV_TMP_SPACE_ID, the fixed id of the temporary tablespace.
 const tmpSpaceID = 0xfffffffe
 
-// Settings are the server's location settings, relative paths already resolved.
-type Settings struct {
-	Datadir     string
-	DataHomeDir string   // default: Datadir
-	DataFiles   []string // innodb_data_file_path file names (default ibdata1)
-	Directories []string // innodb_directories
-	UndoDir     string   // default: Datadir
-	TempFiles   []string // innodb_temp_data_file_path file names (default ibtmp1)
-}
-
 // Tablespace is one datafile found in the known directories.
 type Tablespace struct {
 	Path              string `json:"path"`
@@ -123,9 +113,9 @@ func ResolvePath(p string) string {
 // candidate is a file to open, with how it was found.
 type candidate struct{ path, foundBy, isl, err string }
 
-// Scan finds every tablespace file the settings point at and reads page 0 of each, in
+// Scan finds every tablespace file the layout points at and reads page 0 of each, in
 // parallel. It never writes.
-func Scan(s Settings) ([]Tablespace, error) {
+func Scan(s Layout) ([]Tablespace, error) {
 	if s.DataHomeDir == "" {
 		s.DataHomeDir = s.Datadir
 	}

@@ -1,9 +1,11 @@
-package logformat
+package logformat_test
 
 import (
 	"hash/crc32"
 	"os"
 	"testing"
+
+	. "innoscope/logformat"
 )
 
 // BenchmarkLog measures parsing a real redo log named by $INNOSCOPE_BENCH_LOG (scripts/bench-log.sh
@@ -106,7 +108,7 @@ func BenchmarkMLog(b *testing.B) {
 		buf := make([]byte, n)
 		for i := 0; i < b.N; i++ {
 			for k := 0; k < loops; k++ {
-				if _, err := l.r.ReadAt(buf, mysqlFileHdrSize); err != nil {
+				if _, err := BlockLogReader(l).ReadAt(buf, mysqlFileHdrSize); err != nil {
 					b.Fatal(err)
 				}
 				_ = CRC32C(buf)

@@ -230,7 +230,7 @@ func (w *blockWalk) checksumOK(b []byte) bool {
 		return true
 	}
 	stored := binary.BigEndian.Uint32(b[508:])
-	return w.legacy && (stored == blockChecksumInnoDB(b) || stored == 0xdeadbeef)
+	return w.legacy && (stored == BlockChecksumInnoDB(b) || stored == 0xdeadbeef)
 }
 
 func (w *blockWalk) stop(r StopReason, at int64, d string) bool {

@@ -1,9 +1,11 @@
-package logformat
+package logformat_test
 
 import (
 	"bytes"
 	"encoding/binary"
 	"testing"
+
+	. "innoscope/logformat"
 )
 
 // blockFile builds a MySQL 8.0.30+ redo file of n full blocks and one with tail bytes of data,

@@ -16,10 +16,10 @@ func FoldBinary(p []byte) uint64 {
 	return f
 }
 
-// blockChecksumInnoDB is the pre-5.7.9 log block checksum (log0log.ic,
+// BlockChecksumInnoDB is the pre-5.7.9 log block checksum (log0log.ic,
 // log_block_calc_checksum_innodb; MariaDB's log_block_calc_checksum_format_0) of the bytes
 // before the trailer.
-func blockChecksumInnoDB(b []byte) uint32 {
+func BlockChecksumInnoDB(b []byte) uint32 {
 	sum, sh := uint32(1), uint(0)
 	for _, c := range b[:BlockSize-4] {
 		sum &= 0x7fffffff

@@ -1,9 +1,12 @@
-package logformat
+package logformat_test
 
 import (
 	"bytes"
 	"encoding/binary"
 	"testing"
+
+	. "innoscope/logformat"
+	. "innoscope/logformat/logformattest"
 )
 
 // checkScan runs a scan to its end and checks the invariants every result must keep.

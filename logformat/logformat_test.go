@@ -1,4 +1,4 @@
-package logformat
+package logformat_test
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	. "innoscope/logformat"
+	. "innoscope/logformat/logformattest"
 )
 
 // These tests use crafted bytes for what real logs (tested in cmd against the real server)

@@ -1,4 +1,4 @@
-package logformat
+package logformat_test
 
 import (
 	"encoding/binary"
@@ -10,6 +10,9 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+
+	. "innoscope/logformat"
+	. "innoscope/logformat/logformattest"
 )
 
 // mysqlRedo opens the real MySQL 8.0.33 redo file of ../shared/peer-fixtures.

@@ -8,7 +8,7 @@ import (
 
 // The ring of ib_logfile0..N of MySQL 5.6 to 8.0.29 and MariaDB 10.0 to 10.7 (log0log.h,
 // log0recv.cc; 10.5-10.7 use ib_logfile0 alone; 5.6 and 10.0/10.1, format 0, differ as
-// parseRingCheckpoint and blockChecksumInnoDB say): every file starts with a 2048-byte header
+// parseRingCheckpoint and BlockChecksumInnoDB say): every file starts with a 2048-byte header
 // area and the 512-byte blocks fill the rest, the files one after another and then round again. The first file's
 // header area holds the header block (format, start LSN, creator; CRC-32C in its last 4
 // bytes) and the two checkpoint blocks at 512 and 1536: checkpoint number (8 bytes at 0),

@@ -1,4 +1,4 @@
-package logformat
+package logformat_test
 
 import (
 	"encoding/binary"
@@ -7,6 +7,9 @@ import (
 	"io"
 	"reflect"
 	"testing"
+
+	. "innoscope/logformat"
+	. "innoscope/logformat/logformattest"
 )
 
 // ringCase is an older log format: its header, and the file record types its servers write.

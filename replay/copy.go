@@ -29,8 +29,7 @@ const ExternalSuffix = ".external"
 // system, undo and log files kept elsewhere (moved into the copy's root, the default layout),
 // and external datafiles (under External, their .isl links rewritten).
 type Copy struct {
-	Source   discovery.Settings
-	LogDir   string // where the source's ib_logfile0 is ("" = data directory)
+	Source   discovery.Layout
 	Target   string
 	External string // where external datafiles go (default Target + ExternalSuffix)
 	// Redirect maps a source .isl (resolved path) to the file the copy's .isl names instead of
@@ -84,10 +83,10 @@ func (c *Copy) inCopy(dir string) string {
 	return filepath.Join(c.Target, rel)
 }
 
-// Settings describes the copy for discovery.
-func (c *Copy) Settings() discovery.Settings {
-	s := discovery.Settings{Datadir: c.Target, DataFiles: c.Source.DataFiles,
-		DataHomeDir: c.inCopy(c.Source.DataHomeDir), UndoDir: c.inCopy(c.Source.UndoDir)}
+// Layout is the copy's layout.
+func (c *Copy) Layout() discovery.Layout {
+	s := discovery.Layout{Datadir: c.Target, DataFiles: c.Source.DataFiles,
+		DataHomeDir: c.inCopy(c.Source.DataHomeDir), UndoDir: c.inCopy(c.Source.UndoDir), LogDir: c.inCopy(c.Source.LogDir)}
 	for _, r := range c.roots {
 		s.Directories = append(s.Directories, r.dst)
 	}
@@ -95,7 +94,7 @@ func (c *Copy) Settings() discovery.Settings {
 }
 
 // LogPath is the copy's redo log file.
-func (c *Copy) LogPath() string { return filepath.Join(c.inCopy(c.LogDir), "ib_logfile0") }
+func (c *Copy) LogPath() string { return filepath.Join(c.inCopy(c.Source.LogDir), "ib_logfile0") }
 
 // Path maps a file name from the source's redo log to the copy: names relative to the data
 // directory stay relative to the copy; absolute ones move with their external directory. A
@@ -130,11 +129,7 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 	if err := markIncomplete(c.Target); err != nil {
 		return st, err
 	}
-	dir := c.LogDir
-	if dir == "" {
-		dir = c.Source.Datadir
-	}
-	srcLog := filepath.Join(dir, "ib_logfile0")
+	srcLog := filepath.Join(c.Source.LogFileDir(), "ib_logfile0")
 	var logSize int64
 	if fi, err := os.Stat(srcLog); err == nil {
 		logSize = fi.Size()

@@ -40,7 +40,7 @@ func (c *Copy) sourceLocations() []string {
 	add(s.Datadir)
 	add(s.DataHomeDir)
 	add(s.UndoDir)
-	add(c.LogDir)
+	add(s.LogDir)
 	for _, d := range s.Directories {
 		add(d)
 	}

@@ -12,7 +12,7 @@ import (
 // RecoverOptions drive Recover.
 type RecoverOptions struct {
 	// Copy describes the working copy (its data directory and the system and undo files in it).
-	Copy discovery.Settings
+	Copy discovery.Layout
 	// PageSize is innodb_page_size.
 	PageSize int
 	// Analysis is the pre-pass over the same log range (Analyze from the checkpoint).

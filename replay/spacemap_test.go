@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logformattest"
 )
 
 // TestMapRenameChain builds a log with a create, a rename chain, a page record and a delete,
@@ -15,11 +16,11 @@ func TestMapRenameChain(t *testing.T) {
 	var lsn []uint64
 	for _, rec := range [][]byte{
 		logformat.FileCheckpointRecord(12288),
-		append(logformat.FileRecord(logformat.FileCreate, 7, "./db/a.ibd", ""), logformat.PageRecord(logformat.InitPage, false, 7, 0, nil)...),
-		logformat.FileRecord(logformat.FileRename, 7, "./db/a.ibd", "./db/b.ibd"),
-		logformat.FileRecord(logformat.FileRename, 7, "./db/b.ibd", "./db/c.ibd"),
-		append(logformat.FileRecord(logformat.FileModify, 8, "./db/x.ibd", ""), logformat.PageRecord(logformat.Write, false, 8, 3, []byte{100, 1})...),
-		logformat.FileRecord(logformat.FileDelete, 8, "./db/x.ibd", ""),
+		append(logformattest.FileRecord(logformat.FileCreate, 7, "./db/a.ibd", ""), logformattest.PageRecord(logformat.InitPage, false, 7, 0, nil)...),
+		logformattest.FileRecord(logformat.FileRename, 7, "./db/a.ibd", "./db/b.ibd"),
+		logformattest.FileRecord(logformat.FileRename, 7, "./db/b.ibd", "./db/c.ibd"),
+		append(logformattest.FileRecord(logformat.FileModify, 8, "./db/x.ibd", ""), logformattest.PageRecord(logformat.Write, false, 8, 3, []byte{100, 1})...),
+		logformattest.FileRecord(logformat.FileDelete, 8, "./db/x.ibd", ""),
 	} {
 		s, _ := b.AppendMTR(rec)
 		lsn = append(lsn, s)

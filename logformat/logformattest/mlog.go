@@ -1,9 +1,31 @@
-package logformat
+// Package logformattest builds redo log images in memory for tests: what no real file here
+// shows (file records, checkpoints inside the data, rings that wrap, torn or foreign blocks),
+// in every format logformat reads. It writes the format from its layout, independently of
+// logformat's readers, so that a reader's mistake is not mirrored by the writer.
+package logformattest
 
 import (
 	"encoding/binary"
 	"fmt"
-	"io"
+
+	"innoscope/logformat"
+)
+
+// The layout of a file of 512-byte blocks (MySQL 8.0.30+ #ib_redoN, and each file of an older
+// ring): a 2048-byte header area (the header block at 0, checkpoint blocks at 512 and 1536),
+// then blocks of a 12-byte header, the records and a 4-byte checksum. Ring checkpoint blocks
+// hold the checkpoint number, LSN and ring offset at 0, 8 and 16; 8.0.30+ ones the LSN at 8.
+const (
+	mysqlFileHdrSize     = 4 * logformat.BlockSize
+	mysqlCheckpoint1     = logformat.BlockSize
+	mysqlCheckpoint2     = 3 * logformat.BlockSize
+	mysqlCheckpointAt    = 8
+	blockHeaderSize      = 12
+	blockPayload         = logformat.BlockSize - blockHeaderSize - 4
+	ringCheckpointNo     = 0
+	ringCheckpointLSN    = 8
+	ringCheckpointOffset = 16
+	singleRecFlag        = 0x80 // MLOG_SINGLE_REC_FLAG
 )
 
 // MLogBuilder assembles a MySQL 8.0.30+ redo file image (or, with Ring, an older ring of
@@ -20,7 +42,7 @@ type MLogBuilder struct {
 
 // NewMLogBuilder starts a file whose first data block holds LSN start (a multiple of 512).
 func NewMLogBuilder(start uint64, creator string) (*MLogBuilder, error) {
-	if start%BlockSize != 0 || start == 0 || len(creator) > 32 {
+	if start%logformat.BlockSize != 0 || start == 0 || len(creator) > 32 {
 		return nil, fmt.Errorf("invalid MySQL log geometry: start LSN %d, creator %q", start, creator)
 	}
 	return &MLogBuilder{start: start, creator: creator}, nil
@@ -28,7 +50,7 @@ func NewMLogBuilder(start uint64, creator string) (*MLogBuilder, error) {
 
 // lsnAt is the LSN of stream offset off.
 func (b *MLogBuilder) lsnAt(off int) uint64 {
-	return b.start + uint64(off/blockPayload)*BlockSize + blockHeaderSize + uint64(off%blockPayload)
+	return b.start + uint64(off/blockPayload)*logformat.BlockSize + blockHeaderSize + uint64(off%blockPayload)
 }
 
 // AddMTR appends one mini-transaction and returns its start LSN: a single record gets
@@ -38,8 +60,8 @@ func (b *MLogBuilder) AddMTR(records ...[]byte) uint64 {
 	lsn := b.lsnAt(len(b.stream))
 	if len(records) == 1 {
 		r := append([]byte(nil), records[0]...)
-		if r[0] != byte(MLogCheckpoint) { // MLOG_CHECKPOINT stands alone without the flag
-			r[0] |= mlogSingleRecFlag
+		if r[0] != byte(logformat.MLogCheckpoint) { // MLOG_CHECKPOINT stands alone without the flag
+			r[0] |= singleRecFlag
 		}
 		b.stream = append(b.stream, r...)
 		return lsn
@@ -47,7 +69,7 @@ func (b *MLogBuilder) AddMTR(records ...[]byte) uint64 {
 	for _, r := range records {
 		b.stream = append(b.stream, r...)
 	}
-	b.stream = append(b.stream, byte(MLogMultiRecEnd))
+	b.stream = append(b.stream, byte(logformat.MLogMultiRecEnd))
 	return lsn
 }
 
@@ -78,7 +100,7 @@ func (b *MLogBuilder) Bytes(size int64, checkpoint uint64) []byte {
 // as many as the data needs; the file holding the checkpoint LSN gets the checkpoint blocks.
 func (b *MLogBuilder) Files(size int64, checkpoint uint64) [][]byte {
 	data := b.blocks()
-	per := int(size-mysqlFileHdrSize) / BlockSize * BlockSize
+	per := int(size-mysqlFileHdrSize) / logformat.BlockSize * logformat.BlockSize
 	var out [][]byte
 	for k := 0; k == 0 || k*per < len(data); k++ {
 		img := make([]byte, size)
@@ -100,16 +122,16 @@ func (b *MLogBuilder) Files(size int64, checkpoint uint64) [][]byte {
 // 0, both checkpoint blocks.
 func (b *MLogBuilder) header(img []byte, start, checkpoint uint64) {
 	be := binary.BigEndian
-	be.PutUint32(img[0:], FormatMySQL80_30)
+	be.PutUint32(img[0:], logformat.FormatMySQL80_30)
 	be.PutUint64(img[8:], start)
 	copy(img[16:48], b.creator)
-	be.PutUint32(img[508:], CRC32C(img[:508]))
+	be.PutUint32(img[508:], logformat.CRC32C(img[:508]))
 	if checkpoint == 0 {
 		return
 	}
 	for _, off := range []int{mysqlCheckpoint1, mysqlCheckpoint2} {
 		be.PutUint64(img[off+mysqlCheckpointAt:], checkpoint)
-		be.PutUint32(img[off+508:], CRC32C(img[off:off+508]))
+		be.PutUint32(img[off+508:], logformat.CRC32C(img[off:off+508]))
 	}
 }
 
@@ -121,10 +143,8 @@ func (b *MLogBuilder) header(img []byte, start, checkpoint uint64) {
 // the first file name checkpoint with number cpNo.
 func (b *MLogBuilder) Ring(format uint32, files int, size int64, at int64, checkpoint, cpNo uint64) [][]byte {
 	be := binary.BigEndian
-	g := &ringLayout{fileSize: size, files: make([]io.ReaderAt, files), refLSN: b.start}
-	g.refOff = at + mysqlFileHdrSize*(1+at/(size-mysqlFileHdrSize))
 	out := make([][]byte, files)
-	legacy := format == FormatLegacy
+	legacy := format == logformat.FormatLegacy
 	for k := range out {
 		out[k] = make([]byte, size)
 		if legacy { // 5.6: group id 0, start LSN at 4, no checksum
@@ -134,49 +154,64 @@ func (b *MLogBuilder) Ring(format uint32, files int, size int64, at int64, check
 		be.PutUint32(out[k][0:], format)
 		be.PutUint64(out[k][8:], b.start)
 		copy(out[k][16:48], b.creator)
-		be.PutUint32(out[k][508:], CRC32C(out[k][:508]))
+		be.PutUint32(out[k][508:], logformat.CRC32C(out[k][:508]))
 	}
 	data := b.blocks()
-	for i := 0; i < len(data); i += BlockSize {
-		f, off := g.locate(b.start + uint64(i))
-		blk := out[f][off : off+BlockSize]
-		copy(blk, data[i:i+BlockSize])
+	for i := 0; i < len(data); i += logformat.BlockSize {
+		f, off := b.ringPlace(files, size, at, b.start+uint64(i))
+		blk := out[f][off : off+logformat.BlockSize]
+		copy(blk, data[i:i+logformat.BlockSize])
 		if legacy {
-			be.PutUint32(blk[508:], blockChecksumInnoDB(blk))
+			be.PutUint32(blk[508:], logformat.BlockChecksumInnoDB(blk))
 		}
 	}
-	f, off := g.locate(checkpoint)
+	f, off := b.ringPlace(files, size, at, checkpoint)
 	cpAt := uint64(int64(f)*size + off)
 	for _, o := range []int{mysqlCheckpoint1, mysqlCheckpoint2} {
-		c := out[0][o : o+BlockSize]
+		c := out[0][o : o+logformat.BlockSize]
 		be.PutUint64(c[ringCheckpointNo:], cpNo)
 		be.PutUint64(c[ringCheckpointLSN:], checkpoint)
 		if legacy {
 			be.PutUint32(c[ringCheckpointOffset:], uint32(cpAt))
 			be.PutUint32(c[304:], uint32(cpAt>>32))
-			be.PutUint32(c[288:], uint32(FoldBinary(c[:288])))
-			be.PutUint32(c[292:], uint32(FoldBinary(c[8:292])))
+			be.PutUint32(c[288:], uint32(logformat.FoldBinary(c[:288])))
+			be.PutUint32(c[292:], uint32(logformat.FoldBinary(c[8:292])))
 			continue
 		}
 		be.PutUint64(c[ringCheckpointOffset:], cpAt)
-		be.PutUint32(c[508:], CRC32C(c[:508]))
+		be.PutUint32(c[508:], logformat.CRC32C(c[:508]))
 	}
 	return out
+}
+
+// ringPlace is where lsn lies in a ring of files of size bytes each whose data (header areas
+// not counted) holds the builder's start LSN at byte at: the file and the offset in it.
+func (b *MLogBuilder) ringPlace(files int, size, at int64, lsn uint64) (int, int64) {
+	per := size - mysqlFileHdrSize
+	c := uint64(files) * uint64(per)
+	var d uint64
+	if lsn >= b.start {
+		d = (lsn - b.start) % c
+	} else {
+		d = (c - (b.start-lsn)%c) % c
+	}
+	pos := int64((uint64(at) + d) % c)
+	return int(pos / per), mysqlFileHdrSize + pos%per
 }
 
 // blocks lays out the record stream in 512-byte blocks from the builder's start LSN.
 func (b *MLogBuilder) blocks() []byte {
 	be := binary.BigEndian
 	n := (len(b.stream) + blockPayload - 1) / blockPayload
-	out := make([]byte, n*BlockSize)
+	out := make([]byte, n*logformat.BlockSize)
 	g := 0
 	for k := 0; k < n; k++ {
-		blk := out[k*BlockSize : (k+1)*BlockSize]
+		blk := out[k*logformat.BlockSize : (k+1)*logformat.BlockSize]
 		lo, hi := k*blockPayload, min((k+1)*blockPayload, len(b.stream))
 		copy(blk[blockHeaderSize:], b.stream[lo:hi])
-		lsn := b.start + uint64(k)*BlockSize
-		be.PutUint32(blk[0:], uint32(lsn/BlockSize&0x3fffffff)+1)
-		dataLen := BlockSize
+		lsn := b.start + uint64(k)*logformat.BlockSize
+		be.PutUint32(blk[0:], uint32(lsn/logformat.BlockSize&0x3fffffff)+1)
+		dataLen := logformat.BlockSize
 		if hi-lo < blockPayload {
 			dataLen = blockHeaderSize + hi - lo
 		}
@@ -188,7 +223,7 @@ func (b *MLogBuilder) blocks() []byte {
 			be.PutUint16(blk[6:], uint16(blockHeaderSize+b.groups[g]-lo))
 		}
 		be.PutUint32(blk[8:], 1) // epoch
-		be.PutUint32(blk[508:], CRC32C(blk[:508]))
+		be.PutUint32(blk[508:], logformat.CRC32C(blk[:508]))
 	}
 	return out
 }
@@ -209,7 +244,7 @@ func appendComp32(dst []byte, v uint32) []byte {
 }
 
 // MLogPageRecord encodes a page record: the type, the page id, then body.
-func MLogPageRecord(t MLogType, space, page uint32, body []byte) []byte {
+func MLogPageRecord(t logformat.MLogType, space, page uint32, body []byte) []byte {
 	r := appendComp32(appendComp32([]byte{t.Logged()}, space), page)
 	return append(r, body...)
 }
@@ -218,25 +253,25 @@ func MLogPageRecord(t MLogType, space, page uint32, body []byte) []byte {
 // 2-byte length, no tablespace flags (fil0fil.cc of 5.6, fil_op_write_log).
 func MLogLegacyCreateRecord(space uint32, name string) []byte {
 	body := binary.BigEndian.AppendUint16(nil, uint16(len(name)+1))
-	return MLogPageRecord(MLogFileCreate, space, 0, append(append(body, name...), 0))
+	return MLogPageRecord(logformat.MLogFileCreate, space, 0, append(append(body, name...), 0))
 }
 
 // MLogCheckpointRecord encodes MLOG_CHECKPOINT (MySQL 5.7, MariaDB 10.2-10.4): the type and
 // the 8-byte checkpoint LSN, no page identifier.
 func MLogCheckpointRecord(lsn uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{byte(MLogCheckpoint)}, lsn)
+	return binary.BigEndian.AppendUint64([]byte{byte(logformat.MLogCheckpoint)}, lsn)
 }
 
 // MLogFileRecord encodes MLOG_FILE_CREATE or MLOG_FILE_CREATE2 (flags 0), MLOG_FILE_DELETE,
 // MLOG_FILE_NAME, MLOG_FILE_RENAME or MLOG_FILE_RENAME2 for space, as fil_op_write_log lays
 // them out: NUL-terminated names after 2-byte lengths.
-func MLogFileRecord(t MLogType, space uint32, name, newName string) []byte {
+func MLogFileRecord(t logformat.MLogType, space uint32, name, newName string) []byte {
 	var body []byte
-	if t == MLogFileCreate || t == MLogFileCreate2 {
+	if t == logformat.MLogFileCreate || t == logformat.MLogFileCreate2 {
 		body = append(body, 0, 0, 0, 0)
 	}
 	for i, n := range []string{name, newName} {
-		if i == 1 && t != MLogFileRename && t != MLogFileRename2 {
+		if i == 1 && t != logformat.MLogFileRename && t != logformat.MLogFileRename2 {
 			break
 		}
 		body = binary.BigEndian.AppendUint16(body, uint16(len(n)+1))

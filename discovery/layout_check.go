@@ -1,4 +1,4 @@
-package cmd
+package discovery
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"innoscope/discovery"
 )
 
 // dataFileSpec is one file of innodb_data_file_path.
@@ -79,34 +77,35 @@ func parseMiB(s string) (uint64, error) {
 	return n, nil
 }
 
-// checkSettings refuses options that contradict the files, as the server does at start: an
+// Check refuses options that contradict the files, as the server does at start: an
 // innodb_data_file_path it cannot parse or whose sizes do not fit the files, an
-// innodb_page_size other than the system tablespace's.
-func checkSettings(s settings) error {
-	dir, _ := s.systemFile()
+// innodb_page_size other than the system tablespace's. The errors name the options as the
+// server's command line spells them.
+func (l Layout) Check() error {
+	dir, _ := l.SystemFile()
 	var specs []dataFileSpec
-	if s.DataFilePath != "" {
+	if l.DataFilePath != "" {
 		var err error
-		if specs, err = parseDataFilePath(s.DataFilePath); err != nil {
+		if specs, err = parseDataFilePath(l.DataFilePath); err != nil {
 			return fmt.Errorf("--innodb-data-file-path %q: %v; the server refuses to start (\"Unable to parse innodb_data_file_path=%s\")",
-				s.DataFilePath, err, s.DataFilePath)
+				l.DataFilePath, err, l.DataFilePath)
 		}
 	}
-	first := filepath.Join(s.systemFile())
+	first := filepath.Join(l.SystemFile())
 	// The server names the files by its innodb_data_home_dir ("./" by default).
 	quoted := func(name string) string {
-		if s.DataHomeDir == "" {
+		if l.DataHomeDir == "" {
 			return "./" + name
 		}
-		return filepath.Join(s.DataHomeDir, name)
+		return filepath.Join(l.DataHomeDir, name)
 	}
-	pageSize, err := discovery.SystemPageSize(s.systemFile())
+	pageSize, err := SystemPageSize(l.SystemFile())
 	if err != nil || page0Zero(first) {
 		return nil // no flags to compare with: the files' own findings say why
 	}
-	if s.PageSize != 0 && s.PageSize != pageSize {
+	if l.PageSize != 0 && l.PageSize != pageSize {
 		return fmt.Errorf("--innodb-page-size %d: %s uses page size %d; the server refuses to start (\"Data file '%s' uses page size %d, but the innodb_page_size start-up parameter is %d\")",
-			s.PageSize, first, pageSize, quoted(filepath.Base(first)), pageSize, s.PageSize)
+			l.PageSize, first, pageSize, quoted(filepath.Base(first)), pageSize, l.PageSize)
 	}
 	for i, d := range specs {
 		fi, err := os.Stat(filepath.Join(dir, d.name))
@@ -117,10 +116,10 @@ func checkSettings(s settings) error {
 		switch {
 		case d.autoextend && i == len(specs)-1 && have < want:
 			return fmt.Errorf("--innodb-data-file-path %q: %s has %d pages, fewer than the %d given for it; the server refuses to start (\"The Auto-extending data file '%s' is of a different size %d pages than specified by innodb_data_file_path\")",
-				s.DataFilePath, fi.Name(), have, want, quoted(d.name), have)
+				l.DataFilePath, fi.Name(), have, want, quoted(d.name), have)
 		case !d.autoextend && have != want:
 			return fmt.Errorf("--innodb-data-file-path %q: %s has %d pages, not the %d given for it; the server refuses to start (\"The data file '%s' is of a different size %d pages than the %d pages specified by innodb_data_file_path\")",
-				s.DataFilePath, fi.Name(), have, want, quoted(d.name), have, want)
+				l.DataFilePath, fi.Name(), have, want, quoted(d.name), have, want)
 		}
 	}
 	return nil
@@ -136,5 +135,5 @@ func page0Zero(p string) bool {
 	defer f.Close()
 	b := make([]byte, 512)
 	n, _ := f.ReadAt(b, 0)
-	return discovery.IsZero(b[:n])
+	return IsZero(b[:n])
 }

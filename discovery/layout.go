@@ -1,0 +1,167 @@
+package discovery
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Layout is where a server keeps its files: the data directory and the directories and file
+// names its options give for the system tablespace, the undo tablespaces, the redo log and the
+// extra datafile directories, with the page size it was told. Paths are absolute and clean;
+// "" (or nil) is the option's default, which the methods resolve (DataHome, UndoHome,
+// LogFileDir, SystemFile).
+type Layout struct {
+	Datadir     string
+	DataHomeDir string   // innodb_data_home_dir (default: Datadir)
+	DataFiles   []string // innodb_data_file_path file names (default ibdata1)
+	Directories []string // innodb_directories
+	UndoDir     string   // innodb_undo_directory (default: Datadir)
+	TempFiles   []string // innodb_temp_data_file_path file names (default ibtmp1)
+	LogDir      string   // innodb_log_group_home_dir (default: Datadir)
+	// DataFilePath is innodb_data_file_path as given ("": the default); DataFiles are its
+	// file names. Check compares its sizes with the files.
+	DataFilePath string
+	PageSize     int // innodb_page_size (0: not given; the system tablespace's)
+}
+
+// LayoutOptions are the server options NewLayout reads, spelled as in a my.cnf ('_', not '-').
+var LayoutOptions = []string{"datadir", "innodb_data_home_dir", "innodb_data_file_path",
+	"innodb_directories", "innodb_undo_directory", "innodb_log_group_home_dir", "innodb_page_size"}
+
+// cnfGroups are the my.cnf groups mariadbd reads.
+var cnfGroups = map[string]bool{"mysqld": true, "server": true, "mariadb": true, "mariadbd": true,
+	"mariadb-10.11": true, "mysqld-10.11": true}
+
+// ReadMyCnf returns the options of the server's groups ([mysqld], [mariadb], [server], ...) in
+// a my.cnf file, keys with '_'.
+func ReadMyCnf(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	opts, in := map[string]string{}, false
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "", line[0] == '#', line[0] == ';', strings.HasPrefix(line, "!"):
+			continue
+		case line[0] == '[':
+			if !strings.HasSuffix(line, "]") {
+				return nil, fmt.Errorf("%s:%d: bad group header %q", path, n, line)
+			}
+			in = cnfGroups[strings.ToLower(strings.TrimSpace(line[1:len(line)-1]))]
+			continue
+		}
+		if !in {
+			continue
+		}
+		k, v, _ := strings.Cut(line, "=")
+		k = strings.ReplaceAll(strings.TrimSpace(k), "-", "_")
+		v = strings.Trim(strings.TrimSpace(v), `"'`)
+		opts[k] = v
+	}
+	return opts, sc.Err()
+}
+
+// NewLayout resolves the options (LayoutOptions, as ReadMyCnf returns them; datadir must be
+// given) into a Layout: relative paths are relative to the data directory, as in the server
+// (which changes into its data directory at start), and the data directory is relative to the
+// working directory. It then refuses, as Check does, options that contradict the files.
+func NewLayout(opt map[string]string) (Layout, error) {
+	l := Layout{Datadir: AbsPath(opt["datadir"]), DataFilePath: opt["innodb_data_file_path"]}
+	rel := func(p string) string {
+		switch {
+		case p == "":
+			return ""
+		case filepath.IsAbs(p):
+			return filepath.Clean(p)
+		}
+		return filepath.Join(l.Datadir, p)
+	}
+	l.DataHomeDir, l.UndoDir, l.LogDir = rel(opt["innodb_data_home_dir"]), rel(opt["innodb_undo_directory"]), rel(opt["innodb_log_group_home_dir"])
+	for _, d := range strings.Split(opt["innodb_directories"], ";") {
+		if d = strings.TrimSpace(d); d != "" {
+			l.Directories = append(l.Directories, rel(d))
+		}
+	}
+	if l.DataFilePath != "" {
+		for _, spec := range strings.Split(l.DataFilePath, ";") {
+			if name, _, _ := strings.Cut(spec, ":"); name != "" {
+				l.DataFiles = append(l.DataFiles, name)
+			}
+		}
+	}
+	if v := opt["innodb_page_size"]; v != "" {
+		n, err := parsePageSize(v)
+		if err != nil {
+			return l, err
+		}
+		l.PageSize = n
+	}
+	return l, l.Check()
+}
+
+// parsePageSize reads 4k/8k/16k/32k/64k or a byte count.
+func parsePageSize(s string) (int, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mul := 1
+	if strings.HasSuffix(t, "k") {
+		mul, t = 1024, strings.TrimSuffix(t, "k")
+	}
+	n, err := strconv.Atoi(t)
+	n *= mul
+	if err != nil || n < 4096 || n > 65536 || n&(n-1) != 0 {
+		return 0, fmt.Errorf("invalid innodb_page_size %q (4k, 8k, 16k, 32k or 64k)", s)
+	}
+	return n, nil
+}
+
+// AbsPath makes a path given on a command line or in a my.cnf absolute (relative to the
+// working directory, as the server does with its datadir) and clean, so that every later join
+// and comparison sees one spelling of it. "" stays "". Unlike ResolvePath, it keeps symbolic
+// links.
+func AbsPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// DataHome is the directory of the system tablespace files: innodb_data_home_dir, or the data
+// directory.
+func (l Layout) DataHome() string { return or(l.DataHomeDir, l.Datadir) }
+
+// UndoHome is the directory of the undo tablespaces: innodb_undo_directory, or the data
+// directory.
+func (l Layout) UndoHome() string { return or(l.UndoDir, l.Datadir) }
+
+// LogFileDir is where ib_logfile0 is: innodb_log_group_home_dir, or the data directory.
+func (l Layout) LogFileDir() string { return or(l.LogDir, l.Datadir) }
+
+// SystemFiles are the file names of innodb_data_file_path (default ibdata1).
+func (l Layout) SystemFiles() []string {
+	if len(l.DataFiles) == 0 {
+		return []string{"ibdata1"}
+	}
+	return l.DataFiles
+}
+
+// SystemFile is the first file of innodb_data_file_path (default ibdata1), and its directory.
+func (l Layout) SystemFile() (dir, name string) { return l.DataHome(), l.SystemFiles()[0] }
+
+// or is s, or def when s is "".
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
