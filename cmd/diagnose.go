@@ -127,7 +127,7 @@ func analyzeScan(path string, cpFindings []report.Finding, sc *logformat.Scanner
 // recoveredUndo replays the log from the checkpoint for the system and undo tablespaces, in
 // memory, and reads their undo logs and dictionary (replay.RecoveredUndo); nil for a log of
 // 512-byte blocks, which recover does not replay either.
-func recoveredUndo(c *cli.Context, s settings, a *replay.Analysis, ts []discovery.Tablespace) (*replay.UndoView, error) {
+func recoveredUndo(c *cli.Context, s discovery.Layout, a *replay.Analysis, ts []discovery.Tablespace) (*replay.UndoView, error) {
 	l, sc, _, err := startScan(c)
 	if errors.Is(err, logformat.ErrUnsupported) {
 		return nil, nil
@@ -135,7 +135,7 @@ func recoveredUndo(c *cli.Context, s settings, a *replay.Analysis, ts []discover
 		return nil, err
 	}
 	defer l.Close()
-	return replay.RecoveredUndo(sc, replay.RecoverOptions{Copy: s.discovery(), PageSize: l.PageSize, Analysis: a,
+	return replay.RecoveredUndo(sc, replay.RecoverOptions{Copy: s, PageSize: l.PageSize, Analysis: a,
 		CopyPath: replay.SourcePath(s.Datadir)}, ts)
 }
 
