@@ -196,7 +196,9 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 		sys.Close()
 	}
 	if logged != nil {
-		if in.Undo, err = recoveredUndo(c, s, logged, ts); err != nil {
+		// A file that cannot be opened has its finding from the scan (UNREADABLE_DATAFILE).
+		var pathErr *os.PathError
+		if in.Undo, err = recoveredUndo(c, s, logged, ts); err != nil && !errors.As(err, &pathErr) {
 			fs = append(fs, report.Finding{Severity: report.Info, Code: "UNDO_UNREADABLE", File: s.Datadir,
 				Message: "the undo logs as recovery leaves them could not be read, so transactions the crash left uncommitted are not looked at: " + err.Error()})
 		}
