@@ -216,20 +216,47 @@ func (r *recovery) rollbackRename(e RolledBackDDL) error {
 		return &RollbackRefusal{TrxID: e.TrxID, Table: e.Table, Why: fmt.Sprintf("renames tablespace %d from %s back to %s, which exists", e.SpaceID, t.path, to)}
 	}
 	e.Path = t.path
+	from := t.path
 	if err := renameSpace(t, to); err != nil {
 		return err
 	}
 	t.path, e.To = to, to
 	if remote {
-		// The server's crash recovery keeps the table open from the tablespace it renamed; the
-		// copy's link names the renamed file, so that a server started on it finds the table
-		// (the old name's link is left, a stale link the server ignores, as its own recovery
-		// leaves it).
+		// The server's rollback renames a DATA DIRECTORY tablespace it has open as a rename
+		// does: the table's link names the renamed file and the link of the name it leaves is
+		// removed (the DDL log of a cut ADD/REORGANIZE PARTITION then renames #TMP# again and
+		// must be able to create that link: seed 1089's DATA DIRECTORY case).
 		isl := filepath.Join(r.opt.Copy.Datadir, filepath.FromSlash(e.Table)+".isl")
 		if err := os.WriteFile(isl, []byte(to+"\n"), 0o640); err != nil {
 			return fmt.Errorf("rolling back DDL transaction %d: %w", e.TrxID, err)
 		}
+		if err := removeLinksTo(r.opt.Copy.Datadir, from, isl); err != nil {
+			return fmt.Errorf("rolling back DDL transaction %d: %w", e.TrxID, err)
+		}
 	}
 	r.res.RolledBackDDL = append(r.res.RolledBackDDL, e)
+	return nil
+}
+
+// removeLinksTo removes the .isl files of datadir's database directories that name file, but
+// keep. (A link is named after the table, whose database need not be the file's folder.)
+func removeLinksTo(datadir, file, keep string) error {
+	links, err := filepath.Glob(filepath.Join(datadir, "*", "*.isl"))
+	if err != nil {
+		return err
+	}
+	want := discovery.ResolvePath(file)
+	for _, l := range links {
+		if l == keep {
+			continue
+		}
+		target, err := discovery.ReadISL(l)
+		if err != nil || discovery.ResolvePath(target) != want {
+			continue
+		}
+		if err := os.Remove(l); err != nil {
+			return err
+		}
+	}
 	return nil
 }
