@@ -99,6 +99,9 @@ func recoverAction(c *cli.Context) error {
 	for _, r := range p.redirects {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
 	}
+	for _, l := range o.result.Links {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", l)
+	}
 	return printRecovery(out, into, &o.copy, o.result, o.seconds)
 }
 

@@ -55,6 +55,8 @@ type RecoverResult struct {
 	// Applied counts the applied records by type (EXTENDED ones by subtype).
 	Applied map[string]int `json:"applied_by_type"`
 	Spaces  []SpaceResult  `json:"spaces"`
+	// Links are the .isl files of the copy written from its recovered SYS_TABLES.
+	Links []RecoveredLink `json:"isl_written,omitempty"`
 }
 
 // cached is one page image held during recovery.
@@ -133,6 +135,10 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 		return nil, err
 	}
 	if err := r.finishFiles(); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.res.Links, err = r.linkRecovered(); err != nil {
 		return nil, err
 	}
 	r.res.PagesApplied, r.res.PagesFreed = len(r.applied), len(r.an.Freed)
