@@ -102,6 +102,9 @@ func recoverAction(c *cli.Context) error {
 	for _, r := range o.result.RolledBackDDL {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
 	}
+	for _, l := range o.result.Links {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", l)
+	}
 	return printRecovery(out, into, &o.copy, o.result, o.seconds)
 }
 

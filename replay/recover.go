@@ -56,6 +56,8 @@ type RecoverResult struct {
 	// RolledBackDDL are the file effects of rolling back the DDL transactions the crash left
 	// uncommitted (see rollbackDDL), in the order done.
 	RolledBackDDL []RolledBackDDL `json:"rolled_back_ddl,omitempty"`
+	// Links are the .isl files of the copy written from its recovered SYS_TABLES.
+	Links []RecoveredLink `json:"isl_written,omitempty"`
 }
 
 // cached is one page image held during recovery.
@@ -142,6 +144,10 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 		return nil, err
 	}
 	if err := r.rollbackDDL(); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.res.Links, err = r.linkRecovered(); err != nil {
 		return nil, err
 	}
 	r.res.PagesApplied, r.res.PagesFreed = len(r.applied), len(r.an.Freed)
