@@ -12,6 +12,7 @@ import (
 
 	"innoscope/discovery"
 	"innoscope/logformat"
+	"innoscope/logformat/redo"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -91,19 +92,18 @@ type diagnosis struct {
 // MLOG logs of MySQL and MariaDB 10.2-10.4 through their blocks, with a note that the checks
 // against the files were written after MariaDB 10.11's behaviour.
 func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, error) {
-	l, sc, cpLSN, err := startScan(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		bl, berr := openBlockLog(c)
-		if berr != nil {
-			return nil, 0, nil, err
-		}
-		defer bl.Close()
-		return analyzeBlockLog(c, bl)
-	}
+	r, err := openRedo(c)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	defer l.Close()
+	defer r.Close()
+	if bl := r.Blocks(); bl != nil {
+		return analyzeBlockLog(c, bl)
+	}
+	l, sc, cpLSN, err := startScan(c, r)
+	if err != nil {
+		return nil, 0, nil, err
+	}
 	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN, l)
 	return a, cpLSN, fs, err
 }
@@ -230,7 +230,7 @@ func logUnreadableFinding(s settings, err error) report.Finding {
 		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")"
 	}
 	sev := report.Error // the server refuses it too
-	if errors.Is(err, logformat.ErrUnsupported) && strings.Contains(err.Error(), "encrypted") {
+	if redo.Encrypted(err) {
 		sev = report.Warning // the server reads it with its key management plugin
 	}
 	return report.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
@@ -239,12 +239,5 @@ func logUnreadableFinding(s settings, err error) report.Finding {
 // logName is the redo log as findings name it: ib_logfile0's path, or for MySQL 8.0.30+ the
 // #innodb_redo directory whose #ib_redoN files are read as one log.
 func logName(s settings) string {
-	p, err := findLogFile(s, s.Datadir)
-	if err != nil {
-		return ""
-	}
-	if mysqlRedoName.MatchString(filepath.Base(p)) {
-		return "the redo log in " + filepath.Dir(p)
-	}
-	return p
+	return redo.Name(redoLocation(s, absPath(s.Datadir)))
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
+	"innoscope/logformat/redo"
 	"innoscope/report"
 )
 
@@ -97,17 +97,15 @@ func checkpointBlockFindings(path string, cps []logformat.Checkpoint, selected i
 }
 
 func logHeader(c *cli.Context) error {
-	l, err := openLog(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		if bl, berr := openBlockLog(c); berr == nil {
-			defer bl.Close()
-			return blockLogHeader(c, bl)
-		}
-	}
+	r, err := openRedo(c)
 	if err != nil {
 		return err
 	}
-	defer l.Close()
+	defer r.Close()
+	if bl := r.Blocks(); bl != nil {
+		return blockLogHeader(c, bl)
+	}
+	l := asOpened(r)
 	h := l.Header
 	fs := checkpointFindings(l)
 	fs = append(logServerFindings(c), fs...)
@@ -165,16 +163,12 @@ func logHeader(c *cli.Context) error {
 	return finish(c, fs)
 }
 
-// startScan opens the log and starts a scan at the checkpoint or at --from-lsn.
-func startScan(c *cli.Context) (*openedLog, *logformat.Scanner, uint64, error) {
-	l, err := openLog(c)
-	if err != nil {
-		return nil, nil, 0, err
-	}
+// startScan starts a scan of the MariaDB 10.8+ log r at the checkpoint or at --from-lsn.
+func startScan(c *cli.Context, r *redo.Log) (*openedLog, *logformat.Scanner, uint64, error) {
+	l := asOpened(r)
 	cp, ok := l.Checkpoint()
 	from := c.Uint64("from-lsn")
 	if !ok && from == 0 {
-		l.Close()
 		return nil, nil, 0, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Path)
 	}
 	start := cp.LSN

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -52,22 +51,22 @@ func toRecordJSON(m *logformat.MTR, i int) recordJSON {
 }
 
 func logRecords(c *cli.Context) error {
-	l, sc, cpLSN, err := startScan(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		if bl, berr := openBlockLog(c); berr == nil {
-			defer bl.Close()
-			return blockLogRecords(c, bl)
-		}
+	r, err := openRedo(c)
+	if err != nil {
+		return err
 	}
+	defer r.Close()
+	if bl := r.Blocks(); bl != nil {
+		return blockLogRecords(c, bl)
+	}
+	l, sc, cpLSN, err := startScan(c, r)
 	if err != nil {
 		return err
 	}
 	match, err := typeFilter(c.String("type"), typeNames())
 	if err != nil {
-		l.Close()
 		return err
 	}
-	defer l.Close()
 	space, page := c.Int64("space"), c.Int64("page")
 	from := c.Uint64("from-lsn")
 	rp, err := newRecordPrinter(c, 17)
@@ -299,17 +298,18 @@ func logFindings(path string, fs []report.Finding, sc *logformat.Scanner, end ui
 }
 
 func logStats(c *cli.Context) error {
-	l, sc, cpLSN, err := startScan(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		if bl, berr := openBlockLog(c); berr == nil {
-			defer bl.Close()
-			return blockLogStats(c, bl)
-		}
-	}
+	r, err := openRedo(c)
 	if err != nil {
 		return err
 	}
-	defer l.Close()
+	defer r.Close()
+	if bl := r.Blocks(); bl != nil {
+		return blockLogStats(c, bl)
+	}
+	l, sc, cpLSN, err := startScan(c, r)
+	if err != nil {
+		return err
+	}
 	st, err := logformat.Summarize(sc, cpLSN)
 	if err != nil {
 		return err

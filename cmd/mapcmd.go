@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -69,13 +68,12 @@ func mapAction(c *cli.Context) error {
 // buildMap rebuilds the space map from the command's log (MariaDB 10.8+ or an older format),
 // with a finding for a corrupt record that ends it.
 func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
-	l, sc, cpLSN, err := startScan(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		bl, berr := openBlockLog(c)
-		if berr != nil {
-			return nil, nil, err
-		}
-		defer bl.Close()
+	r, err := openRedo(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	if bl := r.Blocks(); bl != nil {
 		if bl.Physical() {
 			return physMap(c, bl)
 		}
@@ -94,10 +92,10 @@ func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 		}
 		return a.Map, mlogFindings(bl, from, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, 0, 0), nil
 	}
+	l, sc, cpLSN, err := startScan(c, r)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.Close()
 	return scannerMap(c, l.Path, sc, cpLSN)
 }
 

@@ -1,11 +1,10 @@
 package cmd
 
 import (
-	"errors"
-
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
+	"innoscope/logformat/redo"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -18,65 +17,61 @@ type recoverLog struct {
 	Path     string
 	Size     int64
 	PageSize int
-	newer    *openedLog
-	older    *logformat.BlockLog
+	src      *redo.Log
 	c        *cli.Context
 }
 
 // Close closes the log's files.
-func (r *recoverLog) Close() error {
-	if r.newer != nil {
-		return r.newer.Close()
-	}
-	return r.older.Close()
-}
+func (r *recoverLog) Close() error { return r.src.Close() }
 
 // Scan decodes the log from the checkpoint LSN cpLSN.
 func (r *recoverLog) Scan(cpLSN uint64) (*logformat.Scanner, error) {
-	if r.newer != nil {
-		return r.newer.Scan(cpLSN, logformat.ScanOptions{PageSize: r.PageSize}), nil
+	if bl := r.src.Blocks(); bl != nil {
+		sc, _, _, _, err := physScan(r.c, bl)
+		return sc, err
 	}
-	sc, _, _, _, err := physScan(r.c, r.older)
-	return sc, err
+	return r.src.V108().Scan(cpLSN, logformat.ScanOptions{PageSize: r.PageSize}), nil
 }
 
 // openRecoverLog opens the source's log for `recover` and runs the pre-pass over it: the
 // analysis, the checkpoint LSN and the findings that decide whether the server would recover it.
 func openRecoverLog(c *cli.Context) (*recoverLog, *replay.Analysis, uint64, []report.Finding, error) {
-	l, sc, cpLSN, err := startScan(c)
-	if err == nil {
-		a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN, l)
-		if err != nil {
-			l.Close()
-			return nil, nil, 0, nil, err
-		}
-		return &recoverLog{Path: l.Path, Size: l.Size, PageSize: l.PageSize, newer: l, c: c}, a, cpLSN, fs, nil
-	}
-	if !errors.Is(err, logformat.ErrUnsupported) {
+	src, err := openRedo(c)
+	if err != nil {
 		return nil, nil, 0, nil, err
 	}
-	bl, berr := openBlockLog(c)
-	if berr != nil {
-		return nil, nil, 0, nil, err
-	}
-	if !bl.Physical() {
-		bl.Close()
+	if err := src.Replayable(); err != nil {
+		src.Close()
 		return nil, nil, 0, nil, err // MySQL and MariaDB before 10.5: other records, not replayed
 	}
+	bl := src.Blocks()
+	if bl == nil {
+		l, sc, cpLSN, err := startScan(c, src)
+		if err != nil {
+			src.Close()
+			return nil, nil, 0, nil, err
+		}
+		a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN, l)
+		if err != nil {
+			src.Close()
+			return nil, nil, 0, nil, err
+		}
+		return &recoverLog{Path: l.Path, Size: l.Size, PageSize: l.PageSize, src: src, c: c}, a, cpLSN, fs, nil
+	}
 	if bl.Selected < 0 {
-		bl.Close()
+		src.Close()
 		return nil, nil, 0, nil, &logformat.FormatError{File: bl.Name, Offset: 512, Msg: "no valid checkpoint block: the server refuses to start (\"No valid checkpoint was found\")"}
 	}
-	r := &recoverLog{Path: bl.Name, Size: bl.Size, older: bl, c: c}
+	r := &recoverLog{Path: bl.Name, Size: bl.Size, src: src, c: c}
 	sc, cpLSN, pageSize, _, err := physScan(c, bl)
 	if err != nil {
-		bl.Close()
+		src.Close()
 		return nil, nil, 0, nil, err
 	}
 	r.PageSize = pageSize
 	a, fs, err := analyzeScan(bl.Name, checkpointBlockFindings(bl.Name, bl.Checkpoints, bl.Selected), sc, cpLSN, nil)
 	if err != nil {
-		bl.Close()
+		src.Close()
 		return nil, nil, 0, nil, err
 	}
 	return r, a, cpLSN, physFindings(fs, a.Map.EndLSN, cpLSN), nil
