@@ -12,6 +12,7 @@ import (
 
 	"innoscope/discovery"
 	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
 	"innoscope/replay"
 	"innoscope/report"
@@ -104,7 +105,7 @@ func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, err
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN, l)
+	a, fs, err := analyzeScan(l.Path, logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected), sc, cpLSN, l)
 	return a, cpLSN, fs, err
 }
 
@@ -117,11 +118,11 @@ func analyzeScan(path string, cpFindings []report.Finding, sc *logformat.Scanner
 	if err != nil {
 		return nil, nil, err
 	}
-	fcp := scanFileCheckpointFinding(path, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN)
+	fcp := logcheck.ScanFileCheckpoint(path, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN)
 	if l != nil {
-		fcp = fileCheckpointFinding(l)
+		fcp = logcheck.FileCheckpoint(l.Log, l.Path, l.PageSize)
 	}
-	return a, logFindings(path, cpFindings, sc, a.Map.EndLSN, fcp, cpLSN, a.PageRecords, len(a.Pages)), nil
+	return a, logcheck.Scan(path, cpFindings, sc, a.Map.EndLSN, fcp, cpLSN, a.PageRecords, len(a.Pages)), nil
 }
 
 // analyzeBlockLog is analyzeLog for a log of 512-byte blocks.
@@ -140,14 +141,14 @@ func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, u
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		a, fs, err := analyzeScan(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, cpLSN, nil)
+		a, fs, err := analyzeScan(l.Name, logcheck.Checkpoints(l.Name, l.Checkpoints, l.Selected), sc, cpLSN, nil)
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		return a, cpLSN, append(physFindings(fs, a.Map.EndLSN, cpLSN), note), nil
+		return a, cpLSN, append(logcheck.Clean105(fs, a.Map.EndLSN, cpLSN), note), nil
 	}
 	a, sc, err := replay.AnalyzeMLog(l, cpLSN, 0, cpLSN)
-	return a, cpLSN, append(mlogFindings(l, cpLSN, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, a.PageRecords, len(a.Pages)), note), nil
+	return a, cpLSN, append(logcheck.MLog(l, cpLSN, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, a.PageRecords, len(a.Pages)), note), nil
 }
 
 // runDiagnosis compares the log, the files, their pages and the dictionary of the command's

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
 	"innoscope/report"
 )
@@ -76,26 +77,6 @@ type checkpointJSON struct {
 	No       uint64 `json:"number,omitempty"` // checkpoint number (ib_logfileN rings)
 }
 
-// checkpointFindings are what the checkpoint blocks alone say.
-func checkpointFindings(l *openedLog) []report.Finding {
-	return checkpointBlockFindings(l.Path, l.Checkpoints, l.Selected)
-}
-
-func checkpointBlockFindings(path string, cps []logformat.Checkpoint, selected int) []report.Finding {
-	var fs []report.Finding
-	for _, c := range cps {
-		if !c.Valid && !(c.Blank && selected >= 0) { // a never-written block beside a valid one is normal
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "CHECKPOINT_REJECTED", File: path,
-				Message: fmt.Sprintf("checkpoint block at offset %d is rejected: %s", c.Offset, c.Reason)})
-		}
-	}
-	if selected < 0 {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "NO_VALID_CHECKPOINT", File: path,
-			Message: "no valid checkpoint block: the server will refuse to start (\"No valid checkpoint was found\")"})
-	}
-	return fs
-}
-
 func logHeader(c *cli.Context) error {
 	r, err := openRedo(c)
 	if err != nil {
@@ -107,7 +88,7 @@ func logHeader(c *cli.Context) error {
 	}
 	l := asOpened(r)
 	h := l.Header
-	fs := checkpointFindings(l)
+	fs := logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected)
 	fs = append(logServerFindings(c), fs...)
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/report"
 )
 
@@ -16,7 +17,7 @@ func blockLogHeader(c *cli.Context, l *logformat.BlockLog) error {
 		return err
 	}
 	h := l.Header
-	fs := checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected)
+	fs := logcheck.Checkpoints(l.Name, l.Checkpoints, l.Selected)
 	fs = append(logServerFindings(c), fs...)
 	j := headerJSON{LogFile: l.Name, Format: h.FormatName, FormatID: h.Format, Vendor: h.Vendor, Creator: h.Creator,
 		FirstLSN: h.FirstLSN, FileSize: l.Size, Capacity: l.Capacity(), HeaderCRC: h.CRC,

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/report"
 )
 
@@ -28,12 +29,6 @@ func blockStart(c *cli.Context, l *logformat.BlockLog) (start, cpLSN uint64, err
 		return 0, 0, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Name)
 	}
 	return cpLSN, cpLSN, nil
-}
-
-// mlogCorruptFinding is a corrupt MLOG record that ends the log at lsn.
-func mlogCorruptFinding(path string, lsn uint64, err error) report.Finding {
-	return report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: path, LSN: &lsn,
-		Message: err.Error() + "; the server stops recovery here"}
 }
 
 // blockScan decodes an MLOG log's mini-transactions and calls fn for those that start at or
@@ -103,7 +98,7 @@ func blockLogRecords(c *cli.Context, l *logformat.BlockLog) error {
 		return err
 	}
 	if err != nil {
-		return finish(c, []report.Finding{mlogCorruptFinding(l.Name, sc.EndLSN, err)})
+		return finish(c, []report.Finding{logcheck.CorruptMLog(l.Name, sc.EndLSN, err)})
 	}
 	return nil
 }
@@ -140,7 +135,7 @@ func blockLogStats(c *cli.Context, l *logformat.BlockLog) error {
 			last = sc.EndLSN
 		}
 	}
-	fs := mlogFindings(l, start, cpLSN, sc.EndLSN, last, mlogCheckpoint, err, pageRecs, len(pages))
+	fs := logcheck.MLog(l, start, cpLSN, sc.EndLSN, last, mlogCheckpoint, err, pageRecs, len(pages))
 	fs = append(logServerFindings(c), fs...)
 	malformed := 0
 	if err != nil {
@@ -168,32 +163,6 @@ func blockStatsRows(j *statsJSON) [][]string {
 		{"mini-transactions", fmt.Sprint(j.MTRCount)}, {"records", fmt.Sprint(j.RecordCount)},
 		{"pages touched", fmt.Sprint(j.PagesTouched)}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
 	}
-}
-
-// mlogFindings is what a scan of an MLOG log from start to end says about recovery: the
-// checkpoint blocks, a corrupt record (scanErr), a missing MLOG_CHECKPOINT where the format has
-// one (mlogCheckpoint: the one for cpLSN was seen), and the page records to apply, the last
-// ending at last.
-func mlogFindings(l *logformat.BlockLog, start, cpLSN, end, last uint64, mlogCheckpoint bool, scanErr error, pageRecs, pages int) []report.Finding {
-	fs := checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected)
-	if m := l.MissingFile(); m != "" {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_REDO_FILE", File: l.Name, LSN: &end, Message: m})
-	}
-	if scanErr != nil {
-		fs = append(fs, mlogCorruptFinding(l.Name, end, scanErr))
-	}
-	if d := l.Dialect; (d == logformat.DialectMySQL57 || d == logformat.DialectMariaDB) && start == cpLSN && end > cpLSN && !mlogCheckpoint && scanErr == nil {
-		// log0recv.cc, recv_recovery_from_checkpoint_start: these servers write MLOG_CHECKPOINT
-		// after the file names at every checkpoint, and ignore a log that lacks it.
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_MLOG_CHECKPOINT", File: l.Name, LSN: &end,
-			Message: fmt.Sprintf("no MLOG_CHECKPOINT(%d) record between the checkpoint and the end of the log at %d; "+
-				"the server refuses to start (\"missing MLOG_CHECKPOINT\")", cpLSN, end)})
-	}
-	if pageRecs > 0 && start == cpLSN {
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Name, LSN: &last,
-			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them", pageRecs, pages, cpLSN)})
-	}
-	return fs
 }
 
 // mlogNames are the names of the MLOG record types.

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -80,7 +81,7 @@ func physRecords(c *cli.Context, l *logformat.BlockLog) error {
 	if err := rp.end(c, fmt.Sprintf("end of log at LSN %d: %s (%s)", sc.LSN(), reason, detail)); err != nil {
 		return err
 	}
-	return rp.findings(c, physFindings(logFindings(l.Name, nil, sc, sc.LSN(), scanFileCheckpointFinding(l.Name, start, sc.LSN(), fcpEnd, cpLSN), cpLSN, 0, 0), sc.LSN(), cpLSN))
+	return rp.findings(c, logcheck.Clean105(logcheck.Scan(l.Name, nil, sc, sc.LSN(), logcheck.ScanFileCheckpoint(l.Name, start, sc.LSN(), fcpEnd, cpLSN), cpLSN, 0, 0), sc.LSN(), cpLSN))
 }
 
 // physStats is `log stats` for a MariaDB 10.5-10.7 log, with the keys of the other formats.
@@ -94,8 +95,8 @@ func physStats(c *cli.Context, l *logformat.BlockLog) error {
 		return err
 	}
 	pageRecs := st.PageRecords()
-	fs := physFindings(logFindings(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, st.EndLSN,
-		scanFileCheckpointFinding(l.Name, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, pageRecs, st.PagesTouched), st.EndLSN, cpLSN)
+	fs := logcheck.Clean105(logcheck.Scan(l.Name, logcheck.Checkpoints(l.Name, l.Checkpoints, l.Selected), sc, st.EndLSN,
+		logcheck.ScanFileCheckpoint(l.Name, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, pageRecs, st.PagesTouched), st.EndLSN, cpLSN)
 	fs = append(logServerFindings(c), fs...)
 	j := statsJSON{LogFile: l.Name, Format: l.Header.FormatName, PageSize: pageSize, PageSizeSource: source,
 		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
@@ -122,24 +123,7 @@ func physMap(c *cli.Context, l *logformat.BlockLog) (*replay.Map, []report.Findi
 	}
 	m, fs, err := scannerMap(c, l.Name, sc, cpLSN)
 	if m != nil {
-		fs = physFindings(fs, m.EndLSN, cpLSN)
+		fs = logcheck.Clean105(fs, m.EndLSN, cpLSN)
 	}
 	return m, fs, err
-}
-
-// physFindings drops MISSING_FILE_CHECKPOINT from the findings on a MariaDB 10.5-10.7 log that
-// ends at its checkpoint LSN (a clean shutdown): 10.5's recv_recovery_from_checkpoint_start
-// asks for FILE_CHECKPOINT only when the scanned log goes on past the checkpoint. (In a 10.8+
-// log the record follows the checkpoint LSN, and a log ending there lacks it.)
-func physFindings(fs []report.Finding, end, cpLSN uint64) []report.Finding {
-	if end > cpLSN {
-		return fs
-	}
-	out := fs[:0:0]
-	for _, f := range fs {
-		if f.Code != "MISSING_FILE_CHECKPOINT" {
-			out = append(out, f)
-		}
-	}
-	return out
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/report"
 )
 
@@ -96,7 +97,7 @@ func logRecords(c *cli.Context) error {
 	if err := rp.end(c, fmt.Sprintf("end of log at LSN %d: %s (%s) at file offset %d", sc.LSN(), reason, detail, off)); err != nil {
 		return err
 	}
-	return rp.findings(c, logFindings(l.Path, nil, sc, sc.LSN(), fileCheckpointFinding(l), cpLSN, 0, 0))
+	return rp.findings(c, logcheck.Scan(l.Path, nil, sc, sc.LSN(), logcheck.FileCheckpoint(l.Log, l.Path, l.PageSize), cpLSN, 0, 0))
 }
 
 // fileCheckpointEnd is the end LSN of m when it holds the FILE_CHECKPOINT for cpLSN and none
@@ -219,82 +220,9 @@ type statsJSON struct {
 	Findings             []report.Finding `json:"findings"`
 }
 
-func corruptLogFinding(path string, lsn uint64, err error) report.Finding {
-	return report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: path, LSN: &lsn,
-		Message: err.Error() + "; the server stops recovery here and refuses to start without innodb_force_recovery"}
-}
-
 // statsFindings is what a whole scan from the checkpoint says about recovery.
 func statsFindings(l *openedLog, sc *logformat.Scanner, st *logformat.Stats, cpLSN uint64, pageRecs int) []report.Finding {
-	return logFindings(l.Path, checkpointFindings(l), sc, st.EndLSN, fileCheckpointFinding(l), cpLSN, pageRecs, st.PagesTouched)
-}
-
-// fileCheckpointFinding is the first step of MariaDB 10.8+ crash recovery (recv_scan_log
-// before it stores any record): the server parses from the end LSN of the checkpoint it
-// selected, past mini-transactions of file records only, and refuses to start unless one of
-// them holds FILE_CHECKPOINT with the checkpoint LSN before the first one with page records or
-// the end of the log ("Missing FILE_CHECKPOINT(N) at M", M being where that parse stopped: after
-// the mini-transaction with page records, or where no valid one starts). nil: found. (Measured on
-// the 10.11 server with the end LSN of a real checkpoint moved to each kind of place.)
-func fileCheckpointFinding(l *openedLog) *report.Finding {
-	cp, ok := l.Checkpoint()
-	if !ok {
-		return nil // NO_VALID_CHECKPOINT says it
-	}
-	sc := l.Scan(cp.EndLSN, logformat.ScanOptions{PageSize: l.PageSize})
-	what := ""
-	for sc.Next() {
-		m, pageRecs := sc.MTR(), false
-		for i := range m.Records {
-			r := &m.Records[i]
-			if r.Type == logformat.FileCheckpoint && r.CheckpointLSN == cp.LSN {
-				return nil
-			}
-			pageRecs = pageRecs || !(r.Type.IsFile() || r.Type == logformat.Padding)
-		}
-		if pageRecs {
-			what = fmt.Sprintf("the mini-transaction at LSN %d has page records", m.LSN)
-			break
-		}
-	}
-	at := sc.LSN()
-	if what == "" {
-		what = fmt.Sprintf("no valid mini-transaction starts at LSN %d", at)
-	}
-	return &report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: l.Path, LSN: &at,
-		Message: fmt.Sprintf("the checkpoint block at offset %d (checkpoint LSN %d) says its FILE_CHECKPOINT record is at end LSN %d (file offset %d), "+
-			"but %s and none before it holds FILE_CHECKPOINT(%d); the server parses from there first and refuses to start (\"Missing FILE_CHECKPOINT(%d) at %d\")",
-			cp.Offset, cp.LSN, cp.EndLSN, l.FileOffset(cp.EndLSN), what, cp.LSN, cp.LSN, at)}
-}
-
-// scanFileCheckpointFinding is the rule of logs before MariaDB 10.8 read as 10.8 records
-// (10.5-10.7): a scan that started at the checkpoint must meet FILE_CHECKPOINT for it. nil: met,
-// or the scan did not start at the checkpoint.
-func scanFileCheckpointFinding(path string, startLSN, end, fcpEnd, cpLSN uint64) *report.Finding {
-	if startLSN != cpLSN || fcpEnd != 0 {
-		return nil
-	}
-	return &report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: path, LSN: &end,
-		Message: fmt.Sprintf("no FILE_CHECKPOINT(%d) record between the checkpoint and the end of the log; "+
-			"the server refuses to start (\"Missing FILE_CHECKPOINT\")", cpLSN)}
-}
-
-// logFindings: the checkpoint blocks' findings fs, then a corrupt record, a missing
-// FILE_CHECKPOINT (fcp, nil if none), and how much recovery has to apply, from a scan of the
-// log at path that ended at end.
-func logFindings(path string, fs []report.Finding, sc *logformat.Scanner, end uint64, fcp *report.Finding, cpLSN uint64, pageRecs, pages int) []report.Finding {
-	if err := sc.StopError(); err != nil {
-		fs = append(fs, corruptLogFinding(path, end, err))
-	}
-	if fcp != nil {
-		fs = append(fs, *fcp)
-	}
-	if pageRecs > 0 {
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: path, LSN: &end,
-			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them",
-				pageRecs, pages, cpLSN)})
-	}
-	return fs
+	return logcheck.Scan(l.Path, logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected), sc, st.EndLSN, logcheck.FileCheckpoint(l.Log, l.Path, l.PageSize), cpLSN, pageRecs, st.PagesTouched)
 }
 
 func logStats(c *cli.Context) error {

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -86,11 +87,11 @@ func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 		if at != 0 { // the map before at: the log after it is not judged
 			var fs []report.Finding
 			if err != nil {
-				fs = append(fs, mlogCorruptFinding(bl.Name, a.Map.EndLSN, err))
+				fs = append(fs, logcheck.CorruptMLog(bl.Name, a.Map.EndLSN, err))
 			}
 			return a.Map, fs, nil
 		}
-		return a.Map, mlogFindings(bl, from, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, 0, 0), nil
+		return a.Map, logcheck.MLog(bl, from, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, 0, 0), nil
 	}
 	l, sc, cpLSN, err := startScan(c, r)
 	if err != nil {
@@ -109,11 +110,11 @@ func scannerMap(c *cli.Context, path string, sc *logformat.Scanner, cpLSN uint64
 	}
 	m := a.Map
 	if at == 0 { // the whole log: a corrupt record, a missing FILE_CHECKPOINT
-		return m, logFindings(path, nil, sc, m.EndLSN, scanFileCheckpointFinding(path, m.FromLSN, m.EndLSN, a.FileCheckpointEnd, cpLSN), cpLSN, 0, 0), nil
+		return m, logcheck.Scan(path, nil, sc, m.EndLSN, logcheck.ScanFileCheckpoint(path, m.FromLSN, m.EndLSN, a.FileCheckpointEnd, cpLSN), cpLSN, 0, 0), nil
 	}
 	var fs []report.Finding
 	if err := sc.StopError(); err != nil {
-		fs = append(fs, corruptLogFinding(path, sc.LSN(), err))
+		fs = append(fs, logcheck.CorruptLog(path, sc.LSN(), err))
 	}
 	return m, fs, nil
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
 	"innoscope/replay"
 	"innoscope/report"
@@ -51,7 +52,7 @@ func openRecoverLog(c *cli.Context) (*recoverLog, *replay.Analysis, uint64, []re
 			src.Close()
 			return nil, nil, 0, nil, err
 		}
-		a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN, l)
+		a, fs, err := analyzeScan(l.Path, logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected), sc, cpLSN, l)
 		if err != nil {
 			src.Close()
 			return nil, nil, 0, nil, err
@@ -69,10 +70,10 @@ func openRecoverLog(c *cli.Context) (*recoverLog, *replay.Analysis, uint64, []re
 		return nil, nil, 0, nil, err
 	}
 	r.PageSize = pageSize
-	a, fs, err := analyzeScan(bl.Name, checkpointBlockFindings(bl.Name, bl.Checkpoints, bl.Selected), sc, cpLSN, nil)
+	a, fs, err := analyzeScan(bl.Name, logcheck.Checkpoints(bl.Name, bl.Checkpoints, bl.Selected), sc, cpLSN, nil)
 	if err != nil {
 		src.Close()
 		return nil, nil, 0, nil, err
 	}
-	return r, a, cpLSN, physFindings(fs, a.Map.EndLSN, cpLSN), nil
+	return r, a, cpLSN, logcheck.Clean105(fs, a.Map.EndLSN, cpLSN), nil
 }
