@@ -6,13 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
 	"innoscope/logformat"
-	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
 	"innoscope/replay"
 	"innoscope/report"
@@ -86,69 +84,6 @@ type diagnosis struct {
 	summary  map[string]int
 	cpLSN    uint64
 	an       *replay.Analysis
-}
-
-// analyzeLog reads the command's redo log from its checkpoint: what recovery would apply and
-// the log's own findings. MariaDB 10.8+ logs are read by the scanner; MariaDB 10.5-10.7 and the
-// MLOG logs of MySQL and MariaDB 10.2-10.4 through their blocks, with a note that the checks
-// against the files were written after MariaDB 10.11's behaviour.
-func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, error) {
-	r, err := openRedo(c)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	defer r.Close()
-	if bl := r.Blocks(); bl != nil {
-		return analyzeBlockLog(c, bl)
-	}
-	l, sc, cpLSN, err := startScan(c, r)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	a, fs, err := analyzeScan(l.Path, logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected), sc, cpLSN, l)
-	return a, cpLSN, fs, err
-}
-
-// analyzeScan reads sc (over the log at path) to its end: what recovery would apply, and the
-// log's findings after the checkpoint blocks' cpFindings. l is the MariaDB 10.8+ log sc reads,
-// whose FILE_CHECKPOINT the server looks for at the checkpoint's end LSN; nil for a 10.5-10.7
-// log, where the scan from the checkpoint must meet it.
-func analyzeScan(path string, cpFindings []report.Finding, sc *logformat.Scanner, cpLSN uint64, l *openedLog) (*replay.Analysis, []report.Finding, error) {
-	a, err := replay.Analyze(sc, 0, cpLSN)
-	if err != nil {
-		return nil, nil, err
-	}
-	fcp := logcheck.ScanFileCheckpoint(path, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN)
-	if l != nil {
-		fcp = logcheck.FileCheckpoint(l.Log, l.Path, l.PageSize)
-	}
-	return a, logcheck.Scan(path, cpFindings, sc, a.Map.EndLSN, fcp, cpLSN, a.PageRecords, len(a.Pages)), nil
-}
-
-// analyzeBlockLog is analyzeLog for a log of 512-byte blocks.
-func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, uint64, []report.Finding, error) {
-	if l.Selected < 0 {
-		return nil, 0, nil, fmt.Errorf("%s: no valid checkpoint block, so no known place for recovery to start", l.Name)
-	}
-	cpLSN := l.Checkpoints[l.Selected].LSN
-	note := report.Finding{Severity: report.Info, Code: "OLDER_LOG_FORMAT", File: l.Name, LSN: &cpLSN,
-		Message: fmt.Sprintf("%s redo log (created by %q): its records are read, and the checks against the files and the dictionary are those MariaDB 10.11 makes; pages are not replayed for this format",
-			l.Header.FormatName, l.Header.Creator)}
-	if l.Physical() {
-		note.Message = strings.Replace(note.Message, "pages are not replayed for this format",
-			"`recover` replays it and writes the copy's log in the 10.8 format (a crash-upgrade)", 1)
-		sc, _, _, _, err := physScan(c, l)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		a, fs, err := analyzeScan(l.Name, logcheck.Checkpoints(l.Name, l.Checkpoints, l.Selected), sc, cpLSN, nil)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		return a, cpLSN, append(logcheck.Clean105(fs, a.Map.EndLSN, cpLSN), note), nil
-	}
-	a, sc, err := replay.AnalyzeMLog(l, cpLSN, 0, cpLSN)
-	return a, cpLSN, append(logcheck.MLog(l, cpLSN, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, a.PageRecords, len(a.Pages)), note), nil
 }
 
 // runDiagnosis compares the log, the files, their pages and the dictionary of the command's

@@ -8,26 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
-	"innoscope/logformat"
 	"innoscope/logformat/redo"
 )
-
-// openedLog is a redo log read as mini-transactions of page records from the log file, with
-// the page size its records are checked against.
-type openedLog struct {
-	*logformat.Log
-	src            *redo.Log
-	Path           string
-	PageSize       int
-	PageSizeSource string
-}
-
-func (o *openedLog) Close() error { return o.src.Close() }
-
-// asOpened is the opened log r read by its records' scanner.
-func asOpened(r *redo.Log) *openedLog {
-	return &openedLog{Log: r.V108(), src: r, Path: r.Path, PageSize: r.PageSize, PageSizeSource: r.PageSizeSource}
-}
 
 // logLocation is where the log named by the command's DIR|FILE argument (or --datadir) is,
 // with the settings.

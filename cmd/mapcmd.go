@@ -66,38 +66,38 @@ func mapAction(c *cli.Context) error {
 	return finish(c, fs)
 }
 
-// buildMap rebuilds the space map from the command's log (MariaDB 10.8+ or an older format),
-// with a finding for a corrupt record that ends it.
+// buildMap rebuilds the space map from the command's log, with a finding for a corrupt record
+// that ends it.
 func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 	r, err := openRedo(c)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer r.Close()
-	if bl := r.Blocks(); bl != nil {
-		if bl.Physical() {
-			return physMap(c, bl)
-		}
-		from, cpLSN, err := blockStart(c, bl)
+	at := c.Uint64("at-lsn")
+	if r.Replayable() != nil {
+		from, cpLSN, err := r.BlockStart(c.Uint64("from-lsn"))
 		if err != nil {
 			return nil, nil, err
 		}
-		at := c.Uint64("at-lsn")
-		a, sc, err := replay.AnalyzeMLog(bl, from, at, cpLSN)
+		a, fs, err := analyzeMLog(r, from, at, cpLSN, false)
 		if at != 0 { // the map before at: the log after it is not judged
-			var fs []report.Finding
+			fs = nil
 			if err != nil {
-				fs = append(fs, logcheck.CorruptMLog(bl.Name, a.Map.EndLSN, err))
+				fs = append(fs, logcheck.CorruptMLog(r.Path, a.Map.EndLSN, err))
 			}
-			return a.Map, fs, nil
 		}
-		return a.Map, logcheck.MLog(bl, from, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, 0, 0), nil
+		return a.Map, fs, nil
 	}
-	l, sc, cpLSN, err := startScan(c, r)
+	sc, cpLSN, err := r.Scanner(scanOptions(c))
 	if err != nil {
 		return nil, nil, err
 	}
-	return scannerMap(c, l.Path, sc, cpLSN)
+	m, fs, err := scannerMap(c, r.Path, sc, cpLSN)
+	if m != nil {
+		fs = r.AtEnd(fs, m.EndLSN, cpLSN)
+	}
+	return m, fs, err
 }
 
 // scannerMap builds the space map from a scanner over the log at path (to --at-lsn), with a

@@ -4,7 +4,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
-	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
 	"innoscope/replay"
 	"innoscope/report"
@@ -25,55 +24,41 @@ type recoverLog struct {
 // Close closes the log's files.
 func (r *recoverLog) Close() error { return r.src.Close() }
 
-// Scan decodes the log from the checkpoint LSN cpLSN.
+// Scan decodes the log from the checkpoint LSN cpLSN (where the pre-pass started).
 func (r *recoverLog) Scan(cpLSN uint64) (*logformat.Scanner, error) {
-	if bl := r.src.Blocks(); bl != nil {
-		sc, _, _, _, err := physScan(r.c, bl)
-		return sc, err
-	}
-	return r.src.V108().Scan(cpLSN, logformat.ScanOptions{PageSize: r.PageSize}), nil
+	sc, _, err := r.src.Scanner(scanOptions(r.c))
+	return sc, err
 }
 
 // openRecoverLog opens the source's log for `recover` and runs the pre-pass over it: the
 // analysis, the checkpoint LSN and the findings that decide whether the server would recover it.
+// A log of MariaDB 10.5-10.7 is a crash-upgrade.
 func openRecoverLog(c *cli.Context) (*recoverLog, *replay.Analysis, uint64, []report.Finding, error) {
 	src, err := openRedo(c)
 	if err != nil {
 		return nil, nil, 0, nil, err
 	}
+	a, cpLSN, fs, err := recoverPrepass(c, src)
+	if err != nil {
+		src.Close()
+		return nil, nil, 0, nil, err
+	}
+	return &recoverLog{Path: src.Path, Size: src.Size, PageSize: src.PageSize, src: src, c: c}, a, cpLSN, fs, nil
+}
+
+// recoverPrepass is the analysis of src from its checkpoint; an error when the server
+// would not recover it at all.
+func recoverPrepass(c *cli.Context, src *redo.Log) (*replay.Analysis, uint64, []report.Finding, error) {
 	if err := src.Replayable(); err != nil {
-		src.Close()
-		return nil, nil, 0, nil, err // MySQL and MariaDB before 10.5: other records, not replayed
+		return nil, 0, nil, err // MySQL and MariaDB before 10.5: other records, not replayed
 	}
-	bl := src.Blocks()
-	if bl == nil {
-		l, sc, cpLSN, err := startScan(c, src)
-		if err != nil {
-			src.Close()
-			return nil, nil, 0, nil, err
-		}
-		a, fs, err := analyzeScan(l.Path, logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected), sc, cpLSN, l)
-		if err != nil {
-			src.Close()
-			return nil, nil, 0, nil, err
-		}
-		return &recoverLog{Path: l.Path, Size: l.Size, PageSize: l.PageSize, src: src, c: c}, a, cpLSN, fs, nil
+	if err := src.RecoveryStart(); err != nil {
+		return nil, 0, nil, err
 	}
-	if bl.Selected < 0 {
-		src.Close()
-		return nil, nil, 0, nil, &logformat.FormatError{File: bl.Name, Offset: 512, Msg: "no valid checkpoint block: the server refuses to start (\"No valid checkpoint was found\")"}
-	}
-	r := &recoverLog{Path: bl.Name, Size: bl.Size, src: src, c: c}
-	sc, cpLSN, pageSize, _, err := physScan(c, bl)
+	sc, cpLSN, err := src.Scanner(scanOptions(c))
 	if err != nil {
-		src.Close()
-		return nil, nil, 0, nil, err
+		return nil, 0, nil, err
 	}
-	r.PageSize = pageSize
-	a, fs, err := analyzeScan(bl.Name, logcheck.Checkpoints(bl.Name, bl.Checkpoints, bl.Selected), sc, cpLSN, nil)
-	if err != nil {
-		src.Close()
-		return nil, nil, 0, nil, err
-	}
-	return r, a, cpLSN, logcheck.Clean105(fs, a.Map.EndLSN, cpLSN), nil
+	a, fs, err := analyzeScan(src, sc, cpLSN)
+	return a, cpLSN, fs, err
 }
