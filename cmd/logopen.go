@@ -30,18 +30,22 @@ func logLocation(c *cli.Context) (redo.Location, settings, error) {
 
 // redoLocation is the log at arg (a data directory or a file) under the settings s.
 func redoLocation(s settings, arg string) redo.Location {
-	w := redo.Location{Arg: arg, Datadir: s.Datadir, LogDir: s.LogDir}
-	w.PageSize, w.PageSizeSource = pageSizeOf(s)
-	return w
+	return redo.Location{Arg: arg, Datadir: s.Datadir, LogDir: s.LogDir}
 }
 
-// openRedo opens the log named by the command's DIR|FILE argument (or --datadir), read-only.
+// openRedo opens the log named by the command's DIR|FILE argument (or --datadir), read-only,
+// with the innodb_page_size its records are checked against.
 func openRedo(c *cli.Context) (*redo.Log, error) {
-	w, _, err := logLocation(c)
+	w, s, err := logLocation(c)
 	if err != nil {
 		return nil, err
 	}
-	return redo.Open(w)
+	l, err := redo.Open(w)
+	if err != nil {
+		return nil, err
+	}
+	l.PageSize, l.PageSizeSource = pageSizeOf(s)
+	return l, nil
 }
 
 // settingsOf loads the settings for the command's DIR|FILE argument (a file's directory).
