@@ -23,7 +23,8 @@ import (
 // Location says where a log is: Arg is the DIR|FILE a command was given (absolute; a
 // directory is a data directory), Datadir and LogDir the server's datadir and
 // innodb_log_group_home_dir ("" for the datadir). PageSize is innodb_page_size as the caller
-// resolved it, PageSizeSource where it came from.
+// resolved it, PageSizeSource where it came from (also settable on the Log after Open, before
+// a scan: the records are checked against it).
 type Location struct {
 	Arg            string
 	Datadir        string
