@@ -61,7 +61,8 @@ func (f *Filter) match(name string, space, page uint32) bool {
 	return (f.Type == nil || f.Type(name)) && (f.Space < 0 || int64(space) == f.Space) && (f.Page < 0 || int64(page) == f.Page)
 }
 
-// Listing is what a listing of the records found at the end of the log.
+// Listing is what a listing of the records found at the end of the log: where and why it
+// ended, and its findings.
 type Listing struct {
 	End      End
 	Findings []report.Finding
