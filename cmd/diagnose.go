@@ -6,12 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
 	"innoscope/logformat"
+	"innoscope/logformat/redo"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -86,85 +86,25 @@ type diagnosis struct {
 	an       *replay.Analysis
 }
 
-// analyzeLog reads the command's redo log from its checkpoint: what recovery would apply and
-// the log's own findings. MariaDB 10.8+ logs are read by the scanner; MariaDB 10.5-10.7 and the
-// MLOG logs of MySQL and MariaDB 10.2-10.4 through their blocks, with a note that the checks
-// against the files were written after MariaDB 10.11's behaviour.
-func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, error) {
-	l, sc, cpLSN, err := startScan(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		bl, berr := openBlockLog(c)
-		if berr != nil {
-			return nil, 0, nil, err
-		}
-		defer bl.Close()
-		return analyzeBlockLog(c, bl)
-	}
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	defer l.Close()
-	a, fs, err := analyzeScan(l.Path, checkpointFindings(l), sc, cpLSN, l)
-	return a, cpLSN, fs, err
-}
-
-// analyzeScan reads sc (over the log at path) to its end: what recovery would apply, and the
-// log's findings after the checkpoint blocks' cpFindings. l is the MariaDB 10.8+ log sc reads,
-// whose FILE_CHECKPOINT the server looks for at the checkpoint's end LSN; nil for a 10.5-10.7
-// log, where the scan from the checkpoint must meet it.
-func analyzeScan(path string, cpFindings []report.Finding, sc *logformat.Scanner, cpLSN uint64, l *openedLog) (*replay.Analysis, []report.Finding, error) {
-	a, err := replay.Analyze(sc, 0, cpLSN)
-	if err != nil {
-		return nil, nil, err
-	}
-	fcp := scanFileCheckpointFinding(path, a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN)
-	if l != nil {
-		fcp = fileCheckpointFinding(l)
-	}
-	return a, logFindings(path, cpFindings, sc, a.Map.EndLSN, fcp, cpLSN, a.PageRecords, len(a.Pages)), nil
-}
-
 // recoveredUndo replays the log from the checkpoint for the system and undo tablespaces, in
 // memory, and reads their undo logs and dictionary (replay.RecoveredUndo); nil for a log of
-// 512-byte blocks, which recover does not replay either.
+// 512-byte blocks, which diagnose does not replay for this.
 func recoveredUndo(c *cli.Context, s discovery.Layout, a *replay.Analysis, ts []discovery.Tablespace) (*replay.UndoView, error) {
-	l, sc, _, err := startScan(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		return nil, nil
-	} else if err != nil {
+	r, err := openRedo(c)
+	if err != nil {
 		return nil, err
 	}
-	defer l.Close()
-	return replay.RecoveredUndo(sc, replay.RecoverOptions{Copy: s, PageSize: l.PageSize, Analysis: a,
+	defer r.Close()
+	if r.V108() == nil {
+		return nil, nil
+	}
+	sc, _, err := r.Scanner(scanOptions(c))
+	if err != nil {
+		return nil, err
+	}
+	return replay.RecoveredUndo(sc, replay.RecoverOptions{Copy: s, PageSize: r.PageSize, Analysis: a,
 		CopyPath: replay.SourcePath(s.Datadir)}, ts)
 }
-
-// analyzeBlockLog is analyzeLog for a log of 512-byte blocks.
-func analyzeBlockLog(c *cli.Context, l *logformat.BlockLog) (*replay.Analysis, uint64, []report.Finding, error) {
-	if l.Selected < 0 {
-		return nil, 0, nil, fmt.Errorf("%s: no valid checkpoint block, so no known place for recovery to start", l.Name)
-	}
-	cpLSN := l.Checkpoints[l.Selected].LSN
-	note := report.Finding{Severity: report.Info, Code: "OLDER_LOG_FORMAT", File: l.Name, LSN: &cpLSN,
-		Message: fmt.Sprintf("%s redo log (created by %q): its records are read, and the checks against the files and the dictionary are those MariaDB 10.11 makes; pages are not replayed for this format",
-			l.Header.FormatName, l.Header.Creator)}
-	if l.Physical() {
-		note.Message = strings.Replace(note.Message, "pages are not replayed for this format",
-			"`recover` replays it and writes the copy's log in the 10.8 format (a crash-upgrade)", 1)
-		sc, _, _, _, err := physScan(c, l)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		a, fs, err := analyzeScan(l.Name, checkpointBlockFindings(l.Name, l.Checkpoints, l.Selected), sc, cpLSN, nil)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		return a, cpLSN, append(physFindings(fs, a.Map.EndLSN, cpLSN), note), nil
-	}
-	a, sc, err := replay.AnalyzeMLog(l, cpLSN, 0, cpLSN)
-	return a, cpLSN, append(mlogFindings(l, cpLSN, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, a.PageRecords, len(a.Pages)), note), nil
-}
-
 // runDiagnosis compares the log, the files, their pages and the dictionary of the command's
 // data directory (every finding carries an LSN: its record's, or the end of the log).
 func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis, error) {
@@ -253,7 +193,7 @@ func logUnreadableFinding(s discovery.Layout, err error) report.Finding {
 		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")"
 	}
 	sev := report.Error // the server refuses it too
-	if errors.Is(err, logformat.ErrUnsupported) && strings.Contains(err.Error(), "encrypted") {
+	if redo.Encrypted(err) {
 		sev = report.Warning // the server reads it with its key management plugin
 	}
 	return report.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
@@ -262,12 +202,5 @@ func logUnreadableFinding(s discovery.Layout, err error) report.Finding {
 // logName is the redo log as findings name it: ib_logfile0's path, or for MySQL 8.0.30+ the
 // #innodb_redo directory whose #ib_redoN files are read as one log.
 func logName(s discovery.Layout) string {
-	p, err := findLogFile(s, s.Datadir)
-	if err != nil {
-		return ""
-	}
-	if mysqlRedoName.MatchString(filepath.Base(p)) {
-		return "the redo log in " + filepath.Dir(p)
-	}
-	return p
+	return redo.Name(redoLocation(s, discovery.AbsPath(s.Datadir)))
 }

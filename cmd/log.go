@@ -1,15 +1,13 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"innoscope/logformat"
+	"innoscope/logformat/redo"
 	"innoscope/report"
 )
 
@@ -38,118 +36,56 @@ func logCommand() *cli.Command {
 	}
 }
 
-// headerJSON is the --json form of `log header`.
-type headerJSON struct {
-	LogFile        string           `json:"log_file"`
-	Format         string           `json:"format"`
-	FormatID       uint32           `json:"format_id"`
-	Vendor         string           `json:"vendor"`
-	Creator        string           `json:"creator"`
-	FirstLSN       uint64           `json:"first_lsn"`
-	FileSize       int64            `json:"file_size"`
-	Capacity       uint64           `json:"capacity"`
-	Encrypted      bool             `json:"encrypted"`
-	HeaderCRC      uint32           `json:"header_crc"`
-	Checkpoints    []checkpointJSON `json:"checkpoints"`
-	CheckpointLSN  *uint64          `json:"checkpoint_lsn"`
-	Findings       []report.Finding `json:"findings"`
-	HeaderCRCValid bool             `json:"header_crc_valid"`
-	// Blocks: for the 512-byte block formats (MySQL, MariaDB before 10.8), the walk of the blocks.
-	Blocks *blocksJSON `json:"blocks,omitempty"`
-}
-
-type blocksJSON struct {
-	Count      int    `json:"count"`
-	EndLSN     uint64 `json:"end_lsn"`
-	StopReason string `json:"stop_reason"`
-	StopDetail string `json:"stop_detail"`
-	StopOffset int64  `json:"stop_offset"`
-}
-
-type checkpointJSON struct {
-	Offset   int64  `json:"offset"`
-	LSN      uint64 `json:"lsn"`
-	EndLSN   uint64 `json:"end_lsn"`
-	Valid    bool   `json:"valid"`
-	Reason   string `json:"reason"`
-	Selected bool   `json:"selected"`
-	No       uint64 `json:"number,omitempty"` // checkpoint number (ib_logfileN rings)
-}
-
-// checkpointFindings are what the checkpoint blocks alone say.
-func checkpointFindings(l *openedLog) []report.Finding {
-	return checkpointBlockFindings(l.Path, l.Checkpoints, l.Selected)
-}
-
-func checkpointBlockFindings(path string, cps []logformat.Checkpoint, selected int) []report.Finding {
-	var fs []report.Finding
-	for _, c := range cps {
-		if !c.Valid && !(c.Blank && selected >= 0) { // a never-written block beside a valid one is normal
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "CHECKPOINT_REJECTED", File: path,
-				Message: fmt.Sprintf("checkpoint block at offset %d is rejected: %s", c.Offset, c.Reason)})
-		}
-	}
-	if selected < 0 {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "NO_VALID_CHECKPOINT", File: path,
-			Message: "no valid checkpoint block: the server will refuse to start (\"No valid checkpoint was found\")"})
-	}
-	return fs
-}
-
 func logHeader(c *cli.Context) error {
-	l, err := openLog(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		if bl, berr := openBlockLog(c); berr == nil {
-			defer bl.Close()
-			return blockLogHeader(c, bl)
-		}
-	}
+	l, err := openRedo(c)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	h := l.Header
-	fs := checkpointFindings(l)
-	fs = append(logServerFindings(c), fs...)
+	d, err := l.Describe()
+	if err != nil {
+		return err
+	}
+	fs := append(logServerFindings(c), d.Findings...)
+	d.Findings = orEmpty(fs)
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {
-		j := headerJSON{LogFile: l.Path, Format: h.FormatName, FormatID: h.Format, Vendor: h.Vendor,
-			Creator: h.Creator, FirstLSN: h.FirstLSN, FileSize: l.Size, Capacity: l.Capacity(),
-			Encrypted: h.Encrypted, HeaderCRC: h.CRC, HeaderCRCValid: h.CRCValid, Findings: fs}
-		for i, cp := range l.Checkpoints {
-			j.Checkpoints = append(j.Checkpoints, checkpointJSON{cp.Offset, cp.LSN, cp.EndLSN, cp.Valid, cp.Reason, i == l.Selected, cp.No})
-		}
-		if cp, ok := l.Checkpoint(); ok {
-			j.CheckpointLSN = &cp.LSN
-		}
-		if j.Findings == nil {
-			j.Findings = []report.Finding{}
-		}
-		if err := out.WriteJSON(j); err != nil {
-			return err
-		}
-		return finish(c, fs)
+		return writeJSON(c, out, d, fs)
 	}
-	err = out.Table([]string{"FIELD", "VALUE"}, [][]string{
-		{"log file", l.Path},
-		{"format", fmt.Sprintf("%s (0x%08x)", h.FormatName, h.Format)},
-		{"creator", h.Creator},
-		{"first LSN", fmt.Sprint(h.FirstLSN)},
-		{"file size", fmt.Sprintf("%d bytes (ring capacity %d)", l.Size, l.Capacity())},
-		{"encrypted", fmt.Sprint(h.Encrypted)},
-		{"header CRC-32C", fmt.Sprintf("0x%08x (valid)", h.CRC)},
+	if d.Blocks != nil {
+		err = blockHeaderTable(out, d)
+	} else {
+		err = headerTable(out, d, fs)
+	}
+	if err != nil {
+		return err
+	}
+	return finish(c, fs)
+}
+
+// headerTable prints `log header` for a log of 4 KiB-aligned checkpoint blocks and a CRC-32C
+// header, with the findings fs.
+func headerTable(out *report.Output, d *redo.Description, fs []report.Finding) error {
+	err := out.Table([]string{"FIELD", "VALUE"}, [][]string{
+		{"log file", d.LogFile},
+		{"format", fmt.Sprintf("%s (0x%08x)", d.Format, d.FormatID)},
+		{"creator", d.Creator},
+		{"first LSN", fmt.Sprint(d.FirstLSN)},
+		{"file size", fmt.Sprintf("%d bytes (ring capacity %d)", d.FileSize, d.Capacity)},
+		{"encrypted", fmt.Sprint(d.Encrypted)},
+		{"header CRC-32C", fmt.Sprintf("0x%08x (valid)", d.HeaderCRC)},
 	})
 	if err != nil {
 		return err
 	}
 	var rows [][]string
-	for i, cp := range l.Checkpoints {
+	for _, cp := range d.Checkpoints {
 		valid, used := out.Paint(report.Good, "valid"), ""
 		if !cp.Valid {
 			valid = out.Paint(report.Bad, "rejected: "+cp.Reason)
 		}
-		if i == l.Selected {
+		if cp.Selected {
 			used = "recovery starts here"
 		}
 		rows = append(rows, []string{fmt.Sprint(cp.Offset), fmt.Sprint(cp.LSN), fmt.Sprint(cp.EndLSN), valid, used})
@@ -158,31 +94,44 @@ func logHeader(c *cli.Context) error {
 		return err
 	}
 	if len(fs) > 0 {
-		if err := out.Findings(fs); err != nil {
-			return err
-		}
+		return out.Findings(fs)
 	}
-	return finish(c, fs)
+	return nil
 }
 
-// startScan opens the log and starts a scan at the checkpoint or at --from-lsn.
-func startScan(c *cli.Context) (*openedLog, *logformat.Scanner, uint64, error) {
-	l, err := openLog(c)
-	if err != nil {
-		return nil, nil, 0, err
+// blockHeaderTable prints `log header` for a log of 512-byte blocks.
+func blockHeaderTable(out *report.Output, d *redo.Description) error {
+	b := d.Blocks
+	rows := [][]string{
+		{"log file", d.LogFile}, {"format", fmt.Sprintf("%s (%d)", d.Format, d.FormatID)}, {"creator", d.Creator},
+		{"start LSN", fmt.Sprint(d.FirstLSN)}, {"file size", fmt.Sprint(d.FileSize)},
+		{"blocks", fmt.Sprintf("%d valid; written data ends at LSN %d (%s: %s)", b.Count, b.EndLSN, b.StopReason, b.StopDetail)},
+		{"records", "MLOG records: see log records / log stats (--from-lsn 1 for the whole file)"},
 	}
-	cp, ok := l.Checkpoint()
-	from := c.Uint64("from-lsn")
-	if !ok && from == 0 {
-		l.Close()
-		return nil, nil, 0, fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Path)
+	if d.RingFiles > 0 {
+		rows[4] = []string{"files", fmt.Sprintf("%d of %d bytes, %d bytes of log in the ring", d.RingFiles, d.FileSize, d.Capacity)}
+		rows[5][1] = fmt.Sprintf("from the checkpoint's block: %d valid; written data ends at LSN %d (%s: %s)", b.Count, b.EndLSN, b.StopReason, b.StopDetail)
+		rows[6][1] = "MLOG records: see log records / log stats (--from-lsn LSN to start before the checkpoint)"
 	}
-	start := cp.LSN
-	if from != 0 && (from < cp.LSN || !ok) {
-		start = from
+	for _, cp := range d.Checkpoints {
+		v := "valid"
+		if !cp.Valid {
+			v = "rejected: " + cp.Reason
+		}
+		if cp.Selected {
+			v += " (recovery starts here)"
+		}
+		if d.RingFiles > 0 {
+			v = fmt.Sprintf("number %d, %s", cp.No, v)
+		}
+		rows = append(rows, []string{fmt.Sprintf("checkpoint at %d", cp.Offset), fmt.Sprintf("LSN %d, %s", cp.LSN, v)})
 	}
-	sc := l.Scan(start, logformat.ScanOptions{PageSize: l.PageSize, ToLSN: c.Uint64("to-lsn")})
-	return l, sc, cp.LSN, nil
+	return out.Table([]string{"FIELD", "VALUE"}, rows)
+}
+
+// scanOptions are where the command's --from-lsn and --to-lsn start and end a scan.
+func scanOptions(c *cli.Context) redo.ScanOptions {
+	return redo.ScanOptions{From: c.Uint64("from-lsn"), To: c.Uint64("to-lsn"), Notes: c.App.ErrWriter}
 }
 
 // typeFilter matches record type names against comma-separated names or globs; known are the
@@ -210,25 +159,11 @@ func typeFilter(spec string, known []string) (func(name string) bool, error) {
 	return func(name string) bool { return want[name] }, nil
 }
 
-// typeNames are the names of the MariaDB 10.8+ record types.
-func typeNames() []string {
-	var out []string
-	for _, t := range logformat.Types {
-		out = append(out, t.String())
-	}
-	return out
-}
-
-// sortedTypeCounts lists counts by type name in record-type order.
-func sortedTypeCounts(m map[logformat.Type]int) map[string]int {
-	out := make(map[string]int, len(m))
-	keys := make([]logformat.Type, 0, len(m))
-	for t := range m {
-		keys = append(keys, t)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	for _, t := range keys {
-		out[t.String()] = m[t]
-	}
-	return out
-}
+// The --json shapes of the log commands (names the tests decode them into).
+type (
+	headerJSON     = redo.Description
+	checkpointJSON = redo.CheckpointInfo
+	blocksJSON     = redo.BlockWalk
+	statsJSON      = redo.Stats
+	recordJSON     = redo.Record
+)

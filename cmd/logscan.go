@@ -1,117 +1,47 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
-	"innoscope/logformat"
+	"innoscope/logformat/redo"
 	"innoscope/report"
 )
 
-// sizeOfFileCheckpoint is the length of the FILE_CHECKPOINT mini-transaction: a clean log
-// (nothing to recover) ends exactly this far past its checkpoint LSN.
-const sizeOfFileCheckpoint = 16
-
-// recordJSON is one line of `log records --json`.
-type recordJSON struct {
-	MTRLSN        uint64  `json:"mtr_lsn"`
-	MTREndLSN     uint64  `json:"mtr_end_lsn"`
-	Index         int     `json:"index"`
-	Type          string  `json:"type"`
-	Space         uint32  `json:"space"`
-	Page          uint32  `json:"page"`
-	SamePage      bool    `json:"same_page"`
-	Len           int     `json:"len"`
-	Subtype       string  `json:"subtype,omitempty"`
-	Offset        *uint32 `json:"offset,omitempty"`
-	Length        *uint32 `json:"length,omitempty"`
-	Name          string  `json:"name,omitempty"`
-	NewName       string  `json:"new_name,omitempty"`
-	CheckpointLSN uint64  `json:"checkpoint_lsn,omitempty"`
-	Summary       string  `json:"summary"`
-	Malformed     string  `json:"malformed,omitempty"`
-}
-
-func toRecordJSON(m *logformat.MTR, i int) recordJSON {
-	r := &m.Records[i]
-	j := recordJSON{MTRLSN: m.LSN, MTREndLSN: m.EndLSN, Index: i, Type: r.Type.String(), Space: r.Space,
-		Page: r.Page, SamePage: r.SamePage, Len: r.Len, Name: r.Name(), NewName: r.NewName(),
-		CheckpointLSN: r.CheckpointLSN, Summary: r.Summary(), Malformed: r.Malformed}
-	switch r.Type {
-	case logformat.Extended:
-		j.Subtype = r.ExtSub().String()
-	case logformat.Option:
-		j.Subtype = fmt.Sprint(r.Sub)
-	case logformat.Write, logformat.Memset, logformat.Memmove:
-		off, n := r.Offset, r.Length
-		j.Offset, j.Length = &off, &n
-	}
-	return j
-}
-
 func logRecords(c *cli.Context) error {
-	l, sc, cpLSN, err := startScan(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		if bl, berr := openBlockLog(c); berr == nil {
-			defer bl.Close()
-			return blockLogRecords(c, bl)
-		}
-	}
+	l, err := openRedo(c)
 	if err != nil {
-		return err
-	}
-	match, err := typeFilter(c.String("type"), typeNames())
-	if err != nil {
-		l.Close()
 		return err
 	}
 	defer l.Close()
-	space, page := c.Int64("space"), c.Int64("page")
-	from := c.Uint64("from-lsn")
-	rp, err := newRecordPrinter(c, 17)
+	rs, err := l.Records(scanOptions(c))
+	if err != nil {
+		return err
+	}
+	match, err := typeFilter(c.String("type"), l.TypeNames())
+	if err != nil {
+		return err
+	}
+	rp, err := newRecordPrinter(c, l.TypeWidth())
 	if err != nil {
 		return err
 	}
 	defer rp.out.Flush()
-	prog := report.NewProgress("scanning redo log", int64(l.Capacity()))
-	start := sc.LSN()
-	var fcpEnd uint64
-	for sc.Next() {
-		m := sc.MTR()
-		prog.Set(int64(m.EndLSN - start))
-		fcpEnd = fileCheckpointEnd(m, cpLSN, fcpEnd)
-		if m.LSN < from {
-			continue
-		}
-		if err := rp.mtrRows(m, match, space, page); err != nil {
-			return err
-		}
-	}
-	prog.Done()
-	if err := sc.Err(); err != nil {
+	ls, err := rs.Each(redo.Filter{Type: match, Space: c.Int64("space"), Page: c.Int64("page")}, rp.row)
+	if err != nil {
 		return err
 	}
-	reason, detail, off := sc.Stop()
-	if err := rp.end(c, fmt.Sprintf("end of log at LSN %d: %s (%s) at file offset %d", sc.LSN(), reason, detail, off)); err != nil {
+	if err := rp.end(c, ls.End.String()); err != nil {
 		return err
 	}
-	return rp.findings(c, logFindings(l.Path, nil, sc, sc.LSN(), fileCheckpointFinding(l), cpLSN, 0, 0))
-}
-
-// fileCheckpointEnd is the end LSN of m when it holds the FILE_CHECKPOINT for cpLSN and none
-// was seen before (found != 0), else found.
-func fileCheckpointEnd(m *logformat.MTR, cpLSN, found uint64) uint64 {
-	if found != 0 {
-		return found
-	}
-	for i := range m.Records {
-		if r := &m.Records[i]; r.Type == logformat.FileCheckpoint && r.CheckpointLSN == cpLSN {
-			return m.EndLSN
+	if ls.Quiet {
+		if len(ls.Findings) == 0 {
+			return nil
 		}
+		return finish(c, ls.Findings)
 	}
-	return 0
+	return rp.findings(c, ls.Findings)
 }
 
 // findings closes a listing of records with what the scan says about recovery (a corrupt
@@ -156,30 +86,19 @@ func newRecordPrinter(c *cli.Context, typeWidth int) (*recordPrinter, error) {
 	return rp, err
 }
 
-// mtrRows prints the records of m that match the type filter and the space and page (-1: any).
-func (rp *recordPrinter) mtrRows(m *logformat.MTR, match func(string) bool, space, page int64) error {
-	for i := range m.Records {
-		r := &m.Records[i]
-		if !match(r.Type.String()) || (space >= 0 && int64(r.Space) != space) || (page >= 0 && int64(r.Page) != page) {
-			continue
-		}
-		p := fmt.Sprint(r.Page)
-		if r.Type.IsFile() || r.Type == logformat.Padding {
-			p = "-"
-		}
-		if err := rp.row(toRecordJSON(m, i), fmt.Sprint(r.Space), p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// row prints one record; space and page are as the table shows them ("-" where none).
-func (rp *recordPrinter) row(j recordJSON, space, page string) error {
+// row prints one record ("-" for a space or page it does not name).
+func (rp *recordPrinter) row(r *redo.Record) error {
 	if rp.out.JSON {
-		return rp.out.WriteJSONLine(j)
+		return rp.out.WriteJSONLine(r)
 	}
-	return rp.table.Row(fmt.Sprint(j.MTRLSN), fmt.Sprint(j.Index), j.Type, space, page, fmt.Sprint(j.Len), j.Summary)
+	space, page := fmt.Sprint(r.Space), fmt.Sprint(r.Page)
+	if !r.HasSpace {
+		space = "-"
+	}
+	if !r.HasPage {
+		page = "-"
+	}
+	return rp.table.Row(fmt.Sprint(r.MTRLSN), fmt.Sprint(r.Index), r.Type, space, page, fmt.Sprint(r.Len), r.Summary)
 }
 
 // end closes the listing with the line that says where and why the scan ended: after the
@@ -196,166 +115,29 @@ func (rp *recordPrinter) end(c *cli.Context, line string) error {
 	return err
 }
 
-// statsJSON is the --json form of `log stats`.
-type statsJSON struct {
-	LogFile              string           `json:"log_file"`
-	Format               string           `json:"format"`
-	PageSize             int              `json:"page_size"`
-	PageSizeSource       string           `json:"page_size_source"`
-	CheckpointLSN        uint64           `json:"checkpoint_lsn"`
-	StartLSN             uint64           `json:"start_lsn"`
-	EndLSN               uint64           `json:"end_lsn"`
-	StopReason           string           `json:"stop_reason"`
-	StopDetail           string           `json:"stop_detail"`
-	StopOffset           int64            `json:"stop_offset"`
-	Bytes                uint64           `json:"bytes"`
-	MTRCount             int              `json:"mtr_count"`
-	RecordCount          int              `json:"record_count"`
-	RecordsByType        map[string]int   `json:"records_by_type"`
-	PageRecords          int              `json:"page_records"`
-	PagesTouched         int              `json:"pages_touched"`
-	FileCheckpointEndLSN *uint64          `json:"file_checkpoint_end_lsn"`
-	MalformedRecords     int              `json:"malformed_records"`
-	CrashRecovery        bool             `json:"crash_recovery"`
-	Findings             []report.Finding `json:"findings"`
-}
-
-func corruptLogFinding(path string, lsn uint64, err error) report.Finding {
-	return report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: path, LSN: &lsn,
-		Message: err.Error() + "; the server stops recovery here and refuses to start without innodb_force_recovery"}
-}
-
-// statsFindings is what a whole scan from the checkpoint says about recovery.
-func statsFindings(l *openedLog, sc *logformat.Scanner, st *logformat.Stats, cpLSN uint64, pageRecs int) []report.Finding {
-	return logFindings(l.Path, checkpointFindings(l), sc, st.EndLSN, fileCheckpointFinding(l), cpLSN, pageRecs, st.PagesTouched)
-}
-
-// fileCheckpointFinding is the first step of MariaDB 10.8+ crash recovery (recv_scan_log
-// before it stores any record): the server parses from the end LSN of the checkpoint it
-// selected, past mini-transactions of file records only, and refuses to start unless one of
-// them holds FILE_CHECKPOINT with the checkpoint LSN before the first one with page records or
-// the end of the log ("Missing FILE_CHECKPOINT(N) at M", M being where that parse stopped: after
-// the mini-transaction with page records, or where no valid one starts). nil: found. (Measured on
-// the 10.11 server with the end LSN of a real checkpoint moved to each kind of place.)
-func fileCheckpointFinding(l *openedLog) *report.Finding {
-	cp, ok := l.Checkpoint()
-	if !ok {
-		return nil // NO_VALID_CHECKPOINT says it
-	}
-	sc := l.Scan(cp.EndLSN, logformat.ScanOptions{PageSize: l.PageSize})
-	what := ""
-	for sc.Next() {
-		m, pageRecs := sc.MTR(), false
-		for i := range m.Records {
-			r := &m.Records[i]
-			if r.Type == logformat.FileCheckpoint && r.CheckpointLSN == cp.LSN {
-				return nil
-			}
-			pageRecs = pageRecs || !(r.Type.IsFile() || r.Type == logformat.Padding)
-		}
-		if pageRecs {
-			what = fmt.Sprintf("the mini-transaction at LSN %d has page records", m.LSN)
-			break
-		}
-	}
-	at := sc.LSN()
-	if what == "" {
-		what = fmt.Sprintf("no valid mini-transaction starts at LSN %d", at)
-	}
-	return &report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: l.Path, LSN: &at,
-		Message: fmt.Sprintf("the checkpoint block at offset %d (checkpoint LSN %d) says its FILE_CHECKPOINT record is at end LSN %d (file offset %d), "+
-			"but %s and none before it holds FILE_CHECKPOINT(%d); the server parses from there first and refuses to start (\"Missing FILE_CHECKPOINT(%d) at %d\")",
-			cp.Offset, cp.LSN, cp.EndLSN, l.FileOffset(cp.EndLSN), what, cp.LSN, cp.LSN, at)}
-}
-
-// scanFileCheckpointFinding is the rule of logs before MariaDB 10.8 read as 10.8 records
-// (10.5-10.7): a scan that started at the checkpoint must meet FILE_CHECKPOINT for it. nil: met,
-// or the scan did not start at the checkpoint.
-func scanFileCheckpointFinding(path string, startLSN, end, fcpEnd, cpLSN uint64) *report.Finding {
-	if startLSN != cpLSN || fcpEnd != 0 {
-		return nil
-	}
-	return &report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: path, LSN: &end,
-		Message: fmt.Sprintf("no FILE_CHECKPOINT(%d) record between the checkpoint and the end of the log; "+
-			"the server refuses to start (\"Missing FILE_CHECKPOINT\")", cpLSN)}
-}
-
-// logFindings: the checkpoint blocks' findings fs, then a corrupt record, a missing
-// FILE_CHECKPOINT (fcp, nil if none), and how much recovery has to apply, from a scan of the
-// log at path that ended at end.
-func logFindings(path string, fs []report.Finding, sc *logformat.Scanner, end uint64, fcp *report.Finding, cpLSN uint64, pageRecs, pages int) []report.Finding {
-	if err := sc.StopError(); err != nil {
-		fs = append(fs, corruptLogFinding(path, end, err))
-	}
-	if fcp != nil {
-		fs = append(fs, *fcp)
-	}
-	if pageRecs > 0 {
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: path, LSN: &end,
-			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them",
-				pageRecs, pages, cpLSN)})
-	}
-	return fs
-}
-
 func logStats(c *cli.Context) error {
-	l, sc, cpLSN, err := startScan(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		if bl, berr := openBlockLog(c); berr == nil {
-			defer bl.Close()
-			return blockLogStats(c, bl)
-		}
-	}
+	l, err := openRedo(c)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	st, err := logformat.Summarize(sc, cpLSN)
+	j, err := l.Stats(scanOptions(c))
 	if err != nil {
 		return err
 	}
-	pageRecs := st.PageRecords()
-	fs := statsFindings(l, sc, &st, cpLSN, pageRecs)
-	fs = append(logServerFindings(c), fs...)
-	j := statsJSON{LogFile: l.Path, Format: l.Header.FormatName, PageSize: l.PageSize, PageSizeSource: l.PageSizeSource,
-		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
-		StopDetail: st.StopDetail, StopOffset: st.StopOffset, Bytes: st.EndLSN - st.StartLSN, MTRCount: st.MTRs,
-		RecordCount: st.Records, RecordsByType: sortedTypeCounts(st.ByType), PageRecords: pageRecs,
-		PagesTouched: st.PagesTouched, MalformedRecords: st.Malformed,
-		CrashRecovery: st.EndLSN != cpLSN+sizeOfFileCheckpoint, Findings: fs}
-	if st.FileCheckpointEnd != 0 {
-		j.FileCheckpointEndLSN = &st.FileCheckpointEnd
-	}
-	j.Findings = orEmpty(j.Findings)
+	fs := append(logServerFindings(c), j.Findings...)
+	j.Findings = orEmpty(fs)
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {
 		return writeJSON(c, out, j, fs)
 	}
-	rows := [][]string{
-		{"log file", j.LogFile},
-		{"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
-		{"end of log LSN", fmt.Sprint(j.EndLSN)},
-		{"scan stopped", fmt.Sprintf("%s: %s (file offset %d)", j.StopReason, j.StopDetail, j.StopOffset)},
-		{"bytes scanned", fmt.Sprint(j.Bytes)},
-		{"mini-transactions", fmt.Sprint(j.MTRCount)},
-		{"records", fmt.Sprint(j.RecordCount)},
-		{"pages touched", fmt.Sprint(j.PagesTouched)},
-		{"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
-		{"page size", fmt.Sprintf("%d (%s)", j.PageSize, j.PageSizeSource)},
-	}
-	return printStats(c, out, rows, typeNames(), j.RecordsByType, fs)
-}
-
-// printStats prints a `log stats` table: the summary rows, the record counts by type in the
-// format's type order (names), and the findings; then it sets the exit status.
-func printStats(c *cli.Context, out *report.Output, rows [][]string, names []string, byType map[string]int, fs []report.Finding) error {
-	if err := out.Table([]string{"FIELD", "VALUE"}, rows); err != nil {
+	if err := out.Table([]string{"FIELD", "VALUE"}, statsRows(j)); err != nil {
 		return err
 	}
 	var trows [][]string
-	for _, name := range names {
-		if n := byType[name]; n > 0 {
+	for _, name := range j.TypeNames {
+		if n := j.RecordsByType[name]; n > 0 {
 			trows = append(trows, []string{name, fmt.Sprint(n)})
 		}
 	}
@@ -368,4 +150,29 @@ func printStats(c *cli.Context, out *report.Output, rows [][]string, names []str
 		}
 	}
 	return finish(c, fs)
+}
+
+// statsRows are the summary rows of the `log stats` table.
+func statsRows(j *redo.Stats) [][]string {
+	if j.Blocks {
+		return [][]string{
+			{"log file", j.LogFile}, {"format", j.Format}, {"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
+			{"decoded", fmt.Sprintf("LSN %d to %d", j.StartLSN, j.EndLSN)},
+			{"scan stopped", fmt.Sprintf("%s: %s", j.StopReason, j.StopDetail)},
+			{"mini-transactions", fmt.Sprint(j.MTRCount)}, {"records", fmt.Sprint(j.RecordCount)},
+			{"pages touched", fmt.Sprint(j.PagesTouched)}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
+		}
+	}
+	return [][]string{
+		{"log file", j.LogFile},
+		{"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
+		{"end of log LSN", fmt.Sprint(j.EndLSN)},
+		{"scan stopped", fmt.Sprintf("%s: %s (file offset %d)", j.StopReason, j.StopDetail, j.StopOffset)},
+		{"bytes scanned", fmt.Sprint(j.Bytes)},
+		{"mini-transactions", fmt.Sprint(j.MTRCount)},
+		{"records", fmt.Sprint(j.RecordCount)},
+		{"pages touched", fmt.Sprint(j.PagesTouched)},
+		{"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
+		{"page size", fmt.Sprintf("%d (%s)", j.PageSize, j.PageSizeSource)},
+	}
 }

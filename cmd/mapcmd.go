@@ -1,13 +1,13 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -66,39 +66,38 @@ func mapAction(c *cli.Context) error {
 	return finish(c, fs)
 }
 
-// buildMap rebuilds the space map from the command's log (MariaDB 10.8+ or an older format),
-// with a finding for a corrupt record that ends it.
+// buildMap rebuilds the space map from the command's log, with a finding for a corrupt record
+// that ends it.
 func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
-	l, sc, cpLSN, err := startScan(c)
-	if errors.Is(err, logformat.ErrUnsupported) {
-		bl, berr := openBlockLog(c)
-		if berr != nil {
-			return nil, nil, err
-		}
-		defer bl.Close()
-		if bl.Physical() {
-			return physMap(c, bl)
-		}
-		from, cpLSN, err := blockStart(c, bl)
-		if err != nil {
-			return nil, nil, err
-		}
-		at := c.Uint64("at-lsn")
-		a, sc, err := replay.AnalyzeMLog(bl, from, at, cpLSN)
-		if at != 0 { // the map before at: the log after it is not judged
-			var fs []report.Finding
-			if err != nil {
-				fs = append(fs, mlogCorruptFinding(bl.Name, a.Map.EndLSN, err))
-			}
-			return a.Map, fs, nil
-		}
-		return a.Map, mlogFindings(bl, from, cpLSN, sc.EndLSN, sc.EndLSN, a.FileCheckpointEnd != 0, err, 0, 0), nil
-	}
+	r, err := openRedo(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.Close()
-	return scannerMap(c, l.Path, sc, cpLSN)
+	defer r.Close()
+	at := c.Uint64("at-lsn")
+	if r.Replayable() != nil {
+		from, cpLSN, err := r.BlockStart(c.Uint64("from-lsn"))
+		if err != nil {
+			return nil, nil, err
+		}
+		a, fs, err := analyzeMLog(r, from, at, cpLSN, false)
+		if at != 0 { // the map before at: the log after it is not judged
+			fs = nil
+			if err != nil {
+				fs = append(fs, logcheck.CorruptMLog(r.Path, a.Map.EndLSN, err))
+			}
+		}
+		return a.Map, fs, nil
+	}
+	sc, cpLSN, err := r.Scanner(scanOptions(c))
+	if err != nil {
+		return nil, nil, err
+	}
+	m, fs, err := scannerMap(c, r.Path, sc, cpLSN)
+	if m != nil {
+		fs = r.AtEnd(fs, m.EndLSN, cpLSN)
+	}
+	return m, fs, err
 }
 
 // scannerMap builds the space map from a scanner over the log at path (to --at-lsn), with a
@@ -111,11 +110,11 @@ func scannerMap(c *cli.Context, path string, sc *logformat.Scanner, cpLSN uint64
 	}
 	m := a.Map
 	if at == 0 { // the whole log: a corrupt record, a missing FILE_CHECKPOINT
-		return m, logFindings(path, nil, sc, m.EndLSN, scanFileCheckpointFinding(path, m.FromLSN, m.EndLSN, a.FileCheckpointEnd, cpLSN), cpLSN, 0, 0), nil
+		return m, logcheck.Scan(path, nil, sc, m.EndLSN, logcheck.ScanFileCheckpoint(path, m.FromLSN, m.EndLSN, a.FileCheckpointEnd, cpLSN), cpLSN, 0, 0), nil
 	}
 	var fs []report.Finding
 	if err := sc.StopError(); err != nil {
-		fs = append(fs, corruptLogFinding(path, sc.LSN(), err))
+		fs = append(fs, logcheck.CorruptLog(path, sc.LSN(), err))
 	}
 	return m, fs, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
-	"innoscope/logformat"
+	"innoscope/logformat/redo"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -172,24 +172,10 @@ func couldNotRun(err error) bool {
 func verifyCopy(dir string, src discovery.Layout, endLSN uint64, fail func(code, file, msg string)) int64 {
 	cp := &replay.Copy{Source: src, Target: dir}
 	logPath := cp.LogPath()
-	if f, err := os.Open(logPath); err != nil {
+	if cpLSN, end, err := redo.Ends(logPath); err != nil {
 		fail("COPY_LOG_NOT_CLEAN", logPath, err.Error())
-	} else {
-		fi, _ := f.Stat()
-		l, _, err := logformat.Open(f, fi.Size(), logPath)
-		if err != nil {
-			fail("COPY_LOG_NOT_CLEAN", logPath, err.Error())
-		} else if cp, ok := l.Checkpoint(); !ok {
-			fail("COPY_LOG_NOT_CLEAN", logPath, "no valid checkpoint")
-		} else {
-			sc := l.Scan(cp.LSN, logformat.ScanOptions{})
-			for sc.Next() {
-			}
-			if cp.LSN != endLSN || sc.LSN() != cp.LSN+16 {
-				fail("COPY_LOG_NOT_CLEAN", logPath, fmt.Sprintf("checkpoint %d, end of log %d: the server would run crash recovery", cp.LSN, sc.LSN()))
-			}
-		}
-		f.Close()
+	} else if cpLSN != endLSN || end != cpLSN+16 {
+		fail("COPY_LOG_NOT_CLEAN", logPath, fmt.Sprintf("checkpoint %d, end of log %d: the server would run crash recovery", cpLSN, end))
 	}
 	ts, err := discovery.Scan(cp.Layout())
 	if err != nil {

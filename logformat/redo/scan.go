@@ -1,0 +1,124 @@
+package redo
+
+import (
+	"fmt"
+	"io"
+
+	"innoscope/logformat"
+)
+
+// ScanOptions say where a scan starts and ends.
+type ScanOptions struct {
+	// From is where to start instead of the checkpoint (0: at the checkpoint). In a MariaDB
+	// 10.8+ log a From after the checkpoint still starts the scan there (the caller skips what
+	// it does not want); below the checkpoint it must be a mini-transaction start.
+	From uint64
+	// To: stop before the first mini-transaction starting at or after it (0: the end of the log).
+	To uint64
+	// Notes receives a line when the scan cannot start where asked (an LSN before the oldest
+	// block a ring holds: it starts at that block); nil: none.
+	Notes io.Writer
+}
+
+// CheckpointLSN is the LSN of the checkpoint recovery uses, 0 when no block is valid.
+func (l *Log) CheckpointLSN() uint64 {
+	cp, _ := l.Checkpoint()
+	return cp.LSN
+}
+
+// noStart is the error of a scan with neither a valid checkpoint nor a From.
+func (l *Log) noStart() error {
+	return fmt.Errorf("%s: no valid checkpoint block, so no known place to start; give --from-lsn", l.Path)
+}
+
+// Scanner decodes the mini-transactions of a log of page records (MariaDB 10.5+; see
+// Replayable) from the checkpoint or opt.From, checked against the page size; with the
+// checkpoint LSN. A MariaDB 10.8+ scan stops at opt.To; a 10.5-10.7 one goes on (its readers
+// stop at To themselves).
+func (l *Log) Scanner(opt ScanOptions) (*logformat.Scanner, uint64, error) {
+	if l.blocks == nil {
+		cp, ok := l.Checkpoint()
+		if !ok && opt.From == 0 {
+			return nil, 0, l.noStart()
+		}
+		start := cp.LSN
+		if opt.From != 0 && (opt.From < cp.LSN || !ok) {
+			start = opt.From
+		}
+		return l.v108.Scan(start, logformat.ScanOptions{PageSize: l.PageSize, ToLSN: opt.To}), cp.LSN, nil
+	}
+	start, cpLSN, err := l.blockStart(opt.From)
+	if err != nil {
+		return nil, 0, err
+	}
+	walk, before, err := l.ringWalkStart(start, opt.Notes)
+	if err != nil {
+		return nil, 0, err
+	}
+	l.blocks.SetWalkStart(walk)
+	from := start
+	if before {
+		from = 0 // the first mini-transaction of the oldest block
+	}
+	sc, err := l.blocks.PhysScanner(from, l.PageSize)
+	return sc, cpLSN, err
+}
+
+// blockStart is where a log of blocks is read from: from, else the checkpoint; with the
+// checkpoint LSN.
+func (l *Log) blockStart(from uint64) (start, cpLSN uint64, err error) {
+	cpLSN = l.CheckpointLSN()
+	if from != 0 {
+		return from, cpLSN, nil
+	}
+	if l.Selected < 0 {
+		return 0, 0, l.noStart()
+	}
+	return cpLSN, cpLSN, nil
+}
+
+// ringWalkStart is where the walk of a ring log's blocks starts for the start LSN: its block,
+// or the oldest block the ring holds when start is before it (from LSN 1: the whole log, said
+// on notes), with before set.
+func (l *Log) ringWalkStart(start uint64, notes io.Writer) (uint64, bool, error) {
+	if !l.blocks.IsRing() {
+		return start, false, nil
+	}
+	oldest, err := l.blocks.OldestLSN()
+	if err != nil || start >= oldest {
+		return start, false, err
+	}
+	if notes != nil {
+		fmt.Fprintf(notes, "%s: LSN %d is before the oldest block the log holds (LSN %d): reading from its first mini-transaction\n",
+			l.Path, start, oldest)
+	}
+	return oldest, true, nil
+}
+
+// scanMLog decodes an MLOG log's mini-transactions and calls fn for those that start at or
+// after the start LSN (the checkpoint, or opt.From) and before opt.To; with the checkpoint
+// and start LSNs. A MySQL 8.0.30+ file is decoded from its first mini-transaction on, a ring
+// from the first one that starts in the start LSN's block, so that any start LSN is reached on
+// a boundary.
+func (l *Log) scanMLog(opt ScanOptions, fn func(*logformat.MLogMTR)) (logformat.MLogScan, uint64, uint64, error) {
+	start, cpLSN, err := l.blockStart(opt.From)
+	if err != nil {
+		return logformat.MLogScan{}, 0, 0, err
+	}
+	walk, _, err := l.ringWalkStart(start, opt.Notes)
+	if err != nil {
+		return logformat.MLogScan{}, 0, 0, err
+	}
+	l.blocks.SetWalkStart(walk)
+	sc, err := l.blocks.ScanRecords(0, func(m *logformat.MLogMTR) error {
+		if m.LSN >= start && (opt.To == 0 || m.LSN < opt.To) {
+			fn(m)
+		}
+		return nil
+	})
+	return sc, cpLSN, start, err
+}
+
+// BlockStart is where a log of blocks is read from: from, else the checkpoint (an error when
+// no checkpoint block is valid); with the checkpoint LSN.
+func (l *Log) BlockStart(from uint64) (start, cpLSN uint64, err error) { return l.blockStart(from) }

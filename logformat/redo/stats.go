@@ -1,0 +1,160 @@
+package redo
+
+import (
+	"sort"
+
+	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
+	"innoscope/report"
+)
+
+// sizeOfFileCheckpoint is the length of the FILE_CHECKPOINT mini-transaction: a clean log
+// (nothing to recover) ends exactly this far past its checkpoint LSN.
+const sizeOfFileCheckpoint = 16
+
+// Stats is what a scan of the log from the checkpoint (or ScanOptions.From) counts, and what it
+// says about recovery. Its JSON is the --json form of `log stats`.
+type Stats struct {
+	LogFile              string           `json:"log_file"`
+	Format               string           `json:"format"`
+	PageSize             int              `json:"page_size"`
+	PageSizeSource       string           `json:"page_size_source"`
+	CheckpointLSN        uint64           `json:"checkpoint_lsn"`
+	StartLSN             uint64           `json:"start_lsn"`
+	EndLSN               uint64           `json:"end_lsn"`
+	StopReason           string           `json:"stop_reason"`
+	StopDetail           string           `json:"stop_detail"`
+	StopOffset           int64            `json:"stop_offset"` // -1: the reader does not say
+	Bytes                uint64           `json:"bytes"`
+	MTRCount             int              `json:"mtr_count"`
+	RecordCount          int              `json:"record_count"`
+	RecordsByType        map[string]int   `json:"records_by_type"`
+	PageRecords          int              `json:"page_records"`
+	PagesTouched         int              `json:"pages_touched"`
+	FileCheckpointEndLSN *uint64          `json:"file_checkpoint_end_lsn"`
+	MalformedRecords     int              `json:"malformed_records"`
+	CrashRecovery        bool             `json:"crash_recovery"`
+	Findings             []report.Finding `json:"findings"`
+	// Blocks: the log is one of 512-byte blocks (its table says what was decoded, not where
+	// in the file the scan stopped).
+	Blocks bool `json:"-"`
+	// TypeNames are the names of the log's record types in their order.
+	TypeNames []string `json:"-"`
+}
+
+// Stats scans the log and counts its mini-transactions and records.
+func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
+	if l.blocks != nil && !l.blocks.Physical() {
+		return l.mlogStats(opt), nil
+	}
+	sc, cpLSN, err := l.Scanner(opt)
+	if err != nil {
+		return nil, err
+	}
+	st, err := logformat.Summarize(sc, cpLSN)
+	if err != nil {
+		return nil, err
+	}
+	pageRecs := st.PageRecords()
+	j := &Stats{LogFile: l.Path, Format: l.Header.FormatName, PageSize: l.PageSize, PageSizeSource: l.PageSizeSource,
+		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
+		StopDetail: st.StopDetail, StopOffset: st.StopOffset, Bytes: st.EndLSN - st.StartLSN, MTRCount: st.MTRs,
+		RecordCount: st.Records, RecordsByType: sortedTypeCounts(st.ByType), PageRecords: pageRecs,
+		PagesTouched: st.PagesTouched, MalformedRecords: st.Malformed, TypeNames: typeNames()}
+	if st.FileCheckpointEnd != 0 {
+		j.FileCheckpointEndLSN = &st.FileCheckpointEnd
+	}
+	cps := logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected)
+	if l.blocks == nil {
+		j.CrashRecovery = st.EndLSN != cpLSN+sizeOfFileCheckpoint
+		j.Findings = logcheck.Scan(l.Path, cps, sc, st.EndLSN, logcheck.FileCheckpoint(l.v108, l.Path, l.PageSize), cpLSN, pageRecs, st.PagesTouched)
+		return j, nil
+	}
+	j.Blocks, j.StopOffset = true, -1
+	j.CrashRecovery = st.StartLSN == cpLSN && pageRecs > 0
+	j.Findings = logcheck.Clean105(logcheck.Scan(l.Path, cps, sc, st.EndLSN,
+		logcheck.ScanFileCheckpoint(l.Path, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, pageRecs, st.PagesTouched), st.EndLSN, cpLSN)
+	return j, nil
+}
+
+// mlogStats is Stats of an MLOG log (MySQL, MariaDB before 10.5), whose page size is not
+// checked: the default is said.
+func (l *Log) mlogStats(opt ScanOptions) *Stats {
+	byType := map[string]int{}
+	pages := map[[2]uint32]bool{}
+	var mtrs, records, pageRecs int
+	var first, last uint64
+	mlogCheckpoint, selected := false, l.CheckpointLSN()
+	sc, cpLSN, start, err := l.scanMLog(opt, func(m *logformat.MLogMTR) {
+		if mtrs == 0 {
+			first = m.LSN
+		}
+		mtrs++
+		last = m.EndLSN
+		for _, r := range m.Records {
+			records++
+			mlogCheckpoint = mlogCheckpoint || r.Type == logformat.MLogCheckpoint && r.CheckpointLSN == selected
+			byType[r.Type.String()]++
+			if r.Type.HasPage() {
+				pageRecs++
+				pages[[2]uint32{r.Space, r.Page}] = true
+			}
+		}
+	})
+	if mtrs == 0 {
+		first, last = start, start
+		if sc.EndLSN > start {
+			last = sc.EndLSN
+		}
+	}
+	malformed := 0
+	if err != nil {
+		malformed = 1
+	}
+	return &Stats{LogFile: l.Path, Format: l.Header.FormatName, PageSize: 16384, PageSizeSource: "default",
+		CheckpointLSN: cpLSN, StartLSN: first, EndLSN: last, StopReason: string(sc.Stop), StopDetail: sc.StopDetail,
+		StopOffset: -1, Bytes: last - first, MTRCount: mtrs, RecordCount: records, RecordsByType: byType,
+		PageRecords: pageRecs, PagesTouched: len(pages), MalformedRecords: malformed,
+		CrashRecovery: start == cpLSN && sc.EndLSN > cpLSN, Blocks: true, TypeNames: mlogNames(),
+		Findings: logcheck.MLog(l.blocks, start, cpLSN, sc.EndLSN, last, mlogCheckpoint, err, pageRecs, len(pages))}
+}
+
+// typeNames are the names of the MariaDB 10.5+ record types.
+func typeNames() []string {
+	var out []string
+	for _, t := range logformat.Types {
+		out = append(out, t.String())
+	}
+	return out
+}
+
+// mlogNames are the names of the MLOG record types.
+func mlogNames() []string {
+	var names []string
+	for _, t := range logformat.MLogTypes {
+		names = append(names, t.String())
+	}
+	return names
+}
+
+// TypeNames are the names of the log's record types, in their order.
+func (l *Log) TypeNames() []string {
+	if l.blocks != nil && !l.blocks.Physical() {
+		return mlogNames()
+	}
+	return typeNames()
+}
+
+// sortedTypeCounts lists counts by type name in record-type order.
+func sortedTypeCounts(m map[logformat.Type]int) map[string]int {
+	out := make(map[string]int, len(m))
+	keys := make([]logformat.Type, 0, len(m))
+	for t := range m {
+		keys = append(keys, t)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, t := range keys {
+		out[t.String()] = m[t]
+	}
+	return out
+}
