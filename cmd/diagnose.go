@@ -105,6 +105,7 @@ func recoveredUndo(c *cli.Context, s discovery.Layout, a *replay.Analysis, ts []
 	return replay.RecoveredUndo(sc, replay.RecoverOptions{Copy: s, PageSize: r.PageSize, Analysis: a,
 		CopyPath: replay.SourcePath(s.Datadir)}, ts)
 }
+
 // runDiagnosis compares the log, the files, their pages and the dictionary of the command's
 // data directory (every finding carries an LSN: its record's, or the end of the log).
 func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis, error) {
