@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"innoscope/internal/regular"
 )
 
 // File is a tablespace file opened read-only, with its page 0 decoded.
@@ -69,22 +71,7 @@ func OpenRegular(path string) (*os.File, error) {
 
 // NotRegular is the error for a path that is not a regular file: it names the path and what
 // it is instead.
-func NotRegular(path string, m os.FileMode) error {
-	what := "an irregular file"
-	switch t := m.Type(); {
-	case t&os.ModeDir != 0:
-		what = "a directory"
-	case t&os.ModeNamedPipe != 0:
-		what = "a FIFO"
-	case t&os.ModeSocket != 0:
-		what = "a socket"
-	case t&os.ModeCharDevice != 0:
-		what = "a character device"
-	case t&os.ModeDevice != 0:
-		what = "a block device"
-	}
-	return fmt.Errorf("%s: not a regular file (%s)", path, what)
-}
+func NotRegular(path string, m os.FileMode) error { return regular.NotRegular(path, m) }
 
 // NewFile decodes page 0 of the tablespace image r of the given size; path names it in errors.
 func NewFile(r io.ReaderAt, size int64, path string) (*File, error) {

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"innoscope/internal/regular"
 	"innoscope/logformat"
 )
 
@@ -109,7 +110,7 @@ func Find(w Location) (string, error) {
 	}
 	if !fi.IsDir() {
 		if !fi.Mode().IsRegular() {
-			return "", notRegular(w.Arg, fi.Mode())
+			return "", regular.NotRegular(w.Arg, fi.Mode())
 		}
 		return w.Arg, nil
 	}
