@@ -243,7 +243,7 @@ func Diagnose(in Input) []report.Finding {
 		switch {
 		case !ok && unreadableDir(in, p) != "":
 			// The directory's own UNREADABLE_DATAFILE finding is the fault; its files are unseen.
-		case !ok && e.logged && createdByLog(in.Analysis, e.id):
+		case !ok && e.logged && in.Analysis.createsFile(e.id):
 			// The log creates the file and rebuilds its page 0: recovery creates it (a crash
 			// between the FILE_CREATE record and the file's creation; recover does the same).
 		case !ok && e.logged && regularFile(p):
@@ -276,25 +276,6 @@ func Diagnose(in Input) []report.Finding {
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
 	return fs
-}
-
-// createdByLog reports a tablespace the log creates (FILE_CREATE) and whose page 0 it rebuilds
-// from scratch (nothing to read from the file): crash recovery creates a missing file for it.
-func createdByLog(a *Analysis, id uint32) bool {
-	if a == nil || a.Map == nil {
-		return false
-	}
-	s := a.Map.Spaces[id]
-	if s == nil {
-		return false
-	}
-	for _, e := range s.Events {
-		if e.Kind == Create {
-			read, named := a.Pages[PageID{id, 0}]
-			return named && !read
-		}
-	}
-	return false
 }
 
 // regularFile reports whether p is a regular file (following links).

@@ -217,3 +217,22 @@ func AnalyzeMLog(l *logformat.BlockLog, from, atLSN, checkpointLSN uint64) (*Ana
 	m.EndLSN = sc.EndLSN
 	return a, sc, err
 }
+
+// createsFile reports a tablespace the log creates (FILE_CREATE) and whose page 0 it rebuilds
+// from scratch (nothing to read from the file): crash recovery creates a missing file for it.
+func (a *Analysis) createsFile(id uint32) bool {
+	if a == nil || a.Map == nil {
+		return false
+	}
+	s := a.Map.Spaces[id]
+	if s == nil {
+		return false
+	}
+	for _, e := range s.Events {
+		if e.Kind == Create {
+			read, named := a.Pages[PageID{id, 0}]
+			return named && !read
+		}
+	}
+	return false
+}
