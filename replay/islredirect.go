@@ -220,7 +220,7 @@ func (r *recovery) linkRecovered() ([]RecoveredLink, error) {
 	if len(ext) == 0 {
 		return nil, nil
 	}
-	tables, err := r.recoveredTables()
+	st, err := r.recoveredDict()
 	if err != nil {
 		return nil, fmt.Errorf("reading the copy's SYS_TABLES for the links of its DATA DIRECTORY tables: %w", err)
 	}
@@ -229,7 +229,7 @@ func (r *recovery) linkRecovered() ([]RecoveredLink, error) {
 		return nil, fmt.Errorf("reading the copy's undo logs for the links of its DATA DIRECTORY tables: %w", err)
 	}
 	var out []RecoveredLink
-	for _, d := range tables {
+	for _, d := range st.tables {
 		p, ok := ext[d.SpaceID]
 		if !ok || d.Deleted || !d.DataDir() || active[d.TrxID] || !strings.Contains(d.Name, "/") {
 			continue
@@ -253,21 +253,10 @@ func (r *recovery) linkRecovered() ([]RecoveredLink, error) {
 	return out, nil
 }
 
-// recoveredTables reads SYS_TABLES from the copy's system tablespace (after the replay: the
-// dictionary as the server's recovery leaves it, before its rollback).
-func (r *recovery) recoveredTables() ([]discovery.DictTable, error) {
-	sys, err := discovery.OpenFile(filepath.Join(r.opt.Copy.DataHomeDir, r.opt.Copy.DataFiles[0]))
-	if err != nil {
-		return nil, err
-	}
-	defer sys.Close()
-	return discovery.ReadDictTables(sys)
-}
-
 // activeTransactions are the ids of the transactions of the copy's undo logs that the server
 // rolls back (active, not XA PREPAREd).
 func (r *recovery) activeTransactions() (map[uint64]bool, error) {
-	trxs, err := discovery.ReadUndoTrxs(r.pageReader(false))
+	trxs, err := r.recoveredTrxs()
 	if err != nil {
 		return nil, err
 	}

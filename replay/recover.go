@@ -91,6 +91,17 @@ type recovery struct {
 	// limits recovery to those tablespaces (the others' records are skipped).
 	readOnly bool
 	only     map[uint32]bool
+	// recovered is the copy's undo logs and dictionary after the replay, read once (undo).
+	recovered *recoveredState
+}
+
+// recoveredState is what the copy's undo logs and data dictionary say after the replay (as the
+// server's crash recovery leaves them, before its rollback): the rollback of uncommitted DDL
+// and the links of DATA DIRECTORY tables both read it.
+type recoveredState struct {
+	trxs    []discovery.UndoTrx
+	tables  []discovery.DictTable
+	indexes []discovery.DictIndex
 }
 
 // Recover applies every mini-transaction of sc (from the checkpoint to the end of the log)

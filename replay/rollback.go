@@ -54,27 +54,18 @@ func (e *RollbackRefusal) Error() string {
 // The server started on the copy then rolls the transaction back in its dictionary and finds
 // the files where its own recovery leaves them.
 func (r *recovery) rollbackDDL() error {
-	trxs, err := discovery.ReadUndoTrxs(r.pageReader(false))
+	trxs, err := r.recoveredTrxs()
 	if err != nil {
 		return fmt.Errorf("reading the undo logs of the recovered copy: %w", err)
 	}
 	if len(ActiveDDL(trxs)) == 0 {
 		return nil
 	}
-	sys, err := discovery.OpenFile(filepath.Join(r.opt.Copy.DataHomeDir, r.opt.Copy.DataFiles[0]))
+	st, err := r.recoveredDict()
 	if err != nil {
 		return err
 	}
-	defer sys.Close()
-	tables, err := discovery.ReadDictTables(sys)
-	if err != nil {
-		return err
-	}
-	indexes, err := discovery.ReadDictIndexes(sys)
-	if err != nil {
-		return err
-	}
-	for _, e := range PlanRollback(trxs, tables, indexes) {
+	for _, e := range PlanRollback(trxs, st.tables, st.indexes) {
 		var err error
 		if e.Action == "delete" {
 			err = r.rollbackCreate(e)
@@ -259,4 +250,45 @@ func removeLinksTo(datadir, file, keep string) error {
 		}
 	}
 	return nil
+}
+
+// recoveredTrxs are the active and prepared transactions of the copy's undo logs after the
+// replay, read once.
+func (r *recovery) recoveredTrxs() ([]discovery.UndoTrx, error) {
+	if r.recovered == nil {
+		r.recovered = &recoveredState{}
+	}
+	if r.recovered.trxs == nil {
+		trxs, err := discovery.ReadUndoTrxs(r.pageReader(false))
+		if err != nil {
+			return nil, err
+		}
+		r.recovered.trxs = append([]discovery.UndoTrx{}, trxs...)
+	}
+	return r.recovered.trxs, nil
+}
+
+// recoveredDict is SYS_TABLES and SYS_INDEXES of the copy's system tablespace after the replay,
+// read once.
+func (r *recovery) recoveredDict() (*recoveredState, error) {
+	if r.recovered == nil {
+		r.recovered = &recoveredState{}
+	}
+	if r.recovered.tables == nil {
+		sys, err := discovery.OpenFile(filepath.Join(r.opt.Copy.SystemFile()))
+		if err != nil {
+			return nil, err
+		}
+		defer sys.Close()
+		tables, err := discovery.ReadDictTables(sys)
+		if err != nil {
+			return nil, err
+		}
+		indexes, err := discovery.ReadDictIndexes(sys)
+		if err != nil {
+			return nil, err
+		}
+		r.recovered.tables, r.recovered.indexes = append([]discovery.DictTable{}, tables...), indexes
+	}
+	return r.recovered, nil
 }
