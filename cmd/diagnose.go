@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/logformat"
 	"innoscope/logformat/redo"
@@ -36,12 +37,12 @@ type diagnoseJSON struct {
 	Findings      []report.Finding `json:"findings"`
 	Summary       map[string]int   `json:"summary"`
 	// Dictionary: SYS_TABLES as on disk (changes still in the log are not in it).
-	Dictionary []replay.DictEntry `json:"dictionary"`
+	Dictionary []analysis.DictEntry `json:"dictionary"`
 }
 
 func diagnoseAction(c *cli.Context) error {
-	pol := replay.Policy(c.String("policy"))
-	if pol != replay.PolicyMariaDB && pol != replay.PolicyMySQL8 {
+	pol := analysis.Policy(c.String("policy"))
+	if pol != analysis.PolicyMariaDB && pol != analysis.PolicyMySQL8 {
 		return fmt.Errorf("--policy %q: want mariadb or mysql8", pol)
 	}
 	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
@@ -55,9 +56,9 @@ func diagnoseAction(c *cli.Context) error {
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {
-		dict := replay.Dictionary(in)
+		dict := analysis.Dictionary(in)
 		if dict == nil {
-			dict = []replay.DictEntry{}
+			dict = []analysis.DictEntry{}
 		}
 		return writeJSON(c, out, diagnoseJSON{Datadir: s.Datadir, CheckpointLSN: cpLSN, EndLSN: a.Map.EndLSN,
 			Findings: orEmpty(fs), Summary: sum, Dictionary: dict}, fs)
@@ -79,17 +80,17 @@ func diagnoseAction(c *cli.Context) error {
 // diagnosis is the result of runDiagnosis.
 type diagnosis struct {
 	settings discovery.Layout
-	in       replay.Input
+	in       analysis.Input
 	findings []report.Finding
 	summary  map[string]int
 	cpLSN    uint64
-	an       *replay.Analysis
+	an       *analysis.Analysis
 }
 
 // recoveredUndo replays the log from the checkpoint for the system and undo tablespaces, in
 // memory, and reads their undo logs and dictionary (replay.RecoveredUndo); nil for a log of
 // 512-byte blocks, which diagnose does not replay for this.
-func recoveredUndo(c *cli.Context, s discovery.Layout, a *replay.Analysis, ts []discovery.Tablespace) (*replay.UndoView, error) {
+func recoveredUndo(c *cli.Context, s discovery.Layout, a *analysis.Analysis, ts []discovery.Tablespace) (*analysis.UndoView, error) {
 	r, err := openRedo(c)
 	if err != nil {
 		return nil, err
@@ -103,12 +104,12 @@ func recoveredUndo(c *cli.Context, s discovery.Layout, a *replay.Analysis, ts []
 		return nil, err
 	}
 	return replay.RecoveredUndo(sc, replay.RecoverOptions{Copy: s, PageSize: r.PageSize, Analysis: a,
-		CopyPath: replay.SourcePath(s.Datadir)}, ts)
+		CopyPath: analysis.SourcePath(s.Datadir)}, ts)
 }
 
 // runDiagnosis compares the log, the files, their pages and the dictionary of the command's
 // data directory (every finding carries an LSN: its record's, or the end of the log).
-func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis, error) {
+func runDiagnosis(c *cli.Context, pol analysis.Policy, skipPages bool) (*diagnosis, error) {
 	s, err := loadSettings(c, c.Args().First())
 	if err != nil {
 		return nil, err
@@ -116,14 +117,14 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 	a, cpLSN, fs, err := analyzeLog(c)
 	logged := a // nil: no usable log; the files, pages and dictionary are still diagnosed
 	if err != nil {
-		fs, a = []report.Finding{logUnreadableFinding(s, err)}, &replay.Analysis{Map: &replay.Map{}}
+		fs, a = []report.Finding{logUnreadableFinding(s, err)}, &analysis.Analysis{Map: &analysis.Map{}}
 	}
 	fs = append(serverFindings(s), fs...)
 	ts, err := discovery.Scan(s)
 	if err != nil {
 		return nil, err
 	}
-	in := replay.Input{Datadir: s.Datadir, Analysis: logged, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
+	in := analysis.Input{Datadir: s.Datadir, Analysis: logged, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: pol,
 		Pages: map[string]*discovery.Report{}, LogName: logName(s)}
 	if sys, err := discovery.OpenFile(filepath.Join(s.SystemFile())); err == nil {
 		if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
@@ -167,7 +168,7 @@ func runDiagnosis(c *cli.Context, pol replay.Policy, skipPages bool) (*diagnosis
 		in.Pages[t.Path] = r
 	}
 	prog.Done()
-	fs = append(fs, replay.Diagnose(in)...)
+	fs = append(fs, analysis.Diagnose(in)...)
 	sum := map[string]int{"error": 0, "warning": 0, "info": 0}
 	end := a.Map.EndLSN
 	for i := range fs {

@@ -10,10 +10,10 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
-	"innoscope/replay"
 	"innoscope/report"
 )
 
@@ -74,7 +74,7 @@ func doublewritePage(t *testing.T, dir string, space uint32) uint32 {
 			continue
 		}
 		fl, _ := discovery.DecodeFlags(0x15)
-		if !discovery.CheckPage(cs[0].Image, fl, k[1], space).Corrupt && neededPages(t, dir)[replay.PageID{Space: space, Page: k[1]}] {
+		if !discovery.CheckPage(cs[0].Image, fl, k[1], space).Corrupt && neededPages(t, dir)[analysis.PageID{Space: space, Page: k[1]}] {
 			return k[1]
 		}
 	}
@@ -82,7 +82,7 @@ func doublewritePage(t *testing.T, dir string, space uint32) uint32 {
 	return 0
 }
 
-func neededPages(t *testing.T, dir string) map[replay.PageID]bool {
+func neededPages(t *testing.T, dir string) map[analysis.PageID]bool {
 	f, err := os.Open(filepath.Join(dir, "ib_logfile0"))
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func neededPages(t *testing.T, dir string) map[replay.PageID]bool {
 		t.Fatal(err)
 	}
 	cp, _ := l.Checkpoint()
-	a, err := replay.Analyze(l.Scan(cp.LSN, logformat.ScanOptions{}), 0, cp.LSN)
+	a, err := analysis.Analyze(l.Scan(cp.LSN, logformat.ScanOptions{}), 0, cp.LSN)
 	if err != nil {
 		t.Fatal(err)
 	}

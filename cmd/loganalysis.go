@@ -5,17 +5,17 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
-	"innoscope/replay"
 	"innoscope/report"
 )
 
 // analyzeLog reads the command's redo log from its checkpoint: what recovery would apply and
 // the log's own findings. Logs of the formats before MariaDB 10.8 get a note that the checks
 // against the files were written after MariaDB 10.11's behaviour.
-func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, error) {
+func analyzeLog(c *cli.Context) (*analysis.Analysis, uint64, []report.Finding, error) {
 	r, err := openRedo(c)
 	if err != nil {
 		return nil, 0, nil, err
@@ -49,9 +49,9 @@ func analyzeLog(c *cli.Context) (*replay.Analysis, uint64, []report.Finding, err
 
 // analyzeScan reads sc (over the log r) to its end: what recovery would apply, and the
 // log's findings after the checkpoint blocks'.
-func analyzeScan(r *redo.Log, sc *logformat.Scanner, cpLSN uint64) (*replay.Analysis, []report.Finding, error) {
+func analyzeScan(r *redo.Log, sc *logformat.Scanner, cpLSN uint64) (*analysis.Analysis, []report.Finding, error) {
 	cps := logcheck.Checkpoints(r.Path, r.Checkpoints, r.Selected)
-	a, err := replay.Analyze(sc, 0, cpLSN)
+	a, err := analysis.Analyze(sc, 0, cpLSN)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -63,8 +63,8 @@ func analyzeScan(r *redo.Log, sc *logformat.Scanner, cpLSN uint64) (*replay.Anal
 // analyzeMLog is the analysis of a log whose records recovery does not replay here (MySQL,
 // MariaDB before 10.5) from the LSN from to at (0: the end), with its findings (the page
 // records to apply counted when pages) and the corrupt record that ended it.
-func analyzeMLog(r *redo.Log, from, at, cpLSN uint64, pages bool) (*replay.Analysis, []report.Finding, error) {
-	a, sc, err := replay.AnalyzeMLog(r.Blocks(), from, at, cpLSN)
+func analyzeMLog(r *redo.Log, from, at, cpLSN uint64, pages bool) (*analysis.Analysis, []report.Finding, error) {
+	a, sc, err := analysis.AnalyzeMLog(r.Blocks(), from, at, cpLSN)
 	recs, n := 0, 0
 	if pages {
 		recs, n = a.PageRecords, len(a.Pages)

@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/internal/lab"
-	"innoscope/replay"
 )
 
-func mapOf(t *testing.T, args ...string) []replay.Space {
+func mapOf(t *testing.T, args ...string) []analysis.Space {
 	t.Helper()
 	out, errs, code := run(append([]string{"map", "--json"}, args...)...)
-	var m []replay.Space
+	var m []analysis.Space
 	if err := json.Unmarshal([]byte(out), &m); err != nil || code != ExitClean {
 		t.Fatalf("map %v: exit %d %v\n%s", args, code, err, errs)
 	}
@@ -84,10 +84,10 @@ func TestMapAgainstLogAndServer(t *testing.T) {
 
 // checkRenameAtLSN: just before the rename's mini-transaction the map still has the old name,
 // and the old name is remembered as a mapping of that id afterwards.
-func checkRenameAtLSN(t *testing.T, dir string, m []replay.Space) {
+func checkRenameAtLSN(t *testing.T, dir string, m []analysis.Space) {
 	for _, sp := range m {
 		for _, e := range sp.Events {
-			if e.Kind != replay.Rename {
+			if e.Kind != analysis.Rename {
 				continue
 			}
 			for _, before := range mapOf(t, dir, "--at-lsn", fmt.Sprint(e.LSN)) {

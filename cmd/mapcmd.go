@@ -6,9 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
-	"innoscope/replay"
 	"innoscope/report"
 )
 
@@ -47,7 +47,7 @@ func mapAction(c *cli.Context) error {
 		var ev []string
 		for _, e := range s.Events {
 			x := fmt.Sprintf("%s@%d", e.Kind, e.LSN)
-			if e.Kind == replay.Rename {
+			if e.Kind == analysis.Rename {
 				x += " " + e.Name + " -> " + e.NewName
 			} else if e.Name != s.Name {
 				x += " " + e.Name
@@ -68,7 +68,7 @@ func mapAction(c *cli.Context) error {
 
 // buildMap rebuilds the space map from the command's log, with a finding for a corrupt record
 // that ends it.
-func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
+func buildMap(c *cli.Context) (*analysis.Map, []report.Finding, error) {
 	r, err := openRedo(c)
 	if err != nil {
 		return nil, nil, err
@@ -102,9 +102,9 @@ func buildMap(c *cli.Context) (*replay.Map, []report.Finding, error) {
 
 // scannerMap builds the space map from a scanner over the log at path (to --at-lsn), with a
 // finding for a corrupt record that ends it.
-func scannerMap(c *cli.Context, path string, sc *logformat.Scanner, cpLSN uint64) (*replay.Map, []report.Finding, error) {
+func scannerMap(c *cli.Context, path string, sc *logformat.Scanner, cpLSN uint64) (*analysis.Map, []report.Finding, error) {
 	at := c.Uint64("at-lsn")
-	a, err := replay.Analyze(sc, at, cpLSN)
+	a, err := analysis.Analyze(sc, at, cpLSN)
 	if err != nil {
 		return nil, nil, err
 	}

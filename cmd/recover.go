@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/replay"
 	"innoscope/report"
@@ -51,8 +52,8 @@ type recoverJSON struct {
 	// pages, file operations, fsync), log (writing the new redo log).
 	Seconds map[string]float64 `json:"seconds,omitempty"`
 	// Relinked are .isl files of the copy that name another file than the source's (see
-	// replay.ISLRedirect).
-	Relinked []replay.ISLRedirect `json:"isl_redirects,omitempty"`
+	// analysis.ISLRedirect).
+	Relinked []analysis.ISLRedirect `json:"isl_redirects,omitempty"`
 }
 
 // recoverPlan is what a dry run reports: pages with records per space, and the file events.
@@ -61,7 +62,7 @@ type recoverPlan struct {
 	EndLSN        uint64            `json:"end_lsn"`
 	PageRecords   int               `json:"page_records"`
 	PagesBySpace  map[uint32]int    `json:"pages_by_space"`
-	FileEvents    []replay.Space    `json:"file_events"`
+	FileEvents    []analysis.Space  `json:"file_events"`
 	Trims         map[uint32]uint32 `json:"undo_truncations"`
 }
 
@@ -113,9 +114,9 @@ type preparedRecovery struct {
 	log      *recoverLog
 	settings discovery.Layout
 	cpLSN    uint64
-	an       *replay.Analysis
+	an       *analysis.Analysis
 	// redirects are the .isl files whose copy names the file the log gives their table.
-	redirects []replay.ISLRedirect
+	redirects []analysis.ISLRedirect
 }
 
 // prepareRecovery opens the source's log read-only and runs the pre-pass; it refuses logs the
@@ -151,7 +152,7 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 		err = refuseEncrypted(ts, a)
 	}
 	if err == nil { // a torn page 0 the server cannot recover past: say so before copying
-		err = replay.Page0Refusal(replay.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts})
+		err = analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts})
 	}
 	if err != nil {
 		l.Close()
@@ -161,9 +162,9 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 }
 
 // islRedirects reads SYS_TABLES (the tables the .isl files belong to) and returns the .isl files
-// the copy points at the file the log names (replay.ISLRedirects); none if SYS_TABLES cannot be
+// the copy points at the file the log names (analysis.ISLRedirects); none if SYS_TABLES cannot be
 // read (the copy then keeps every link as the source has it).
-func islRedirects(s discovery.Layout, a *replay.Analysis, ts []discovery.Tablespace) []replay.ISLRedirect {
+func islRedirects(s discovery.Layout, a *analysis.Analysis, ts []discovery.Tablespace) []analysis.ISLRedirect {
 	sys, err := discovery.OpenFile(filepath.Join(s.SystemFile()))
 	if err != nil {
 		return nil
@@ -173,12 +174,12 @@ func islRedirects(s discovery.Layout, a *replay.Analysis, ts []discovery.Tablesp
 	if err != nil {
 		return nil
 	}
-	return replay.ISLRedirects(replay.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts, Dict: dict})
+	return analysis.ISLRedirects(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts, Dict: dict})
 }
 
 // refuseEncrypted fails when a tablespace the log changes is encrypted (innoscope has no keys),
 // before anything is copied.
-func refuseEncrypted(ts []discovery.Tablespace, a *replay.Analysis) error {
+func refuseEncrypted(ts []discovery.Tablespace, a *analysis.Analysis) error {
 	touched := map[uint32]bool{}
 	for id := range a.Pages {
 		touched[id.Space] = true
@@ -195,7 +196,7 @@ func refuseEncrypted(ts []discovery.Tablespace, a *replay.Analysis) error {
 
 func (p *preparedRecovery) plan() *recoverPlan {
 	pl := &recoverPlan{CheckpointLSN: p.cpLSN, EndLSN: p.an.Map.EndLSN, PageRecords: p.an.PageRecords,
-		PagesBySpace: map[uint32]int{}, FileEvents: []replay.Space{}, Trims: map[uint32]uint32{}}
+		PagesBySpace: map[uint32]int{}, FileEvents: []analysis.Space{}, Trims: map[uint32]uint32{}}
 	for id := range p.an.Pages {
 		pl.PagesBySpace[id.Space]++
 	}

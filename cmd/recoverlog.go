@@ -3,9 +3,9 @@ package cmd
 import (
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/logformat"
 	"innoscope/logformat/redo"
-	"innoscope/replay"
 	"innoscope/report"
 )
 
@@ -33,7 +33,7 @@ func (r *recoverLog) Scan(cpLSN uint64) (*logformat.Scanner, error) {
 // openRecoverLog opens the source's log for `recover` and runs the pre-pass over it: the
 // analysis, the checkpoint LSN and the findings that decide whether the server would recover it.
 // A log of MariaDB 10.5-10.7 is a crash-upgrade.
-func openRecoverLog(c *cli.Context) (*recoverLog, *replay.Analysis, uint64, []report.Finding, error) {
+func openRecoverLog(c *cli.Context) (*recoverLog, *analysis.Analysis, uint64, []report.Finding, error) {
 	src, err := openRedo(c)
 	if err != nil {
 		return nil, nil, 0, nil, err
@@ -48,7 +48,7 @@ func openRecoverLog(c *cli.Context) (*recoverLog, *replay.Analysis, uint64, []re
 
 // recoverPrepass is the analysis of src from its checkpoint; an error when the server
 // would not recover it at all.
-func recoverPrepass(c *cli.Context, src *redo.Log) (*replay.Analysis, uint64, []report.Finding, error) {
+func recoverPrepass(c *cli.Context, src *redo.Log) (*analysis.Analysis, uint64, []report.Finding, error) {
 	if err := src.Replayable(); err != nil {
 		return nil, 0, nil, err // MySQL and MariaDB before 10.5: other records, not replayed
 	}

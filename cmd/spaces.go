@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
-	"innoscope/replay"
 	"innoscope/report"
 )
 
@@ -32,7 +32,7 @@ func spacesAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fs := replay.LocationFindings(ts, replay.PolicyMariaDB)
+	fs := analysis.LocationFindings(ts, analysis.PolicyMariaDB)
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	if out.JSON {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/logformat/redo"
 	"innoscope/replay"
@@ -49,8 +50,8 @@ func verifyAction(c *cli.Context) error {
 	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
 		return fmt.Errorf("expected one DIR argument")
 	}
-	pol := replay.Policy(c.String("policy"))
-	if pol != replay.PolicyMariaDB && pol != replay.PolicyMySQL8 {
+	pol := analysis.Policy(c.String("policy"))
+	if pol != analysis.PolicyMariaDB && pol != analysis.PolicyMySQL8 {
 		return fmt.Errorf("--policy %q: want mariadb or mysql8", pol)
 	}
 	s, err := loadSettings(c, c.Args().First())
@@ -184,7 +185,7 @@ func verifyCopy(dir string, src discovery.Layout, endLSN uint64, fail func(code,
 	}
 	var pages int64
 	for _, t := range ts {
-		if t.FoundBy == discovery.FoundTemporary || replay.StaleISL(t) {
+		if t.FoundBy == discovery.FoundTemporary || analysis.StaleISL(t) {
 			continue
 		}
 		f, err := discovery.OpenFile(t.Path)

@@ -165,3 +165,10 @@ func or(s, def string) string {
 	}
 	return s
 }
+
+// Within reports whether path p lies strictly inside directory dir (both cleaned, neither
+// resolved: callers resolve links first when that matters).
+func Within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
+}

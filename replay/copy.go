@@ -64,11 +64,6 @@ type CopyStats struct {
 	Holes    int64 `json:"hole_bytes"` // all-zero bytes left as holes (sparse copy)
 }
 
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
 // inCopy is where a source directory of system, undo or log files is in the copy: at the same
 // relative place when it is inside the data directory, else the copy's root.
 func (c *Copy) inCopy(dir string) string {
@@ -76,7 +71,7 @@ func (c *Copy) inCopy(dir string) string {
 		return c.Target
 	}
 	a, dd := discovery.ResolvePath(dir), discovery.ResolvePath(c.Source.Datadir)
-	if !within(a, dd) {
+	if !discovery.Within(a, dd) {
 		return c.Target
 	}
 	rel, _ := filepath.Rel(dd, a)
@@ -105,12 +100,12 @@ func (c *Copy) Path(name string) string {
 		return filepath.Join(c.Target, name)
 	}
 	a := discovery.ResolvePath(name)
-	if within(a, discovery.ResolvePath(c.Source.Datadir)) {
+	if discovery.Within(a, discovery.ResolvePath(c.Source.Datadir)) {
 		rel, _ := filepath.Rel(discovery.ResolvePath(c.Source.Datadir), a)
 		return filepath.Join(c.Target, rel)
 	}
 	for _, r := range c.roots {
-		if within(a, r.src) {
+		if discovery.Within(a, r.src) {
 			rel, _ := filepath.Rel(r.src, a)
 			return filepath.Join(r.dst, rel)
 		}
@@ -224,7 +219,7 @@ func (c *Copy) relink(src, dst string) (bool, error) {
 	}
 	if r, ok := c.Redirect[discovery.ResolvePath(src)]; ok {
 		if r == strings.TrimSuffix(discovery.ResolvePath(src), ".isl")+".ibd" {
-			return true, nil // the table's own file: the copy has no link (ISLRedirect.NoLink)
+			return true, nil // the table's own file: the copy has no link (analysis.ISLRedirect.NoLink)
 		}
 		target = r
 	}
@@ -238,7 +233,7 @@ func (c *Copy) link(target, dst string) (bool, error) {
 	}
 	a, dd := discovery.ResolvePath(target), discovery.ResolvePath(c.Source.Datadir)
 	var out string
-	if within(a, dd) {
+	if discovery.Within(a, dd) {
 		// An absolute name inside the source's data directory: the copy's own file there (the
 		// tree copy brings it), never the source's.
 		rel, _ := filepath.Rel(dd, a)
@@ -285,7 +280,7 @@ func (c *Copy) copyExternal(cp *copier) error {
 	}
 	for _, d := range c.Source.Directories {
 		a := discovery.ResolvePath(d)
-		if within(a, dd) || a == dd {
+		if discovery.Within(a, dd) || a == dd {
 			continue
 		}
 		dst, err := c.root(a)

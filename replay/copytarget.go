@@ -64,7 +64,7 @@ func (c *Copy) sourceLocations() []string {
 func (c *Copy) CheckOverlap(what, dir string) error {
 	t := discovery.ResolvePath(dir)
 	for _, src := range c.SourceLocations() {
-		if src == t || within(t, src) || within(src, t) {
+		if src == t || discovery.Within(t, src) || discovery.Within(src, t) {
 			return fmt.Errorf("%s %s overlaps the source location %s (the source is read from there): the copy must be elsewhere", what, dir, src)
 		}
 	}
@@ -229,7 +229,7 @@ func (c *Copy) placeholderLog(size int64) error {
 func (c *Copy) Inside(dir string) string {
 	t := discovery.ResolvePath(dir)
 	for _, src := range c.SourceLocations() {
-		if src == t || within(t, src) {
+		if src == t || discovery.Within(t, src) {
 			return src
 		}
 	}

@@ -1,3 +1,7 @@
+// Package replay does crash recovery in a working copy: it copies a data directory, applies the
+// redo log's records to the pages as the server's recovery does (page and row operations, file
+// operations, undo truncation, the rollback of uncommitted DDL) and gives the copy a log with
+// nothing to recover. What to apply, and whether to refuse, comes from package analysis.
 package replay
 
 import (
@@ -5,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/logformat"
 )
@@ -16,7 +21,7 @@ type RecoverOptions struct {
 	// PageSize is innodb_page_size.
 	PageSize int
 	// Analysis is the pre-pass over the same log range (Analyze from the checkpoint).
-	Analysis *Analysis
+	Analysis *analysis.Analysis
 	// CopyPath maps a file name from the redo log (relative to the source data directory, or
 	// absolute for DATA DIRECTORY tables) to its path in the copy.
 	CopyPath func(logName string) string
@@ -55,7 +60,7 @@ type RecoverResult struct {
 	Spaces  []SpaceResult  `json:"spaces"`
 	// RolledBackDDL are the file effects of rolling back the DDL transactions the crash left
 	// uncommitted (see rollbackDDL), in the order done.
-	RolledBackDDL []RolledBackDDL `json:"rolled_back_ddl,omitempty"`
+	RolledBackDDL []analysis.RolledBackDDL `json:"rolled_back_ddl,omitempty"`
 	// Links are the .isl files of the copy written from its recovered SYS_TABLES.
 	Links []RecoveredLink `json:"isl_written,omitempty"`
 }
@@ -77,14 +82,14 @@ type cached struct {
 // recovery is the state of one Recover run.
 type recovery struct {
 	opt     RecoverOptions
-	an      *Analysis
+	an      *analysis.Analysis
 	spaces  map[uint32]*tsFile // nil value: the space's records are skipped (dropped space)
-	cache   map[PageID]*cached
-	written map[PageID]bool // pages this run wrote to the copy (their disk image is recovered)
-	applied map[PageID]bool
+	cache   map[analysis.PageID]*cached
+	written map[analysis.PageID]bool // pages this run wrote to the copy (their disk image is recovered)
+	applied map[analysis.PageID]bool
 	dblwr   map[[2]uint32][]discovery.DoublewriteCopy
-	found   map[uint32][]string // space id -> files with that id on page 0 (scan of the copy)
-	bound   map[uint32]Binding  // the file recovery opens for each space the log names
+	found   map[uint32][]string         // space id -> files with that id on page 0 (scan of the copy)
+	bound   map[uint32]analysis.Binding // the file recovery opens for each space the log names
 	res     RecoverResult
 	done    int
 	// readOnly opens the files read-only and never writes (RecoveredUndo); only, when set,
@@ -116,8 +121,8 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 	if opt.CacheBytes <= 0 {
 		opt.CacheBytes = 512 << 20
 	}
-	r := &recovery{opt: opt, an: opt.Analysis, spaces: map[uint32]*tsFile{}, cache: map[PageID]*cached{},
-		written: map[PageID]bool{}, applied: map[PageID]bool{}}
+	r := &recovery{opt: opt, an: opt.Analysis, spaces: map[uint32]*tsFile{}, cache: map[analysis.PageID]*cached{},
+		written: map[analysis.PageID]bool{}, applied: map[analysis.PageID]bool{}}
 	r.res.CheckpointLSN, r.res.Applied = sc.LSN(), map[string]int{}
 	defer r.closeAll()
 	if err := r.openSpaces(); err != nil {
@@ -185,7 +190,7 @@ func (r *recovery) applyMTR(m *logformat.MTR) error {
 		}
 		if !rec.SamePage {
 			var err error
-			if cur, err = r.page(PageID{rec.Space, rec.Page}, m.LSN); err != nil {
+			if cur, err = r.page(analysis.PageID{Space: rec.Space, Page: rec.Page}, m.LSN); err != nil {
 				return err
 			}
 			skip = cur == nil
@@ -251,7 +256,7 @@ func (r *recovery) fitFrames(ts *tsFile) {
 
 // page returns the cached image of id, reading it if needed; nil when the space's records
 // are skipped (a dropped tablespace) or the mini-transaction at lsn precedes its truncation.
-func (r *recovery) page(id PageID, lsn uint64) (*cached, error) {
+func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 	if t, ok := r.an.Trims[id.Space]; ok && lsn < t.LSN {
 		return nil, nil
 	}
@@ -278,7 +283,7 @@ func (r *recovery) page(id PageID, lsn uint64) (*cached, error) {
 }
 
 // read loads a page from the copy, from the doublewrite buffer when the file's copy is torn.
-func (r *recovery) read(p *cached, id PageID) error {
+func (r *recovery) read(p *cached, id analysis.PageID) error {
 	img, err := p.ts.read(id.Page)
 	if err != nil {
 		return err
@@ -309,7 +314,7 @@ func (r *recovery) read(p *cached, id PageID) error {
 }
 
 // fromDoublewrite returns the newest valid doublewrite copy of id, or nil.
-func (r *recovery) fromDoublewrite(id PageID, fl discovery.Flags) []byte {
+func (r *recovery) fromDoublewrite(id analysis.PageID, fl discovery.Flags) []byte {
 	var best []byte
 	var bestLSN uint64
 	for _, c := range r.dblwr[[2]uint32{id.Space, id.Page}] {
@@ -325,7 +330,7 @@ func (r *recovery) fromDoublewrite(id PageID, fl discovery.Flags) []byte {
 
 // flush writes every dirty cached page to the copy and empties the cache (one batch).
 func (r *recovery) flush() error {
-	ids := make([]PageID, 0, len(r.cache))
+	ids := make([]analysis.PageID, 0, len(r.cache))
 	for id, p := range r.cache {
 		if (p.dirty || p.restore) && !p.freed && p.data != nil {
 			ids = append(ids, id)
@@ -348,7 +353,7 @@ func (r *recovery) flush() error {
 		}
 		r.written[id] = true
 	}
-	r.cache = map[PageID]*cached{}
+	r.cache = map[analysis.PageID]*cached{}
 	r.res.Batches++
 	return nil
 }

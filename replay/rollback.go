@@ -5,33 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
 )
-
-// RolledBackDDL is one file effect of the rollback of a DDL transaction that the crash left
-// uncommitted, done in the copy because the server, started on it without crash recovery, has
-// not loaded the tablespaces and cannot do it itself.
-type RolledBackDDL struct {
-	TrxID   uint64 `json:"trx_id"`
-	UndoNo  uint64 `json:"undo_no"`
-	Action  string `json:"action"` // "delete": a tablespace the transaction created; "rename": a RENAME undone
-	Table   string `json:"table"`  // db/table as the rollback leaves it (rename) or as created (delete)
-	SpaceID uint32 `json:"space_id"`
-	Path    string `json:"path"`
-	To      string `json:"to,omitempty"`
-}
-
-// String says what was done, for recover's notes.
-func (e RolledBackDDL) String() string {
-	if e.Action == "delete" {
-		return fmt.Sprintf("the crash left DDL transaction %d uncommitted: as the server's rollback does, %s (tablespace %d, created by it) was removed",
-			e.TrxID, e.Path, e.SpaceID)
-	}
-	return fmt.Sprintf("the crash left DDL transaction %d uncommitted: as the server's rollback does, %s (tablespace %d) was renamed back to %s",
-		e.TrxID, e.Path, e.SpaceID, e.To)
-}
 
 // RollbackRefusal is a rollback effect innoscope does not model: recover refuses rather than
 // produce a copy the server would open differently from its own crash recovery.
@@ -58,14 +35,14 @@ func (r *recovery) rollbackDDL() error {
 	if err != nil {
 		return fmt.Errorf("reading the undo logs of the recovered copy: %w", err)
 	}
-	if len(ActiveDDL(trxs)) == 0 {
+	if len(analysis.ActiveDDL(trxs)) == 0 {
 		return nil
 	}
 	st, err := r.recoveredDict()
 	if err != nil {
 		return err
 	}
-	for _, e := range PlanRollback(trxs, st.tables, st.indexes) {
+	for _, e := range analysis.PlanRollback(trxs, st.tables, st.indexes) {
 		var err error
 		if e.Action == "delete" {
 			err = r.rollbackCreate(e)
@@ -77,72 +54,6 @@ func (r *recovery) rollbackDDL() error {
 		}
 	}
 	return nil
-}
-
-// ActiveDDL are the transactions of trxs that crash recovery rolls back (active, not prepared)
-// and that changed the dictionary (SYS_TABLES, SYS_INDEXES) or renamed a table, newest first.
-func ActiveDDL(trxs []discovery.UndoTrx) []discovery.UndoTrx {
-	var ddl []discovery.UndoTrx
-	for _, t := range trxs {
-		if t.State == discovery.UndoActive && isDDL(t) {
-			ddl = append(ddl, t)
-		}
-	}
-	sort.Slice(ddl, func(i, j int) bool { return ddl[i].ID > ddl[j].ID })
-	return ddl
-}
-
-// isDDL: the transaction changed the dictionary (SYS_TABLES, SYS_INDEXES) or renamed a table.
-func isDDL(t discovery.UndoTrx) bool {
-	for _, rec := range t.Records {
-		if rec.Type == discovery.UndoRenameTable || rec.TableID == discovery.DictTablesID || rec.TableID == discovery.DictIndexesID {
-			return true
-		}
-	}
-	return false
-}
-
-// PlanRollback lists the file effects of rolling back the active DDL transactions of trxs, in
-// the server's order, against the dictionary as recovery leaves it (tables, indexes): "delete"
-// for a rolled-back insert of a clustered index with its own tablespace, "rename" (Table is the
-// name restored) for TRX_UNDO_RENAME_TABLE. Path and To are left for the caller.
-func PlanRollback(trxs []discovery.UndoTrx, tables []discovery.DictTable, indexes []discovery.DictIndex) []RolledBackDDL {
-	var out []RolledBackDDL
-	for _, t := range ActiveDDL(trxs) {
-		for i := len(t.Records) - 1; i >= 0; i-- {
-			rec := t.Records[i]
-			switch {
-			case rec.Type == discovery.UndoInsertRec && rec.TableID == discovery.DictIndexesID:
-				for _, ix := range indexes {
-					if ix.TableID == rec.IndexTableID && ix.ID == rec.IndexID && !ix.Deleted && ix.Type&1 != 0 && ix.SpaceID != 0 {
-						out = append(out, RolledBackDDL{TrxID: t.ID, UndoNo: rec.UndoNo, Action: "delete",
-							Table: tableByID(tables, ix.TableID).Name, SpaceID: ix.SpaceID})
-					}
-				}
-			case rec.Type == discovery.UndoRenameTable:
-				tab := tableByID(tables, rec.TableID)
-				e := RolledBackDDL{TrxID: t.ID, UndoNo: rec.UndoNo, Action: "rename", Table: rec.Name, SpaceID: tab.SpaceID}
-				if tab.ID == 0 {
-					e.Action = "unknown table"
-				}
-				out = append(out, e)
-			}
-		}
-	}
-	return out
-}
-
-// tableByID is the SYS_TABLES row with table id id, a live one first (zero value: none). The
-// row may be delete-marked by the same transaction: TRUNCATE renames the table to #sql-ibN
-// and drops it before it commits.
-func tableByID(tables []discovery.DictTable, id uint64) discovery.DictTable {
-	var found discovery.DictTable
-	for _, t := range tables {
-		if t.ID == id && (found.ID == 0 || !t.Deleted) {
-			found = t
-		}
-	}
-	return found
 }
 
 // loaded is the copy's file of space id when the server's crash recovery has the tablespace
@@ -167,13 +78,13 @@ func (r *recovery) local(p string) bool {
 }
 
 // rollbackCreate deletes the file of the tablespace whose clustered index insert is rolled back.
-func (r *recovery) rollbackCreate(e RolledBackDDL) error {
+func (r *recovery) rollbackCreate(e analysis.RolledBackDDL) error {
 	t, err := r.loaded(e.SpaceID)
 	if err != nil || t == nil {
 		return err
 	}
 	if e.Table == "" {
-		e.Table = tableName(t.path)
+		e.Table = analysis.TableName(t.path)
 	}
 	t.close()
 	r.spaces[e.SpaceID] = nil
@@ -186,7 +97,7 @@ func (r *recovery) rollbackCreate(e RolledBackDDL) error {
 }
 
 // rollbackRename renames the file of a table whose RENAME is rolled back to its former name.
-func (r *recovery) rollbackRename(e RolledBackDDL) error {
+func (r *recovery) rollbackRename(e analysis.RolledBackDDL) error {
 	if e.Action != "rename" {
 		return &RollbackRefusal{TrxID: e.TrxID, Table: e.Table, Why: "renames a table id that SYS_TABLES does not have"}
 	}

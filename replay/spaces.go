@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
 )
 
@@ -100,27 +101,27 @@ func (r *recovery) openSpace(id uint32) (*tsFile, error) {
 // pageZero reads what crash recovery finds at p for Bind: absent, a page 0 the server defers,
 // or the space id page 0 carries. A blank page 0 (discovery.BlankPage0) is judged on its first
 // KiB, as its physical page size is unknown. An unreadable file is an error.
-func pageZero(p string, pageSize int) (FileState, error) {
+func pageZero(p string, pageSize int) (analysis.FileState, error) {
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return FileState{}, nil
+		return analysis.FileState{}, nil
 	} else if err != nil {
-		return FileState{}, err
+		return analysis.FileState{}, err
 	}
 	defer f.Close()
 	b := make([]byte, pageSize)
 	n, _ := f.ReadAt(b, 0)
 	if n < filPageSpaceID+4 {
-		return FileState{Exists: true, Deferred: true}, nil
+		return analysis.FileState{Exists: true, Deferred: true}, nil
 	}
-	return FileState{Exists: true, Deferred: discovery.BlankPage0(b[:n]), SpaceID: binary.BigEndian.Uint32(b[filPageSpaceID:])}, nil
+	return analysis.FileState{Exists: true, Deferred: discovery.BlankPage0(b[:n]), SpaceID: binary.BigEndian.Uint32(b[filPageSpaceID:])}, nil
 }
 
 // bindSpaces binds every tablespace the log names to its file in the copy, as the server's
 // recovery does (Bind).
 func (r *recovery) bindSpaces() error {
 	var failed error
-	r.bound = r.an.Map.Bind(r.opt.CopyPath, func(p string) FileState {
+	r.bound = r.an.Map.Bind(r.opt.CopyPath, func(p string) analysis.FileState {
 		st, err := pageZero(p, r.opt.PageSize)
 		if err != nil && failed == nil {
 			failed = err
@@ -152,16 +153,16 @@ func (r *recovery) openFlag() int {
 
 // createSpace creates the file of a tablespace the log creates and whose first page it
 // rebuilds (the file was never written, or removed); any other missing file is an error.
-func (r *recovery) createSpace(id uint32, logged *Space) (*tsFile, error) {
+func (r *recovery) createSpace(id uint32, logged *analysis.Space) (*tsFile, error) {
 	name := ""
 	if logged != nil {
 		for _, e := range logged.Events {
-			if e.Kind == Create {
+			if e.Kind == analysis.Create {
 				name = e.Name
 			}
 		}
 	}
-	if name == "" || r.an.Pages[PageID{id, 0}] || r.readOnly {
+	if name == "" || r.an.Pages[analysis.PageID{Space: id, Page: 0}] || r.readOnly {
 		where := "no file name in the log"
 		if logged != nil {
 			where = strings.Join(logged.Names, ", ")
@@ -267,7 +268,7 @@ func (r *recovery) finishFiles() error {
 	for _, s := range r.an.Map.Sorted() {
 		renamed := false
 		for _, e := range s.Events {
-			renamed = renamed || e.Kind == Rename
+			renamed = renamed || e.Kind == analysis.Rename
 		}
 		if !renamed || s.Deleted {
 			continue
@@ -277,7 +278,7 @@ func (r *recovery) finishFiles() error {
 			return err // a renamed file found under neither name is left alone, as by the server
 		}
 	}
-	ddl, err := pendingDDL(r.opt.Copy.Datadir)
+	ddl, err := analysis.PendingDDL(r.opt.Copy.Datadir)
 	if err != nil {
 		return err
 	}
@@ -305,7 +306,7 @@ func (r *recovery) finishFiles() error {
 		// of a finished statement is replayed.
 		if s := r.an.Map.Spaces[id]; s != nil && !s.Deleted && id != 0 {
 			if want := r.opt.CopyPath(s.Name); discovery.ResolvePath(want) != discovery.ResolvePath(t.path) &&
-				!ddl[tableName(s.Name)] && !ddl[tableName(t.path)] {
+				!ddl[analysis.TableName(s.Name)] && !ddl[analysis.TableName(t.path)] {
 				if err := renameSpace(t, want); err != nil {
 					return err
 				}

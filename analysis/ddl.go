@@ -1,4 +1,4 @@
-package replay
+package analysis
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ func ddlTables(l *discovery.DDLLog) map[string]bool {
 		for _, e := range chain {
 			for _, n := range []string{e.DB + "/" + e.Name, e.FromDB + "/" + e.FromName, e.DB + "/" + e.ExtraName,
 				e.Name, e.FromName, e.TmpName} {
-				if t := tableName(strings.TrimPrefix(n, "./")); t != "" && !strings.HasSuffix(t, "/") && !strings.HasPrefix(t, "/") {
+				if t := TableName(strings.TrimPrefix(n, "./")); t != "" && !strings.HasSuffix(t, "/") && !strings.HasPrefix(t, "/") {
 					tables[t] = true
 				}
 			}
@@ -28,8 +28,8 @@ func ddlTables(l *discovery.DDLLog) map[string]bool {
 	return tables
 }
 
-// pendingDDL reads datadir's ddl_recovery.log and returns ddlTables of it.
-func pendingDDL(datadir string) (map[string]bool, error) {
+// PendingDDL reads datadir's ddl_recovery.log and returns ddlTables of it.
+func PendingDDL(datadir string) (map[string]bool, error) {
 	l, err := discovery.ReadDDLLog(filepath.Join(datadir, "ddl_recovery.log"))
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package replay
+package analysis
 
 import (
 	"bytes"

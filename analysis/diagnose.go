@@ -1,4 +1,4 @@
-package replay
+package analysis
 
 import (
 	"errors"
@@ -287,7 +287,7 @@ func regularFile(p string) bool {
 // unreadableDir is the directory of the scan that could not be read and holds p, or "".
 func unreadableDir(in Input, p string) string {
 	for _, t := range in.Spaces {
-		if t.FoundBy == discovery.FoundDirectory && within(p, absPath(in.Datadir, t.Path)) {
+		if t.FoundBy == discovery.FoundDirectory && discovery.Within(p, absPath(in.Datadir, t.Path)) {
 			return t.Path
 		}
 	}
@@ -297,7 +297,7 @@ func unreadableDir(in Input, p string) string {
 // renameFindings: a FILE_RENAME whose new name is not on disk yet.
 func renameFindings(in Input, exp map[string]expectation, files map[string]discovery.Tablespace, handled map[string]bool) []report.Finding {
 	var fs []report.Finding
-	ddl, _ := pendingDDL(in.Datadir) // an unreadable DDL log is reported by ddlLogFindings
+	ddl, _ := PendingDDL(in.Datadir) // an unreadable DDL log is reported by ddlLogFindings
 	for _, s := range in.Analysis.Map.Sorted() {
 		if s.Deleted {
 			continue
@@ -321,7 +321,7 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet; page 0 of %s is blank, so the server recovers it under that name and does not replay the rename (its DDL recovery settles the name)", last.Name, last.NewName, last.Name)})
 			continue
 		}
-		if f, ok := files[from]; ok && f.SpaceID == s.ID && (ddl[tableName(last.Name)] || ddl[tableName(last.NewName)]) {
+		if f, ok := files[from]; ok && f.SpaceID == s.ID && (ddl[TableName(last.Name)] || ddl[TableName(last.NewName)]) {
 			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: f.Path, LSN: u64(last.LSN),
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet: the crash cut that RENAME, whose transaction InnoDB rolls back and whose statement the DDL log (ddl_recovery.log) reverts", last.Name, last.NewName)})
 			continue
@@ -397,7 +397,7 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 		}
 		msg := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID)
 		sev := report.Warning
-		if ddlTables[tableName(t.Path)] {
+		if ddlTables[TableName(t.Path)] {
 			sev, msg = report.Info, msg+"; the server's DDL recovery (ddl_recovery.log) removes or renames it after crash recovery"
 		} else if strings.HasPrefix(filepath.Base(t.Path), "#sql") {
 			msg += "; a leftover of an interrupted ALTER TABLE"

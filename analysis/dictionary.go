@@ -1,4 +1,4 @@
-package replay
+package analysis
 
 import (
 	"os"
@@ -24,7 +24,7 @@ type DictEntry struct {
 // presence of its .frm file (partitions, db/t#P#p0, share the table's db/t.frm).
 func Dictionary(in Input) []DictEntry {
 	var out []DictEntry
-	ddl, _ := pendingDDL(in.Datadir)
+	ddl, _ := PendingDDL(in.Datadir)
 	rollback := pendingRollback(in)
 	for _, t := range in.Dict {
 		if strings.HasPrefix(t.Name, "SYS_") {
@@ -81,8 +81,8 @@ func rollBack(e *DictEntry, rollback []RolledBackDDL) {
 	}
 }
 
-// tableName is the db/table name of a datafile name (./db/t.ibd, /dir/db/t.ibd).
-func tableName(file string) string {
+// TableName is the db/table name of a datafile name (./db/t.ibd, /dir/db/t.ibd).
+func TableName(file string) string {
 	f := filepath.ToSlash(strings.TrimSuffix(file, ".ibd"))
 	parts := strings.Split(f, "/")
 	if len(parts) < 2 {
@@ -97,14 +97,14 @@ func tableName(file string) string {
 // directory and changes only the file name: os_file_make_new_pathname), so only its file name
 // is the table's; the database stays the row's (crash-sweep seed 1006: db2/t#P#p0 in DATA_DIR/db1/).
 func nameAfter(datadir, row, file string) string {
-	if filepath.IsAbs(file) && !within(discovery.ResolvePath(file), discovery.ResolvePath(datadir)) {
+	if filepath.IsAbs(file) && !discovery.Within(discovery.ResolvePath(file), discovery.ResolvePath(datadir)) {
 		db, _, ok := strings.Cut(row, "/")
 		if !ok {
 			return ""
 		}
 		return db + "/" + strings.TrimSuffix(filepath.Base(file), ".ibd")
 	}
-	return tableName(file)
+	return TableName(file)
 }
 
 // frmName is the table whose .frm describes name: a partition (db/t#P#p0, db/t#P#p0#SP#s0)

@@ -1,6 +1,8 @@
-// Package replay turns redo log records into state: the space id → file name map, and (later)
-// pages applied into a working copy.
-package replay
+// Package analysis says what crash recovery will do with a data directory, and why, without
+// writing anything: the space id → file map and the pages the redo log names (Analyze), the
+// findings that compare the log, the files, their pages and the dictionary (Diagnose), and
+// the plans recovery follows (page-0 refusals, .isl redirects, the rollback of uncommitted DDL).
+package analysis
 
 import (
 	"sort"
