@@ -14,6 +14,7 @@ import (
 	"innoscope/discovery"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
+	"innoscope/replay"
 	"innoscope/report"
 )
 
@@ -232,7 +233,7 @@ func TestDiagnoseAgainstServer(t *testing.T) {
 				t.Error("diagnose changed the directory")
 			}
 			vout, verrs, vcode := run(append([]string{"verify", "--json", "--tmpdir", base, dir}, extra...)...)
-			var vj verifyJSON
+			var vj replay.Verification
 			if err := json.Unmarshal([]byte(vout), &vj); err != nil {
 				t.Fatalf("verify: exit %d: %v\n%s", vcode, err, verrs)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"innoscope/internal/lab"
 	"innoscope/logformat"
+	"innoscope/replay"
 	"innoscope/report"
 )
 
@@ -162,7 +163,7 @@ func TestCheckpointEndLSNAgainstServer(t *testing.T) {
 				t.Errorf("recover: exit %d: %s", code, errs)
 			}
 			vout, verrs, vcode := run("verify", "--json", "--tmpdir", d.base, d.dir)
-			var vj verifyJSON
+			var vj replay.Verification
 			if err := json.Unmarshal([]byte(vout), &vj); err != nil || vj.OK || vcode != ExitFindings {
 				t.Errorf("verify: exit %d ok=%v %v\n%s", vcode, vj.OK, err, verrs)
 			}

@@ -7,8 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
-	"innoscope/logformat"
-	"innoscope/logformat/logcheck"
 	"innoscope/report"
 )
 
@@ -66,55 +64,13 @@ func mapAction(c *cli.Context) error {
 	return finish(c, fs)
 }
 
-// buildMap rebuilds the space map from the command's log, with a finding for a corrupt record
-// that ends it.
+// buildMap rebuilds the space map from the command's log (to --at-lsn), with a finding for a
+// corrupt record that ends it.
 func buildMap(c *cli.Context) (*analysis.Map, []report.Finding, error) {
 	r, err := openRedo(c)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer r.Close()
-	at := c.Uint64("at-lsn")
-	if r.Replayable() != nil {
-		from, cpLSN, err := r.BlockStart(c.Uint64("from-lsn"))
-		if err != nil {
-			return nil, nil, err
-		}
-		a, fs, err := analyzeMLog(r, from, at, cpLSN, false)
-		if at != 0 { // the map before at: the log after it is not judged
-			fs = nil
-			if err != nil {
-				fs = append(fs, logcheck.CorruptMLog(r.Path, a.Map.EndLSN, err))
-			}
-		}
-		return a.Map, fs, nil
-	}
-	sc, cpLSN, err := r.Scanner(scanOptions(c))
-	if err != nil {
-		return nil, nil, err
-	}
-	m, fs, err := scannerMap(c, r.Path, sc, cpLSN)
-	if m != nil {
-		fs = r.AtEnd(fs, m.EndLSN, cpLSN)
-	}
-	return m, fs, err
-}
-
-// scannerMap builds the space map from a scanner over the log at path (to --at-lsn), with a
-// finding for a corrupt record that ends it.
-func scannerMap(c *cli.Context, path string, sc *logformat.Scanner, cpLSN uint64) (*analysis.Map, []report.Finding, error) {
-	at := c.Uint64("at-lsn")
-	a, err := analysis.Analyze(sc, at, cpLSN)
-	if err != nil {
-		return nil, nil, err
-	}
-	m := a.Map
-	if at == 0 { // the whole log: a corrupt record, a missing FILE_CHECKPOINT
-		return m, logcheck.Scan(path, nil, sc, m.EndLSN, logcheck.ScanFileCheckpoint(path, m.FromLSN, m.EndLSN, a.FileCheckpointEnd, cpLSN), cpLSN, 0, 0), nil
-	}
-	var fs []report.Finding
-	if err := sc.StopError(); err != nil {
-		fs = append(fs, logcheck.CorruptLog(path, sc.LSN(), err))
-	}
-	return m, fs, nil
+	return analysis.MapLog(r, scanOptions(c), c.Uint64("at-lsn"))
 }

@@ -5,12 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
-	"innoscope/discovery"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -47,23 +45,12 @@ type recoverJSON struct {
 	DryRun bool                  `json:"dry_run"`
 	Copy   *replay.CopyStats     `json:"copy,omitempty"`
 	Result *replay.RecoverResult `json:"result,omitempty"`
-	Plan   *recoverPlan          `json:"plan,omitempty"`
-	// Seconds is the wall time of each phase: copy, replay (reading, applying and writing
-	// pages, file operations, fsync), log (writing the new redo log).
+	Plan   *replay.Plan          `json:"plan,omitempty"`
+	// Seconds is the wall time of each phase (replay.Outcome).
 	Seconds map[string]float64 `json:"seconds,omitempty"`
 	// Relinked are .isl files of the copy that name another file than the source's (see
 	// analysis.ISLRedirect).
 	Relinked []analysis.ISLRedirect `json:"isl_redirects,omitempty"`
-}
-
-// recoverPlan is what a dry run reports: pages with records per space, and the file events.
-type recoverPlan struct {
-	CheckpointLSN uint64            `json:"checkpoint_lsn"`
-	EndLSN        uint64            `json:"end_lsn"`
-	PageRecords   int               `json:"page_records"`
-	PagesBySpace  map[uint32]int    `json:"pages_by_space"`
-	FileEvents    []analysis.Space  `json:"file_events"`
-	Trims         map[uint32]uint32 `json:"undo_truncations"`
 }
 
 func recoverAction(c *cli.Context) error {
@@ -76,52 +63,43 @@ func recoverAction(c *cli.Context) error {
 	}
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
-	p, err := prepareRecovery(c)
+	p, err := openSource(c)
 	if err != nil {
 		return err
 	}
-	defer p.log.Close()
-	j := recoverJSON{Source: p.settings.Datadir, Into: into, DryRun: c.Bool("dry-run")}
+	defer p.Close()
+	j := recoverJSON{Source: p.Layout.Datadir, Into: into, DryRun: c.Bool("dry-run")}
 	if j.DryRun {
-		j.Plan = p.plan()
+		j.Plan = p.Plan()
 		if out.JSON {
 			return out.WriteJSON(j)
 		}
 		return printPlan(out, j.Plan)
 	}
-	o, err := p.run(into, absFlag(c, "external-dir"), c.Bool("force"), c.Int64("cache-mib")<<20)
+	o, err := runRecovery(p, replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
+		CacheBytes: c.Int64("cache-mib") << 20})
 	if err != nil {
 		return err
 	}
-	j.Copy, j.Result, j.Seconds, j.Relinked = &o.copy, o.result, o.seconds, p.redirects
+	j.Copy, j.Result, j.Seconds, j.Relinked = &o.Copy, o.Result, o.Seconds, p.Redirects
 	if out.JSON {
 		return out.WriteJSON(j)
 	}
-	for _, r := range p.redirects {
+	for _, r := range p.Redirects {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
 	}
-	for _, r := range o.result.RolledBackDDL {
+	for _, r := range o.Result.RolledBackDDL {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
 	}
-	for _, l := range o.result.Links {
+	for _, l := range o.Result.Links {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", l)
 	}
-	return printRecovery(out, into, &o.copy, o.result, o.seconds)
+	return printRecovery(out, into, &o.Copy, o.Result, o.Seconds)
 }
 
-// preparedRecovery is a source opened and analysed for replay.
-type preparedRecovery struct {
-	log      *recoverLog
-	settings discovery.Layout
-	cpLSN    uint64
-	an       *analysis.Analysis
-	// redirects are the .isl files whose copy names the file the log gives their table.
-	redirects []analysis.ISLRedirect
-}
-
-// prepareRecovery opens the source's log read-only and runs the pre-pass; it refuses logs the
-// server would refuse to recover.
-func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
+// openSource opens the command's data directory for recovery (replay.Open), refusing a live
+// server's unless --allow-live.
+func openSource(c *cli.Context) (*replay.Source, error) {
 	s, err := loadSettings(c, c.Args().First())
 	if err != nil {
 		return nil, err
@@ -129,160 +107,29 @@ func prepareRecovery(c *cli.Context) (*preparedRecovery, error) {
 	if err := refuseLive(c, s); err != nil {
 		return nil, err
 	}
-	l, a, cpLSN, fs, err := openRecoverLog(c)
-	if err != nil {
-		return nil, err
-	}
-	if err == nil {
-		for _, f := range fs {
-			if f.Severity == report.Error {
-				err = fmt.Errorf("%s: %s: %s", f.File, f.Code, f.Message)
-				break
-			}
+	return replay.Open(s, scanOptions(c))
+}
+
+// runRecovery is replay's Run with progress bars and, on SIGINT/SIGTERM, a word on the copy
+// left incomplete.
+func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, error) {
+	defer onInterrupt(incompleteNote(opt.Target))()
+	copying, copied := progress("copying")
+	applying, applied := progress("applying")
+	defer applied()
+	opt.CopyProgress = func(done, total int64) {
+		copying(done, total)
+		if done == total {
+			copied()
 		}
 	}
-	if err == nil { // the server cannot start without its system tablespace: name it before copying
-		_, err = discovery.SystemPageSize(s.SystemFile())
-	}
-	var ts []discovery.Tablespace
-	if err == nil {
-		ts, err = discovery.Scan(s)
-	}
-	if err == nil {
-		err = refuseEncrypted(ts, a)
-	}
-	if err == nil { // a torn page 0 the server cannot recover past: say so before copying
-		err = analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts})
-	}
-	if err != nil {
-		l.Close()
-		return nil, err
-	}
-	return &preparedRecovery{log: l, settings: s, cpLSN: cpLSN, an: a, redirects: islRedirects(s, a, ts)}, nil
+	opt.ApplyProgress = applying
+	o, err := p.Run(opt)
+	copied()
+	return o, err
 }
 
-// islRedirects reads SYS_TABLES (the tables the .isl files belong to) and returns the .isl files
-// the copy points at the file the log names (analysis.ISLRedirects); none if SYS_TABLES cannot be
-// read (the copy then keeps every link as the source has it).
-func islRedirects(s discovery.Layout, a *analysis.Analysis, ts []discovery.Tablespace) []analysis.ISLRedirect {
-	sys, err := discovery.OpenFile(filepath.Join(s.SystemFile()))
-	if err != nil {
-		return nil
-	}
-	defer sys.Close()
-	dict, err := discovery.ReadDictTables(sys)
-	if err != nil {
-		return nil
-	}
-	return analysis.ISLRedirects(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts, Dict: dict})
-}
-
-// refuseEncrypted fails when a tablespace the log changes is encrypted (innoscope has no keys),
-// before anything is copied.
-func refuseEncrypted(ts []discovery.Tablespace, a *analysis.Analysis) error {
-	touched := map[uint32]bool{}
-	for id := range a.Pages {
-		touched[id.Space] = true
-	}
-	for _, t := range ts {
-		// A file whose page 0 cannot be read is reported by recovery, with the page it needs.
-		if t.Error == "" && touched[t.SpaceID] && t.Encryption != discovery.CryptUnencrypted {
-			return fmt.Errorf("%s: tablespace %d is encrypted (scheme %d on page 0) and the log changes it: innoscope cannot decrypt; recover with the server and its key management plugin",
-				t.Path, t.SpaceID, t.Encryption)
-		}
-	}
-	return nil
-}
-
-func (p *preparedRecovery) plan() *recoverPlan {
-	pl := &recoverPlan{CheckpointLSN: p.cpLSN, EndLSN: p.an.Map.EndLSN, PageRecords: p.an.PageRecords,
-		PagesBySpace: map[uint32]int{}, FileEvents: []analysis.Space{}, Trims: map[uint32]uint32{}}
-	for id := range p.an.Pages {
-		pl.PagesBySpace[id.Space]++
-	}
-	for _, s := range p.an.Map.Sorted() {
-		pl.FileEvents = append(pl.FileEvents, *s)
-	}
-	for id, t := range p.an.Trims {
-		pl.Trims[id] = t.Pages
-	}
-	return pl
-}
-
-// targetError is a refusal of the copy's directory (overlap, not empty, in use): a usage error,
-// never a finding about the data.
-type targetError struct{ error }
-
-func (e targetError) Unwrap() error { return e.error }
-
-// recoverOutcome is what run did.
-type recoverOutcome struct {
-	copy    replay.CopyStats
-	result  *replay.RecoverResult
-	seconds map[string]float64
-}
-
-// run copies the source into target, replays the log into the copy and resets the copy's log.
-func (p *preparedRecovery) run(target, external string, force bool, cache int64) (*recoverOutcome, error) {
-	s := p.settings
-	o := &recoverOutcome{seconds: map[string]float64{}}
-	cp := &replay.Copy{Source: s, Target: target, External: external,
-		Redirect: map[string]string{}}
-	for _, r := range p.redirects {
-		cp.Redirect[discovery.ResolvePath(r.ISL)] = r.Target
-	}
-	lock, err := cp.Lock(force)
-	if err != nil {
-		return nil, targetError{err}
-	}
-	defer lock.Unlock()
-	defer onInterrupt(func() string {
-		if _, err := os.Stat(filepath.Join(target, replay.IncompleteMarker)); err != nil {
-			return ""
-		}
-		return fmt.Sprintf("the copy %s is left incomplete (%s kept): it is not usable; run again with --force to start over",
-			target, replay.IncompleteMarker)
-	})()
-	var total int64
-	filepath.Walk(s.Datadir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			total += fi.Size()
-		}
-		return nil
-	})
-	t0 := time.Now()
-	prog := report.NewProgress("copying", total)
-	var copied int64
-	o.copy, err = cp.Make(func(n int64) { copied += n; prog.Set(copied) })
-	prog.Done()
-	if err != nil {
-		return nil, fmt.Errorf("copying %s to %s: %w", s.Datadir, target, err)
-	}
-	t1 := time.Now()
-	prog = report.NewProgress("applying", int64(p.an.PageRecords))
-	sc, err := p.log.Scan(p.cpLSN)
-	if err != nil {
-		return nil, err
-	}
-	o.result, err = replay.Recover(sc, replay.RecoverOptions{Copy: cp.Layout(), PageSize: p.log.PageSize, Analysis: p.an,
-		CopyPath: cp.Path, CacheBytes: cache, Progress: func(done, total int) { prog.Set(int64(done)) }})
-	prog.Done()
-	if err != nil {
-		return nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", target, err)
-	}
-	t2 := time.Now()
-	if err := replay.ResetLog(cp.LogPath(), p.log.Size, o.result.EndLSN); err != nil {
-		return nil, err
-	}
-	if err := cp.Finish(); err != nil {
-		return nil, err
-	}
-	o.seconds["copy"], o.seconds["replay"], o.seconds["log"] =
-		t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), time.Since(t2).Seconds()
-	return o, nil
-}
-
-func printPlan(out *report.Output, pl *recoverPlan) error {
+func printPlan(out *report.Output, pl *replay.Plan) error {
 	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords)
 	ids := make([]uint32, 0, len(pl.PagesBySpace))
 	for id := range pl.PagesBySpace {
@@ -357,4 +204,16 @@ func printRecovery(out *report.Output, into string, st *replay.CopyStats, r *rep
 	}
 	fmt.Fprintf(out.Writer(), "recovered: the copy has nothing left to recover (log reset at LSN %d)\n", r.EndLSN)
 	return nil
+}
+
+// incompleteNote is what a SIGINT/SIGTERM leaves said of the copy target: nothing unless it is
+// marked incomplete.
+func incompleteNote(target string) func() string {
+	return func() string {
+		if _, err := os.Stat(filepath.Join(target, replay.IncompleteMarker)); err != nil {
+			return ""
+		}
+		return fmt.Sprintf("the copy %s is left incomplete (%s kept): it is not usable; run again with --force to start over",
+			target, replay.IncompleteMarker)
+	}
 }

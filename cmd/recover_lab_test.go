@@ -492,7 +492,7 @@ func TestVerifyCopyChecks(t *testing.T) {
 	s := lab.Get(t, "dml")
 	check := func(dir string, end uint64) map[string]bool {
 		got := map[string]bool{}
-		verifyCopy(dir, discovery.Layout{Datadir: dir}, end, func(code, file, msg string) {
+		replay.CheckCopy(dir, discovery.Layout{Datadir: dir}, end, func(code, file, msg string) {
 			got[code] = true
 			t.Logf("%s %s: %s", code, file, msg)
 		})

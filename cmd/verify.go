@@ -1,17 +1,14 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
-	"innoscope/logformat/redo"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -34,18 +31,6 @@ func verifyCommand() *cli.Command {
 	}
 }
 
-// verifyJSON is the --json form of `verify`.
-type verifyJSON struct {
-	OK            bool             `json:"ok"`
-	Datadir       string           `json:"datadir"`
-	CheckpointLSN uint64           `json:"checkpoint_lsn"`
-	EndLSN        uint64           `json:"end_lsn"`
-	PagesApplied  int              `json:"pages_applied"`
-	PagesVerified int64            `json:"pages_verified"` // pages of the copy checked
-	Copy          string           `json:"copy,omitempty"` // with --keep
-	Findings      []report.Finding `json:"findings"`
-}
-
 func verifyAction(c *cli.Context) error {
 	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
 		return fmt.Errorf("expected one DIR argument")
@@ -64,15 +49,6 @@ func verifyAction(c *cli.Context) error {
 	if err := checkVerifyDirs(c, s); err != nil {
 		return err
 	}
-	d, err := runDiagnosis(c, pol, c.Bool("skip-pages"))
-	if err != nil {
-		return err
-	}
-	j := verifyJSON{Datadir: d.settings.Datadir, CheckpointLSN: d.cpLSN, EndLSN: d.an.Map.EndLSN, Findings: d.findings}
-	end := j.EndLSN
-	fail := func(code, file, msg string) {
-		j.Findings = append(j.Findings, report.Finding{Severity: report.Error, Code: code, File: file, LSN: &end, Message: msg})
-	}
 	target := absFlag(c, "keep")
 	if target == "" {
 		tmp, err := os.MkdirTemp(absFlag(c, "tmpdir"), "innoscope-verify-")
@@ -87,28 +63,19 @@ func verifyAction(c *cli.Context) error {
 			return fmt.Sprintf("the temporary copy %s was removed", tmp)
 		})()
 		target = filepath.Join(tmp, "copy")
-	} else {
+	}
+	defer onInterrupt(incompleteNote(target))()
+	checking, checked := progress("verifying datafiles")
+	applying, applied := progress("applying")
+	j, err := replay.Verify(s, analysis.Options{Policy: pol, SkipPages: c.Bool("skip-pages"), Scan: scanOptions(c),
+		Undo: replay.RecoveredUndo, Progress: checking}, replay.RunOptions{Target: target, ApplyProgress: applying})
+	checked()
+	applied()
+	if err != nil {
+		return err
+	}
+	if c.IsSet("keep") {
 		j.Copy = target
-	}
-	if p, err := prepareRecovery(c); err != nil {
-		fail("REPLAY_FAILED", d.settings.Datadir, "recovery cannot be replayed: "+err.Error())
-	} else {
-		o, err := p.run(target, "", false, 512<<20)
-		p.log.Close()
-		if err != nil && couldNotRun(err) {
-			return err
-		} else if err != nil {
-			fail("REPLAY_FAILED", target, err.Error())
-		} else {
-			j.PagesApplied = o.result.PagesApplied
-			j.PagesVerified = verifyCopy(target, d.settings, o.result.EndLSN, fail)
-		}
-	}
-	j.OK = true
-	for _, f := range j.Findings {
-		if f.Severity == report.Error {
-			j.OK = false
-		}
 	}
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
@@ -149,63 +116,4 @@ func checkVerifyDirs(c *cli.Context, s discovery.Layout) error {
 		}
 	}
 	return nil
-}
-
-// couldNotRun tells an error of the machine (the copy's directory refused, no space left, a
-// read-only or failing file system, no permission, no memory) from a failure of the data: verify
-// exits 2 for the first (it could not run), and reports the second as REPLAY_FAILED.
-func couldNotRun(err error) bool {
-	var te targetError
-	if errors.As(err, &te) {
-		return true
-	}
-	for _, e := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EIO, syscall.EACCES,
-		syscall.EPERM, syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EFBIG} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
-
-// verifyCopy checks a replayed copy: its log leaves nothing to recover and every page of every
-// datafile is valid and not newer than the end of the log. It returns the pages checked.
-func verifyCopy(dir string, src discovery.Layout, endLSN uint64, fail func(code, file, msg string)) int64 {
-	cp := &replay.Copy{Source: src, Target: dir}
-	logPath := cp.LogPath()
-	if cpLSN, end, err := redo.Ends(logPath); err != nil {
-		fail("COPY_LOG_NOT_CLEAN", logPath, err.Error())
-	} else if cpLSN != endLSN || end != cpLSN+16 {
-		fail("COPY_LOG_NOT_CLEAN", logPath, fmt.Sprintf("checkpoint %d, end of log %d: the server would run crash recovery", cpLSN, end))
-	}
-	ts, err := discovery.Scan(cp.Layout())
-	if err != nil {
-		fail("COPY_CORRUPT_PAGE", dir, err.Error())
-		return 0
-	}
-	var pages int64
-	for _, t := range ts {
-		if t.FoundBy == discovery.FoundTemporary || analysis.StaleISL(t) {
-			continue
-		}
-		f, err := discovery.OpenFile(t.Path)
-		if err != nil {
-			fail("COPY_CORRUPT_PAGE", t.Path, err.Error())
-			continue
-		}
-		r, err := discovery.Inspect(f, discovery.InspectOptions{Verify: true, To: -1, FutureLSN: endLSN})
-		f.Close()
-		if err != nil {
-			fail("COPY_CORRUPT_PAGE", t.Path, err.Error())
-			continue
-		}
-		pages += r.Pages
-		for _, no := range r.Corrupt {
-			fail("COPY_CORRUPT_PAGE", t.Path, fmt.Sprintf("page %d of the replayed copy: %s", no, r.Reasons[no]))
-		}
-		if len(r.Future) > 0 {
-			fail("COPY_PAGE_AHEAD_OF_LOG", t.Path, fmt.Sprintf("%d pages newer than the end of the log (first: page %d)", len(r.Future), r.Future[0]))
-		}
-	}
-	return pages
 }

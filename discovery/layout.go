@@ -172,3 +172,15 @@ func Within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
 }
+
+// InnoDBPageSize is innodb_page_size: the layout's setting, else the system tablespace's, else
+// 16 KiB; and where it came from ("flag", "system tablespace", "default").
+func (s Layout) InnoDBPageSize() (int, string) {
+	if s.PageSize != 0 {
+		return s.PageSize, "flag"
+	}
+	if n, err := SystemPageSize(s.SystemFile()); err == nil {
+		return n, "system tablespace"
+	}
+	return 16384, "default"
+}

@@ -29,11 +29,12 @@ func (r *recovery) pageReader(cached bool) discovery.PageReader {
 	}
 }
 
-// RecoveredUndo applies the log's records for the system tablespace (0) and the undo
-// tablespaces to in-memory images of their pages, read from the files opt.Copy describes (the
-// source: nothing is written), and reads the undo logs and the dictionary from the result.
-// opt.CopyPath maps a log file name to its file.
-func RecoveredUndo(sc *logformat.Scanner, opt RecoverOptions, spaces []discovery.Tablespace) (*analysis.UndoView, error) {
+// RecoveredUndo applies the log's records (sc, from the checkpoint) for the system tablespace
+// (0) and the undo tablespaces to in-memory images of their pages, read from the files of s
+// (nothing is written), and reads the undo logs and the dictionary from the result. It is the
+// diagnosis's analysis.UndoReader.
+func RecoveredUndo(sc *logformat.Scanner, s discovery.Layout, pageSize int, a *analysis.Analysis, spaces []discovery.Tablespace) (*analysis.UndoView, error) {
+	opt := RecoverOptions{Copy: s, PageSize: pageSize, Analysis: a, CopyPath: analysis.SourcePath(s.Datadir)}
 	only := map[uint32]bool{0: true}
 	for _, t := range spaces {
 		if t.FoundBy == discovery.FoundUndo && t.Error == "" {

@@ -1,0 +1,189 @@
+package analysis
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"innoscope/discovery"
+	"innoscope/logformat"
+	"innoscope/logformat/redo"
+	"innoscope/report"
+)
+
+// UndoReader gives the undo logs and the dictionary as crash recovery leaves them, from the
+// log scanned by sc (from its checkpoint) applied in memory to the files of s; the diagnosis
+// takes it from package replay, which applies records (replay.RecoveredUndo).
+type UndoReader func(sc *logformat.Scanner, s discovery.Layout, pageSize int, a *Analysis, ts []discovery.Tablespace) (*UndoView, error)
+
+// Options are the choices of a diagnosis.
+type Options struct {
+	Policy    Policy
+	SkipPages bool             // read only page 0 of each datafile
+	Scan      redo.ScanOptions // where the log's scan starts and ends, and where its notes go
+	Undo      UndoReader       // nil: the undo logs are not read (no UNCOMMITTED_DDL)
+	Progress  func(done, total int64)
+}
+
+// Diagnosis is what Run found.
+type Diagnosis struct {
+	Layout        discovery.Layout
+	Input         Input
+	Findings      []report.Finding
+	Summary       map[string]int // findings per severity name
+	CheckpointLSN uint64
+	// Analysis is the log from the checkpoint (an empty one when the log is unusable).
+	Analysis *Analysis
+}
+
+// Run diagnoses the data directory laid out as s: it compares the redo log, the files, their
+// pages and the dictionary (every finding carries an LSN: its record's, or the end of the log).
+// A log that cannot be used is one finding; the rest is still diagnosed.
+func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
+	if opt.Policy == "" {
+		opt.Policy = PolicyMariaDB
+	}
+	a, cpLSN, fs, err := readLayoutLog(s, opt.Scan)
+	logged := a // nil: no usable log; the files, pages and dictionary are still diagnosed
+	if err != nil {
+		fs, a = []report.Finding{logUnreadableFinding(s, err)}, &Analysis{Map: &Map{}}
+	}
+	fs = append(ServerFindings(s), fs...)
+	ts, err := discovery.Scan(s)
+	if err != nil {
+		return nil, err
+	}
+	in := Input{Datadir: s.Datadir, Analysis: logged, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: opt.Policy,
+		Pages: map[string]*discovery.Report{}, LogName: LogName(s)}
+	fs = append(fs, readDictionary(s, &in)...)
+	if logged != nil && opt.Undo != nil {
+		// A file that cannot be opened has its finding from the scan (UNREADABLE_DATAFILE).
+		var pathErr *os.PathError
+		if in.Undo, err = recoveredUndo(s, opt, logged, ts); err != nil && !errors.As(err, &pathErr) {
+			fs = append(fs, report.Finding{Severity: report.Info, Code: "UNDO_UNREADABLE", File: s.Datadir,
+				Message: "the undo logs as recovery leaves them could not be read, so transactions the crash left uncommitted are not looked at: " + err.Error()})
+		}
+	}
+	if opt.SkipPages {
+		ts = nil // only page 0 of each file (read by the scan) is looked at
+		fs = append(fs, report.Finding{Severity: report.Info, Code: "PAGES_NOT_CHECKED", File: s.Datadir,
+			Message: "--skip-pages: datafile pages were not verified, so corrupt pages and pages newer than the log are not reported"})
+	}
+	if err := inspectPages(ts, a.Map.EndLSN, in.Pages, opt.Progress); err != nil {
+		return nil, err
+	}
+	fs = append(fs, Diagnose(in)...)
+	sum := map[string]int{"error": 0, "warning": 0, "info": 0}
+	end := a.Map.EndLSN
+	for i := range fs {
+		sum[fs[i].Severity.String()]++
+		if fs[i].LSN == nil && logged != nil {
+			fs[i].LSN = &end // the point of the log at which the finding was evaluated
+		}
+	}
+	return &Diagnosis{Layout: s, Input: in, Findings: fs, Summary: sum, CheckpointLSN: cpLSN, Analysis: a}, nil
+}
+
+// readLayoutLog is ReadLog on the log of s.
+func readLayoutLog(s discovery.Layout, opt redo.ScanOptions) (*Analysis, uint64, []report.Finding, error) {
+	l, err := OpenLog(s, "")
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	defer l.Close()
+	return ReadLog(l, opt)
+}
+
+// readDictionary fills in SYS_TABLES, SYS_INDEXES and the doublewrite buffer's copies from the
+// system tablespace of s; a finding when the dictionary cannot be read.
+func readDictionary(s discovery.Layout, in *Input) []report.Finding {
+	sys, err := discovery.OpenFile(filepath.Join(s.SystemFile()))
+	if err != nil {
+		return nil // the scan reports the system tablespace
+	}
+	defer sys.Close()
+	var fs []report.Finding
+	if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
+		fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
+			Message: "SYS_TABLES could not be read, so only the redo log says which files should exist: " + err.Error()})
+	} else if in.Indexes, err = discovery.ReadDictIndexes(sys); err != nil {
+		fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
+			Message: "SYS_INDEXES could not be read: " + err.Error()})
+	}
+	in.Dblwr, _ = discovery.DoublewriteCopies(sys)
+	return fs
+}
+
+// recoveredUndo runs opt.Undo over the log of s from its checkpoint; nil for a log of 512-byte
+// blocks, which the diagnosis does not replay for this.
+func recoveredUndo(s discovery.Layout, opt Options, a *Analysis, ts []discovery.Tablespace) (*UndoView, error) {
+	l, err := OpenLog(s, "")
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	if l.V108() == nil {
+		return nil, nil
+	}
+	sc, _, err := l.Scanner(opt.Scan)
+	if err != nil {
+		return nil, err
+	}
+	return opt.Undo(sc, s, l.PageSize, a, ts)
+}
+
+// inspectPages verifies every page of the datafiles ts into pages (by path), pages newer than
+// endLSN included; the temporary tablespace and files the scan could not read are skipped.
+func inspectPages(ts []discovery.Tablespace, endLSN uint64, pages map[string]*discovery.Report, progress func(done, total int64)) error {
+	for i, t := range ts {
+		if progress != nil {
+			progress(int64(i), int64(len(ts)))
+		}
+		if t.Error != "" || t.FoundBy == discovery.FoundTemporary {
+			continue // the server deletes and recreates the temporary tablespace at start
+		}
+		f, err := discovery.OpenFile(t.Path)
+		if err != nil {
+			continue
+		}
+		r, err := discovery.Inspect(f, discovery.InspectOptions{Verify: true, To: -1, FutureLSN: endLSN})
+		f.Close()
+		if err != nil {
+			return err
+		}
+		pages[t.Path] = r
+	}
+	return nil
+}
+
+// ServerFindings is SERVER_RUNNING (error) when a server runs on the data directory of s: what
+// innoscope reads then is not what crash recovery would find.
+func ServerFindings(s discovery.Layout) []report.Finding {
+	l := discovery.RunningServer(s)
+	if l == nil {
+		return nil
+	}
+	return []report.Finding{{Severity: report.Error, Code: "SERVER_RUNNING", File: s.Datadir,
+		Message: l.String() + ": the server is running on this directory, its files change while they are read; stop it first"}}
+}
+
+// logUnreadableFinding is the one finding of a diagnosis whose redo log could not be used
+// (absent, unreadable, a format innoscope does not read, no valid checkpoint): the rest of the
+// report is made from the files, their pages and the dictionary alone.
+func logUnreadableFinding(s discovery.Layout, err error) report.Finding {
+	file := filepath.Join(s.LogFileDir(), "ib_logfile0")
+	var fe *logformat.FormatError
+	if errors.As(err, &fe) {
+		file = fe.File
+	}
+	msg := "the redo log could not be used, so nothing of it is checked against the files: " + err.Error()
+	if _, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && !errors.As(err, &fe) {
+		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")"
+	}
+	sev := report.Error // the server refuses it too
+	if redo.Encrypted(err) {
+		sev = report.Warning // the server reads it with its key management plugin
+	}
+	return report.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
+}

@@ -1,0 +1,213 @@
+package replay
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"innoscope/analysis"
+	"innoscope/discovery"
+	"innoscope/logformat/redo"
+	"innoscope/report"
+)
+
+// Source is a data directory opened read-only and analysed for recovery: its log, the
+// pre-pass over it from the checkpoint, and the .isl files the copy must point elsewhere.
+type Source struct {
+	Layout        discovery.Layout
+	Log           *redo.Log
+	CheckpointLSN uint64
+	Analysis      *analysis.Analysis
+	// Redirects are the .isl files whose copy names the file the log gives their table.
+	Redirects []analysis.ISLRedirect
+	scan      redo.ScanOptions
+}
+
+// Open opens the log of the data directory laid out as s and runs the pre-pass. It refuses,
+// before anything is copied, what the server would refuse to recover: an error finding of the
+// log, a missing system tablespace, an encrypted tablespace the log changes, a page 0 the server
+// cannot recover past.
+func Open(s discovery.Layout, scan redo.ScanOptions) (*Source, error) {
+	l, err := analysis.OpenLog(s, "")
+	if err != nil {
+		return nil, err
+	}
+	a, cpLSN, fs, err := analysis.Prepass(l, scan)
+	if err == nil {
+		for _, f := range fs {
+			if f.Severity == report.Error {
+				err = fmt.Errorf("%s: %s: %s", f.File, f.Code, f.Message)
+				break
+			}
+		}
+	}
+	if err == nil { // the server cannot start without its system tablespace: name it before copying
+		_, err = discovery.SystemPageSize(s.SystemFile())
+	}
+	var ts []discovery.Tablespace
+	if err == nil {
+		ts, err = discovery.Scan(s)
+	}
+	if err == nil {
+		err = refuseEncrypted(ts, a)
+	}
+	if err == nil { // a torn page 0 the server cannot recover past: say so before copying
+		err = analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts})
+	}
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts), scan: scan}, nil
+}
+
+// Close closes the source's log.
+func (p *Source) Close() error { return p.Log.Close() }
+
+// islRedirects reads SYS_TABLES (the tables the .isl files belong to) and returns the .isl files
+// the copy points at the file the log names (analysis.ISLRedirects); none if SYS_TABLES cannot
+// be read (the copy then keeps every link as the source has it).
+func islRedirects(s discovery.Layout, a *analysis.Analysis, ts []discovery.Tablespace) []analysis.ISLRedirect {
+	sys, err := discovery.OpenFile(filepath.Join(s.SystemFile()))
+	if err != nil {
+		return nil
+	}
+	defer sys.Close()
+	dict, err := discovery.ReadDictTables(sys)
+	if err != nil {
+		return nil
+	}
+	return analysis.ISLRedirects(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts, Dict: dict})
+}
+
+// refuseEncrypted fails when a tablespace the log changes is encrypted (innoscope has no keys),
+// before anything is copied.
+func refuseEncrypted(ts []discovery.Tablespace, a *analysis.Analysis) error {
+	touched := map[uint32]bool{}
+	for id := range a.Pages {
+		touched[id.Space] = true
+	}
+	for _, t := range ts {
+		// A file whose page 0 cannot be read is reported by recovery, with the page it needs.
+		if t.Error == "" && touched[t.SpaceID] && t.Encryption != discovery.CryptUnencrypted {
+			return fmt.Errorf("%s: tablespace %d is encrypted (scheme %d on page 0) and the log changes it: innoscope cannot decrypt; recover with the server and its key management plugin",
+				t.Path, t.SpaceID, t.Encryption)
+		}
+	}
+	return nil
+}
+
+// Plan is what a dry run reports: pages with records per space, and the file events.
+type Plan struct {
+	CheckpointLSN uint64            `json:"checkpoint_lsn"`
+	EndLSN        uint64            `json:"end_lsn"`
+	PageRecords   int               `json:"page_records"`
+	PagesBySpace  map[uint32]int    `json:"pages_by_space"`
+	FileEvents    []analysis.Space  `json:"file_events"`
+	Trims         map[uint32]uint32 `json:"undo_truncations"`
+}
+
+// Plan says what Run would apply.
+func (p *Source) Plan() *Plan {
+	pl := &Plan{CheckpointLSN: p.CheckpointLSN, EndLSN: p.Analysis.Map.EndLSN, PageRecords: p.Analysis.PageRecords,
+		PagesBySpace: map[uint32]int{}, FileEvents: []analysis.Space{}, Trims: map[uint32]uint32{}}
+	for id := range p.Analysis.Pages {
+		pl.PagesBySpace[id.Space]++
+	}
+	for _, s := range p.Analysis.Map.Sorted() {
+		pl.FileEvents = append(pl.FileEvents, *s)
+	}
+	for id, t := range p.Analysis.Trims {
+		pl.Trims[id] = t.Pages
+	}
+	return pl
+}
+
+// TargetError is a refusal of the copy's directory (overlap, not empty, in use): a usage
+// error, never a finding about the data.
+type TargetError struct{ error }
+
+func (e TargetError) Unwrap() error { return e.error }
+
+// RunOptions are where and how Run makes the copy.
+type RunOptions struct {
+	Target   string // the copy (a new or empty directory)
+	External string // where files from outside the data directory go ("": Target+ExternalSuffix)
+	Force    bool   // use an existing empty Target, or restart an interrupted one
+	// CacheBytes bounds the page images held in memory (0: 512 MiB).
+	CacheBytes int64
+	// CopyProgress and ApplyProgress, if set, are called with the bytes copied and the records
+	// applied, and their totals.
+	CopyProgress, ApplyProgress func(done, total int64)
+}
+
+// Outcome is what Run did.
+type Outcome struct {
+	Copy   CopyStats
+	Result *RecoverResult
+	// Seconds is the wall time of each phase: copy, replay (reading, applying and writing
+	// pages, file operations, fsync), log (writing the new redo log).
+	Seconds map[string]float64
+}
+
+// Run copies the source into opt.Target, replays the log into the copy and resets the copy's
+// log. Until it has finished the copy holds IncompleteMarker and a log the server refuses.
+func (p *Source) Run(opt RunOptions) (*Outcome, error) {
+	s := p.Layout
+	if opt.CacheBytes == 0 {
+		opt.CacheBytes = 512 << 20
+	}
+	o := &Outcome{Seconds: map[string]float64{}}
+	cp := &Copy{Source: s, Target: opt.Target, External: opt.External, Redirect: map[string]string{}}
+	for _, r := range p.Redirects {
+		cp.Redirect[discovery.ResolvePath(r.ISL)] = r.Target
+	}
+	lock, err := cp.Lock(opt.Force)
+	if err != nil {
+		return nil, TargetError{err}
+	}
+	defer lock.Unlock()
+	var total int64
+	filepath.Walk(s.Datadir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			total += fi.Size()
+		}
+		return nil
+	})
+	t0 := time.Now()
+	var copied int64
+	o.Copy, err = cp.Make(func(n int64) {
+		copied += n
+		if opt.CopyProgress != nil {
+			opt.CopyProgress(copied, total)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("copying %s to %s: %w", s.Datadir, opt.Target, err)
+	}
+	t1 := time.Now()
+	sc, _, err := p.Log.Scanner(p.scan)
+	if err != nil {
+		return nil, err
+	}
+	o.Result, err = Recover(sc, RecoverOptions{Copy: cp.Layout(), PageSize: p.Log.PageSize, Analysis: p.Analysis,
+		CopyPath: cp.Path, CacheBytes: opt.CacheBytes, Progress: func(done, total int) {
+			if opt.ApplyProgress != nil {
+				opt.ApplyProgress(int64(done), int64(total))
+			}
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", opt.Target, err)
+	}
+	t2 := time.Now()
+	if err := ResetLog(cp.LogPath(), p.Log.Size, o.Result.EndLSN); err != nil {
+		return nil, err
+	}
+	if err := cp.Finish(); err != nil {
+		return nil, err
+	}
+	o.Seconds["copy"], o.Seconds["replay"], o.Seconds["log"] =
+		t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), time.Since(t2).Seconds()
+	return o, nil
+}

@@ -1,0 +1,122 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+
+	"innoscope/analysis"
+	"innoscope/discovery"
+	"innoscope/logformat/redo"
+	"innoscope/report"
+)
+
+// Verification is what Verify found: the diagnosis's findings and those of the replay and of
+// the replayed copy (REPLAY_FAILED, COPY_CORRUPT_PAGE, COPY_PAGE_AHEAD_OF_LOG,
+// COPY_LOG_NOT_CLEAN). OK: none is an error.
+type Verification struct {
+	OK            bool             `json:"ok"`
+	Datadir       string           `json:"datadir"`
+	CheckpointLSN uint64           `json:"checkpoint_lsn"`
+	EndLSN        uint64           `json:"end_lsn"`
+	PagesApplied  int              `json:"pages_applied"`
+	PagesVerified int64            `json:"pages_verified"` // pages of the copy checked
+	Copy          string           `json:"copy,omitempty"` // the kept copy
+	Findings      []report.Finding `json:"findings"`
+}
+
+// Verify diagnoses the data directory laid out as s (opt: the diagnosis's options), replays
+// its recovery into run.Target (a new directory) and checks every page of the copy and its log.
+// It returns an error only when it could not run (CouldNotRun); a recovery that fails is the
+// finding REPLAY_FAILED.
+func Verify(s discovery.Layout, opt analysis.Options, run RunOptions) (*Verification, error) {
+	d, err := analysis.Run(s, opt)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verification{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN, Findings: d.Findings}
+	end := v.EndLSN
+	fail := func(code, file, msg string) {
+		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Code: code, File: file, LSN: &end, Message: msg})
+	}
+	if p, err := Open(s, opt.Scan); err != nil {
+		fail("REPLAY_FAILED", d.Layout.Datadir, "recovery cannot be replayed: "+err.Error())
+	} else {
+		o, err := p.Run(run)
+		p.Close()
+		if err != nil && CouldNotRun(err) {
+			return nil, err
+		} else if err != nil {
+			fail("REPLAY_FAILED", run.Target, err.Error())
+		} else {
+			v.PagesApplied = o.Result.PagesApplied
+			v.PagesVerified = CheckCopy(run.Target, d.Layout, o.Result.EndLSN, fail)
+		}
+	}
+	v.OK = true
+	for _, f := range v.Findings {
+		if f.Severity == report.Error {
+			v.OK = false
+		}
+	}
+	return v, nil
+}
+
+// CouldNotRun tells an error of the machine (the copy's directory refused, no space left, a
+// read-only or failing file system, no permission, no memory) from a failure of the data.
+func CouldNotRun(err error) bool {
+	var te TargetError
+	if errors.As(err, &te) {
+		return true
+	}
+	for _, e := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EIO, syscall.EACCES,
+		syscall.EPERM, syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EFBIG} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckCopy checks a replayed copy in dir of the source laid out as src: its log leaves nothing
+// to recover and every page of every datafile is valid and not newer than the end of the log;
+// each fault is passed to fail. It returns the pages checked.
+func CheckCopy(dir string, src discovery.Layout, endLSN uint64, fail func(code, file, msg string)) int64 {
+	cp := &Copy{Source: src, Target: dir}
+	logPath := cp.LogPath()
+	if cpLSN, end, err := redo.Ends(logPath); err != nil {
+		fail("COPY_LOG_NOT_CLEAN", logPath, err.Error())
+	} else if cpLSN != endLSN || end != cpLSN+16 {
+		fail("COPY_LOG_NOT_CLEAN", logPath, fmt.Sprintf("checkpoint %d, end of log %d: the server would run crash recovery", cpLSN, end))
+	}
+	ts, err := discovery.Scan(cp.Layout())
+	if err != nil {
+		fail("COPY_CORRUPT_PAGE", dir, err.Error())
+		return 0
+	}
+	var pages int64
+	for _, t := range ts {
+		if t.FoundBy == discovery.FoundTemporary || analysis.StaleISL(t) {
+			continue
+		}
+		f, err := discovery.OpenFile(t.Path)
+		if err != nil {
+			fail("COPY_CORRUPT_PAGE", t.Path, err.Error())
+			continue
+		}
+		r, err := discovery.Inspect(f, discovery.InspectOptions{Verify: true, To: -1, FutureLSN: endLSN})
+		f.Close()
+		if err != nil {
+			fail("COPY_CORRUPT_PAGE", t.Path, err.Error())
+			continue
+		}
+		pages += r.Pages
+		for _, no := range r.Corrupt {
+			fail("COPY_CORRUPT_PAGE", t.Path, fmt.Sprintf("page %d of the replayed copy: %s", no, r.Reasons[no]))
+		}
+		if len(r.Future) > 0 {
+			fail("COPY_PAGE_AHEAD_OF_LOG", t.Path, fmt.Sprintf("%d pages newer than the end of the log (first: page %d)", len(r.Future), r.Future[0]))
+		}
+	}
+	return pages
+}
