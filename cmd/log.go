@@ -53,80 +53,26 @@ func logHeader(c *cli.Context) error {
 	if out.JSON {
 		return writeJSON(c, out, d, fs)
 	}
-	if d.Blocks != nil {
-		err = blockHeaderTable(out, d)
-	} else {
-		err = headerTable(out, d, fs)
-	}
-	if err != nil {
+	if err := out.Table([]string{"FIELD", "VALUE"}, d.Fields()); err != nil {
 		return err
+	}
+	paint := func(good bool, v string) string {
+		if good {
+			return out.Paint(report.Good, v)
+		}
+		return out.Paint(report.Bad, v)
+	}
+	if rows := d.CheckpointRows(paint); rows != nil {
+		if err := out.Table(redo.CheckpointHeader, rows); err != nil {
+			return err
+		}
+		if len(fs) > 0 {
+			if err := out.Findings(fs); err != nil {
+				return err
+			}
+		}
 	}
 	return finish(c, fs)
-}
-
-// headerTable prints `log header` for a log of 4 KiB-aligned checkpoint blocks and a CRC-32C
-// header, with the findings fs.
-func headerTable(out *report.Output, d *redo.Description, fs []report.Finding) error {
-	err := out.Table([]string{"FIELD", "VALUE"}, [][]string{
-		{"log file", d.LogFile},
-		{"format", fmt.Sprintf("%s (0x%08x)", d.Format, d.FormatID)},
-		{"creator", d.Creator},
-		{"first LSN", fmt.Sprint(d.FirstLSN)},
-		{"file size", fmt.Sprintf("%d bytes (ring capacity %d)", d.FileSize, d.Capacity)},
-		{"encrypted", fmt.Sprint(d.Encrypted)},
-		{"header CRC-32C", fmt.Sprintf("0x%08x (valid)", d.HeaderCRC)},
-	})
-	if err != nil {
-		return err
-	}
-	var rows [][]string
-	for _, cp := range d.Checkpoints {
-		valid, used := out.Paint(report.Good, "valid"), ""
-		if !cp.Valid {
-			valid = out.Paint(report.Bad, "rejected: "+cp.Reason)
-		}
-		if cp.Selected {
-			used = "recovery starts here"
-		}
-		rows = append(rows, []string{fmt.Sprint(cp.Offset), fmt.Sprint(cp.LSN), fmt.Sprint(cp.EndLSN), valid, used})
-	}
-	if err := out.Table([]string{"BLOCK OFFSET", "CHECKPOINT LSN", "END LSN", "VALIDITY", "USED"}, rows); err != nil {
-		return err
-	}
-	if len(fs) > 0 {
-		return out.Findings(fs)
-	}
-	return nil
-}
-
-// blockHeaderTable prints `log header` for a log of 512-byte blocks.
-func blockHeaderTable(out *report.Output, d *redo.Description) error {
-	b := d.Blocks
-	rows := [][]string{
-		{"log file", d.LogFile}, {"format", fmt.Sprintf("%s (%d)", d.Format, d.FormatID)}, {"creator", d.Creator},
-		{"start LSN", fmt.Sprint(d.FirstLSN)}, {"file size", fmt.Sprint(d.FileSize)},
-		{"blocks", fmt.Sprintf("%d valid; written data ends at LSN %d (%s: %s)", b.Count, b.EndLSN, b.StopReason, b.StopDetail)},
-		{"records", "MLOG records: see log records / log stats (--from-lsn 1 for the whole file)"},
-	}
-	if d.RingFiles > 0 {
-		rows[4] = []string{"files", fmt.Sprintf("%d of %d bytes, %d bytes of log in the ring", d.RingFiles, d.FileSize, d.Capacity)}
-		rows[5][1] = fmt.Sprintf("from the checkpoint's block: %d valid; written data ends at LSN %d (%s: %s)", b.Count, b.EndLSN, b.StopReason, b.StopDetail)
-		rows[6][1] = "MLOG records: see log records / log stats (--from-lsn LSN to start before the checkpoint)"
-	}
-	for _, cp := range d.Checkpoints {
-		v := "valid"
-		if !cp.Valid {
-			v = "rejected: " + cp.Reason
-		}
-		if cp.Selected {
-			v += " (recovery starts here)"
-		}
-		if d.RingFiles > 0 {
-			v = fmt.Sprintf("number %d, %s", cp.No, v)
-		}
-		rows = append(rows, []string{fmt.Sprintf("checkpoint at %d", cp.Offset), fmt.Sprintf("LSN %d, %s", cp.LSN, v)})
-	}
-	return out.Table([]string{"FIELD", "VALUE"}, rows)
 }
 
 // scanOptions are where the command's --from-lsn and --to-lsn start and end a scan.

@@ -132,16 +132,10 @@ func logStats(c *cli.Context) error {
 	if out.JSON {
 		return writeJSON(c, out, j, fs)
 	}
-	if err := out.Table([]string{"FIELD", "VALUE"}, statsRows(j)); err != nil {
+	if err := out.Table([]string{"FIELD", "VALUE"}, j.Fields()); err != nil {
 		return err
 	}
-	var trows [][]string
-	for _, name := range j.TypeNames {
-		if n := j.RecordsByType[name]; n > 0 {
-			trows = append(trows, []string{name, fmt.Sprint(n)})
-		}
-	}
-	if err := out.Table([]string{"RECORD TYPE", "COUNT"}, trows); err != nil {
+	if err := out.Table([]string{"RECORD TYPE", "COUNT"}, j.TypeRows()); err != nil {
 		return err
 	}
 	if len(fs) > 0 {
@@ -150,29 +144,4 @@ func logStats(c *cli.Context) error {
 		}
 	}
 	return finish(c, fs)
-}
-
-// statsRows are the summary rows of the `log stats` table.
-func statsRows(j *redo.Stats) [][]string {
-	if j.Blocks {
-		return [][]string{
-			{"log file", j.LogFile}, {"format", j.Format}, {"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
-			{"decoded", fmt.Sprintf("LSN %d to %d", j.StartLSN, j.EndLSN)},
-			{"scan stopped", fmt.Sprintf("%s: %s", j.StopReason, j.StopDetail)},
-			{"mini-transactions", fmt.Sprint(j.MTRCount)}, {"records", fmt.Sprint(j.RecordCount)},
-			{"pages touched", fmt.Sprint(j.PagesTouched)}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
-		}
-	}
-	return [][]string{
-		{"log file", j.LogFile},
-		{"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
-		{"end of log LSN", fmt.Sprint(j.EndLSN)},
-		{"scan stopped", fmt.Sprintf("%s: %s (file offset %d)", j.StopReason, j.StopDetail, j.StopOffset)},
-		{"bytes scanned", fmt.Sprint(j.Bytes)},
-		{"mini-transactions", fmt.Sprint(j.MTRCount)},
-		{"records", fmt.Sprint(j.RecordCount)},
-		{"pages touched", fmt.Sprint(j.PagesTouched)},
-		{"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
-		{"page size", fmt.Sprintf("%d (%s)", j.PageSize, j.PageSizeSource)},
-	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/report"
 )
@@ -28,30 +29,6 @@ type pagesJSON struct {
 	*discovery.Report
 	PageList []discovery.PageInfo `json:"page_list,omitempty"`
 	Findings []report.Finding     `json:"findings"`
-}
-
-func pagesFindings(r *discovery.Report) []report.Finding {
-	fs := []report.Finding{}
-	sp := r.SpaceID
-	for _, no := range r.Corrupt {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE", SpaceID: &sp, File: r.Path,
-			Message: fmt.Sprintf("page %d: %s", no, r.Reasons[no])})
-	}
-	var only []int64 // valid for the server, rejected by innochecksum
-	for _, no := range r.InnochecksumCorrupt {
-		if i := sort.Search(len(r.Corrupt), func(i int) bool { return r.Corrupt[i] >= no }); i == len(r.Corrupt) || r.Corrupt[i] != no {
-			only = append(only, no)
-		}
-	}
-	if len(only) > 0 {
-		msg := fmt.Sprintf("%d pages valid for the server but reported by innochecksum 10.11 (first: page %d: %s)",
-			len(only), only[0], r.Reasons[only[0]])
-		if r.InnochecksumStops {
-			msg += "; innochecksum stops at page 0 and checks nothing after it"
-		}
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "INNOCHECKSUM_REJECTS", SpaceID: &sp, File: r.Path, Message: msg})
-	}
-	return fs
 }
 
 func pagesAction(c *cli.Context) error {
@@ -100,7 +77,7 @@ func pagesAction(c *cli.Context) error {
 	}
 	fs := []report.Finding{}
 	if opt.Verify {
-		fs = pagesFindings(r)
+		fs = analysis.PageFindings(r)
 	}
 	if out.JSON {
 		return writeJSON(c, out, pagesJSON{Report: r, PageList: list, Findings: fs}, fs)

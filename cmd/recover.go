@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/urfave/cli/v2"
 
@@ -94,7 +93,7 @@ func recoverAction(c *cli.Context) error {
 	for _, l := range o.Result.Links {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", l)
 	}
-	return printRecovery(out, into, &o.Copy, o.Result, o.Seconds)
+	return printRecovery(out, into, o)
 }
 
 // openSource opens the command's data directory for recovery (replay.Open), refusing a live
@@ -131,78 +130,20 @@ func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, erro
 
 func printPlan(out *report.Output, pl *replay.Plan) error {
 	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords)
-	ids := make([]uint32, 0, len(pl.PagesBySpace))
-	for id := range pl.PagesBySpace {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	var rows [][]string
-	for _, id := range ids {
-		name := ""
-		for _, s := range pl.FileEvents {
-			if s.ID == id {
-				name = s.Name
-			}
-		}
-		rows = append(rows, []string{fmt.Sprint(id), name, fmt.Sprint(pl.PagesBySpace[id])})
-	}
-	if err := out.Table([]string{"SPACE", "FILE", "PAGES"}, rows); err != nil {
+	if err := out.Table([]string{"SPACE", "FILE", "PAGES"}, pl.SpaceRows()); err != nil {
 		return err
 	}
-	rows = nil
-	for _, s := range pl.FileEvents {
-		for _, e := range s.Events {
-			name := e.Name
-			if e.NewName != "" {
-				name += " -> " + e.NewName
-			}
-			rows = append(rows, []string{fmt.Sprint(e.LSN), string(e.Kind), fmt.Sprint(s.ID), name})
-		}
-	}
-	for id, n := range pl.Trims {
-		rows = append(rows, []string{"", "truncate", fmt.Sprint(id), fmt.Sprintf("undo tablespace to %d pages", n)})
-	}
-	return out.Table([]string{"LSN", "FILE OPERATION", "SPACE", "NAME"}, rows)
+	return out.Table([]string{"LSN", "FILE OPERATION", "SPACE", "NAME"}, pl.EventRows())
 }
 
-func printRecovery(out *report.Output, into string, st *replay.CopyStats, r *replay.RecoverResult, sec map[string]float64) error {
-	rows := [][]string{
-		{"copy", into},
-		{"files copied", fmt.Sprintf("%d (%d bytes, %d bytes left as holes, %d external, %d .isl relinked)",
-			st.Files, st.Bytes, st.Holes, st.External, st.Relinked)},
-		{"checkpoint LSN", fmt.Sprint(r.CheckpointLSN)},
-		{"end of log LSN", fmt.Sprint(r.EndLSN)},
-		{"mini-transactions", fmt.Sprint(r.MTRs)},
-		{"records applied", fmt.Sprint(r.RecordsApplied)},
-		{"records skipped", fmt.Sprintf("%d (already in the page, before an INIT_PAGE, or of dropped/truncated spaces)", r.RecordsSkipped)},
-		{"pages read / applied", fmt.Sprintf("%d / %d (%d from the doublewrite buffer, %d freed)", r.PagesRead, r.PagesApplied, r.PagesFromDblwr, r.PagesFreed)},
-		{"batches", fmt.Sprint(r.Batches)},
-		{"seconds", fmt.Sprintf("copy %.2f, replay %.2f, log %.2f", sec["copy"], sec["replay"], sec["log"])},
-	}
-	if err := out.Table([]string{"FIELD", "VALUE"}, rows); err != nil {
+func printRecovery(out *report.Output, into string, o *replay.Outcome) error {
+	if err := out.Table([]string{"FIELD", "VALUE"}, o.Fields(into)); err != nil {
 		return err
 	}
-	rows = nil
-	for _, s := range r.Spaces {
-		var ops []string
-		if s.Created {
-			ops = append(ops, "created")
-		}
-		if s.RenamedFrom != "" {
-			ops = append(ops, "renamed from "+s.RenamedFrom)
-		}
-		if s.TrimmedTo > 0 {
-			ops = append(ops, fmt.Sprintf("truncated to %d pages", s.TrimmedTo))
-		}
-		if s.ExtendedTo > 0 {
-			ops = append(ops, fmt.Sprintf("extended to %d pages", s.ExtendedTo))
-		}
-		rows = append(rows, []string{fmt.Sprint(s.ID), s.Path, fmt.Sprint(s.PagesWritten), fmt.Sprint(ops)})
-	}
-	if err := out.Table([]string{"SPACE", "FILE", "PAGES WRITTEN", "FILE OPERATIONS"}, rows); err != nil {
+	if err := out.Table([]string{"SPACE", "FILE", "PAGES WRITTEN", "FILE OPERATIONS"}, o.Result.SpaceRows()); err != nil {
 		return err
 	}
-	fmt.Fprintf(out.Writer(), "recovered: the copy has nothing left to recover (log reset at LSN %d)\n", r.EndLSN)
+	fmt.Fprintf(out.Writer(), "recovered: the copy has nothing left to recover (log reset at LSN %d)\n", o.Result.EndLSN)
 	return nil
 }
 

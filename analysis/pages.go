@@ -1,0 +1,35 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+
+	"innoscope/discovery"
+	"innoscope/report"
+)
+
+// PageFindings are the findings of a verified datafile: CORRUPT_PAGE (error) for each page the
+// server rejects, and INNOCHECKSUM_REJECTS (info) for the pages only innochecksum 10.11 rejects.
+func PageFindings(r *discovery.Report) []report.Finding {
+	fs := []report.Finding{}
+	sp := r.SpaceID
+	for _, no := range r.Corrupt {
+		fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE", SpaceID: &sp, File: r.Path,
+			Message: fmt.Sprintf("page %d: %s", no, r.Reasons[no])})
+	}
+	var only []int64 // valid for the server, rejected by innochecksum
+	for _, no := range r.InnochecksumCorrupt {
+		if i := sort.Search(len(r.Corrupt), func(i int) bool { return r.Corrupt[i] >= no }); i == len(r.Corrupt) || r.Corrupt[i] != no {
+			only = append(only, no)
+		}
+	}
+	if len(only) > 0 {
+		msg := fmt.Sprintf("%d pages valid for the server but reported by innochecksum 10.11 (first: page %d: %s)",
+			len(only), only[0], r.Reasons[only[0]])
+		if r.InnochecksumStops {
+			msg += "; innochecksum stops at page 0 and checks nothing after it"
+		}
+		fs = append(fs, report.Finding{Severity: report.Info, Code: "INNOCHECKSUM_REJECTS", SpaceID: &sp, File: r.Path, Message: msg})
+	}
+	return fs
+}
