@@ -1,10 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-	"path"
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"innoscope/logformat/redo"
@@ -79,37 +75,3 @@ func logHeader(c *cli.Context) error {
 func scanOptions(c *cli.Context) redo.ScanOptions {
 	return redo.ScanOptions{From: c.Uint64("from-lsn"), To: c.Uint64("to-lsn"), Notes: c.App.ErrWriter}
 }
-
-// typeFilter matches record type names against comma-separated names or globs; known are the
-// names of the log format's record types.
-func typeFilter(spec string, known []string) (func(name string) bool, error) {
-	if spec == "" {
-		return func(string) bool { return true }, nil
-	}
-	want := map[string]bool{}
-	for _, pat := range strings.Split(spec, ",") {
-		pat = strings.ToUpper(strings.TrimSpace(pat))
-		n := 0
-		for _, name := range known {
-			if ok, err := path.Match(pat, name); err != nil {
-				return nil, fmt.Errorf("--type %q: %v", pat, err)
-			} else if ok {
-				want[name] = true
-				n++
-			}
-		}
-		if n == 0 {
-			return nil, fmt.Errorf("--type %q matches no record type", pat)
-		}
-	}
-	return func(name string) bool { return want[name] }, nil
-}
-
-// The --json shapes of the log commands (names the tests decode them into).
-type (
-	headerJSON     = redo.Description
-	checkpointJSON = redo.CheckpointInfo
-	blocksJSON     = redo.BlockWalk
-	statsJSON      = redo.Stats
-	recordJSON     = redo.Record
-)

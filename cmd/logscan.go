@@ -19,9 +19,9 @@ func logRecords(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	match, err := typeFilter(c.String("type"), l.TypeNames())
+	match, err := l.TypeFilter(c.String("type"))
 	if err != nil {
-		return err
+		return fmt.Errorf("--type %w", err)
 	}
 	rp, err := newRecordPrinter(c, l.TypeWidth())
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
-	"innoscope/discovery"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -46,7 +45,7 @@ func verifyAction(c *cli.Context) error {
 	if err := refuseLive(c, s); err != nil {
 		return err
 	}
-	if err := checkVerifyDirs(c, s); err != nil {
+	if err := replay.CheckScratch(s, c.String("tmpdir"), c.String("keep")); err != nil {
 		return err
 	}
 	target := absFlag(c, "keep")
@@ -95,25 +94,4 @@ func verifyAction(c *cli.Context) error {
 	fmt.Fprintf(out.Writer(), "%s: %s: replayed %d..%d, %d pages applied, %d pages of the copy verified\n",
 		j.Datadir, verdict, j.CheckpointLSN, j.EndLSN, j.PagesApplied, j.PagesVerified)
 	return finish(c, j.Findings)
-}
-
-// checkVerifyDirs refuses, before anything is created, a --tmpdir (or the system temporary
-// directory) inside a place the source is read from, and a --keep that overlaps one.
-func checkVerifyDirs(c *cli.Context, s discovery.Layout) error {
-	src := &replay.Copy{Source: s}
-	tmp := c.String("tmpdir")
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	if loc := src.Inside(tmp); loc != "" {
-		return fmt.Errorf("--tmpdir %s is inside %s, which the source is read from: the temporary copy must be elsewhere", tmp, loc)
-	}
-	if k := c.String("keep"); k != "" {
-		for _, d := range []string{k, k + replay.ExternalSuffix} {
-			if err := src.CheckOverlap("--keep", d); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

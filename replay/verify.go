@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"os"
 	"syscall"
 
 	"innoscope/analysis"
@@ -119,4 +120,25 @@ func CheckCopy(dir string, src discovery.Layout, endLSN uint64, fail func(code, 
 		}
 	}
 	return pages
+}
+
+// CheckScratch refuses, before anything is created, a scratch directory tmp ("": the system
+// temporary directory) inside a place the source laid out as s is read from, and a kept copy
+// keep ("": none) that overlaps one.
+func CheckScratch(s discovery.Layout, tmp, keep string) error {
+	src := &Copy{Source: s}
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	if loc := src.Inside(tmp); loc != "" {
+		return fmt.Errorf("--tmpdir %s is inside %s, which the source is read from: the temporary copy must be elsewhere", tmp, loc)
+	}
+	if keep != "" {
+		for _, d := range []string{keep, keep + ExternalSuffix} {
+			if err := src.CheckOverlap("--keep", d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

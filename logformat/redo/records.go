@@ -2,6 +2,8 @@ package redo
 
 import (
 	"fmt"
+	"path"
+	"strings"
 
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
@@ -214,4 +216,29 @@ func fileCheckpointEnd(m *logformat.MTR, cpLSN, found uint64) uint64 {
 		}
 	}
 	return 0
+}
+
+// TypeFilter matches record type names against spec, comma-separated names or globs of the
+// log format's record types (TypeNames); "" matches every type.
+func (l *Log) TypeFilter(spec string) (func(name string) bool, error) {
+	if spec == "" {
+		return func(string) bool { return true }, nil
+	}
+	want := map[string]bool{}
+	for _, pat := range strings.Split(spec, ",") {
+		pat = strings.ToUpper(strings.TrimSpace(pat))
+		n := 0
+		for _, name := range l.TypeNames() {
+			if ok, err := path.Match(pat, name); err != nil {
+				return nil, fmt.Errorf("%q: %v", pat, err)
+			} else if ok {
+				want[name] = true
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%q matches no record type", pat)
+		}
+	}
+	return func(name string) bool { return want[name] }, nil
 }
