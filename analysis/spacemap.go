@@ -1,7 +1,8 @@
 // Package analysis says what crash recovery will do with a data directory, and why, without
-// writing anything: the space id → file map and the pages the redo log names (Analyze), the
-// findings that compare the log, the files, their pages and the dictionary (Diagnose), and
-// the plans recovery follows (page-0 refusals, .isl redirects, the rollback of uncommitted DDL).
+// writing anything: the redo log read once from its checkpoint (ReadLog, Prepass, MapLog) into
+// the space id → file map and the pages it names (Analysis), the diagnosis that compares the
+// log, the files, their pages and the dictionary (Run, Diagnose), and the plans recovery
+// follows (page-0 refusals, .isl redirects, the rollback of uncommitted DDL).
 package analysis
 
 import (
