@@ -35,6 +35,8 @@ type Diagnosis struct {
 	CheckpointLSN uint64
 	// Analysis is the log from the checkpoint (an empty one when the log is unusable).
 	Analysis *Analysis
+	// LogFindings are the log's own findings among Findings (ReadLog's).
+	LogFindings []report.Finding
 }
 
 // Run diagnoses the data directory laid out as s: it compares the redo log, the files, their
@@ -45,6 +47,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 		opt.Policy = PolicyMariaDB
 	}
 	a, cpLSN, fs, err := readLayoutLog(s, opt.Scan)
+	logFs := append([]report.Finding(nil), fs...)
 	logged := a // nil: no usable log; the files, pages and dictionary are still diagnosed
 	if err != nil {
 		fs, a = []report.Finding{logUnreadableFinding(s, err)}, &Analysis{Map: &Map{}}
@@ -82,7 +85,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 			fs[i].LSN = &end // the point of the log at which the finding was evaluated
 		}
 	}
-	return &Diagnosis{Layout: s, Input: in, Findings: fs, Summary: sum, CheckpointLSN: cpLSN, Analysis: a}, nil
+	return &Diagnosis{Layout: s, Input: in, Findings: fs, Summary: sum, CheckpointLSN: cpLSN, Analysis: a, LogFindings: logFs}, nil
 }
 
 // readLayoutLog is ReadLog on the log of s.

@@ -34,12 +34,42 @@ func Open(s discovery.Layout, scan redo.ScanOptions) (*Source, error) {
 		return nil, err
 	}
 	a, cpLSN, fs, err := analysis.Prepass(l, scan)
-	if err == nil {
-		for _, f := range fs {
-			if f.Severity == report.Error {
-				err = fmt.Errorf("%s: %s: %s", f.File, f.Code, f.Message)
-				break
-			}
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	return prepare(s, l, a, cpLSN, fs, scan)
+}
+
+// OpenDiagnosed is Open for the source the diagnosis d read: recovery follows d's reading of
+// the log instead of reading it again.
+func OpenDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions) (*Source, error) {
+	if d.Input.Analysis == nil {
+		return Open(d.Layout, scan) // the log was unusable: Open says why
+	}
+	l, err := analysis.OpenLog(d.Layout, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := l.Replayable(); err != nil {
+		l.Close()
+		return nil, err
+	}
+	if err := l.RecoveryStart(); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return prepare(d.Layout, l, d.Analysis, d.CheckpointLSN, d.LogFindings, scan)
+}
+
+// prepare refuses what the server would refuse to recover (see Open) and finds the .isl
+// redirects; it closes l when it refuses.
+func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64, fs []report.Finding, scan redo.ScanOptions) (*Source, error) {
+	var err error
+	for _, f := range fs {
+		if f.Severity == report.Error {
+			err = fmt.Errorf("%s: %s: %s", f.File, f.Code, f.Message)
+			break
 		}
 	}
 	if err == nil { // the server cannot start without its system tablespace: name it before copying

@@ -40,7 +40,7 @@ func Verify(s discovery.Layout, opt analysis.Options, run RunOptions) (*Verifica
 	fail := func(code, file, msg string) {
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Code: code, File: file, LSN: &end, Message: msg})
 	}
-	if p, err := Open(s, opt.Scan); err != nil {
+	if p, err := OpenDiagnosed(d, opt.Scan); err != nil {
 		fail("REPLAY_FAILED", d.Layout.Datadir, "recovery cannot be replayed: "+err.Error())
 	} else {
 		o, err := p.Run(run)
