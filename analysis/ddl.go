@@ -57,7 +57,9 @@ func deferredFinding(in Input, e expectation, t discovery.Tablespace) *report.Fi
 }
 
 // ddlLogFindings: the statements ddl_recovery.log makes the server complete or revert after
-// crash recovery (DDL_RECOVERY, info), and the db/table names their actions touch.
+// crash recovery (DDL_RECOVERY, info), those it cannot complete (DDL_RECOVERY_FAILS, error:
+// ddlRecoveryFailures), and the db/table names their actions touch, without those whose file
+// blocks a failing rename.
 func ddlLogFindings(in Input) ([]report.Finding, map[string]bool) {
 	path := filepath.Join(in.Datadir, "ddl_recovery.log")
 	l, err := discovery.ReadDDLLog(path)
@@ -85,6 +87,12 @@ func ddlLogFindings(in Input) ([]report.Finding, map[string]bool) {
 	if len(what) == 0 {
 		return nil, tables
 	}
-	return []report.Finding{{Severity: report.Info, Code: "DDL_RECOVERY", File: path,
-		Message: fmt.Sprintf("after crash recovery the server completes or reverts %d interrupted DDL action(s): %s", len(what), strings.Join(what, "; "))}}, tables
+	fs := []report.Finding{{Severity: report.Info, Code: "DDL_RECOVERY", File: path,
+		Message: fmt.Sprintf("after crash recovery the server completes or reverts %d interrupted DDL action(s): %s", len(what), strings.Join(what, "; "))}}
+	for _, f := range ddlRecoveryFailures(in, l) {
+		fs = append(fs, f.finding(in, path))
+		// the file in the way is no leftover the DDL recovery removes (its ORPHAN_FILE says so)
+		delete(tables, TableName(f.target))
+	}
+	return fs, tables
 }

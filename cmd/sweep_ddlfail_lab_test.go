@@ -1,0 +1,225 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"innoscope/internal/lab"
+	"innoscope/report"
+)
+
+// TestSweep1451PartitionReplaceBlocked is crash-sweep seeds 1242, 1312, 1451 and 1480: the crash
+// cut ALTER TABLE ... ADD PARTITION of a HASH table while ha_partition replaced the old
+// partitions by the new ones (t#P#pN#TMP#): the drop of the old t#P#p0 had committed and its
+// file t#P#p0.ibd was not removed yet. ddl_recovery.log holds "partitioning replace" actions in
+// phase 0 for every partition. The server's DDL recovery drops t#P#p0 through InnoDB (which
+// finds no such table in its dictionary and removes nothing), then renames t#P#p0#TMP# to
+// t#P#p0, which InnoDB refuses ("Cannot rename './db/t#P#p0#TMP#.ibd' to './db/t#P#p0.ibd'
+// because the target file exists."): the partition keeps its #TMP# name and the table loses it
+// ("Failed to open table db/t#P#p0.", CHECK TABLE fails). diagnose reported only ORPHAN_FILE
+// (info, "the server's DDL recovery removes or renames it") and DDL_RECOVERY (info).
+//
+// The same crash, made deterministic: the real server runs the workload with an LD_PRELOAD
+// library that kills it at the unlink() of the old partition's file (a name ending in
+// #P#p0.ibd without #TMP#), for a table in the data directory and for one whose partitions live
+// in a DATA DIRECTORY. The judge is the server's own crash recovery of a copy: diagnose reports
+// DDL_RECOVERY_FAILS (error) exactly when the server loses a table, naming the file in the way,
+// and the [ERROR] messages it quotes are those the server logged. The lab's tmp_partition
+// crashes (the same statement cut after a partition's rename or creation, which the server's
+// rollback undoes before its DDL recovery completes the statement: every table passes CHECK
+// TABLE) get no such finding.
+func TestSweep1451PartitionReplaceBlocked(t *testing.T) {
+	for _, c := range []struct{ name, table string }{
+		{"datadir", "CREATE TABLE db.t (id INT PRIMARY KEY, a INT, v VARCHAR(200), KEY(a)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 3"},
+		{"data directory", "CREATE TABLE db.t (id INT PRIMARY KEY, a INT, v VARCHAR(200), KEY(a)) ENGINE=InnoDB DATA DIRECTORY='@EXT@' PARTITION BY HASH (id) PARTITIONS 3"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			setup := "CREATE DATABASE db; " + c.table + `; INSERT INTO db.t SELECT seq, seq % 40, REPEAT('x', 100) FROM seq_1_to_3000;
+				CREATE TABLE db.keep (a INT PRIMARY KEY) ENGINE=InnoDB; INSERT INTO db.keep SELECT seq FROM seq_1_to_100;`
+			base, crashed := killAtUnlink(t, setup, "ALTER TABLE db.t ADD PARTITION PARTITIONS 1", "#P#p0.ibd")
+			judgeDDLRecovery(t, base, crashed, &lab.Scenario{Options: ddlFailOptions}, true)
+		})
+	}
+	for _, name := range []string{"tmp_partition", "tmp_partition_create", "tmp_partition_dd"} {
+		t.Run(name, func(t *testing.T) {
+			s := lab.Get(t, name)
+			for _, l := range strings.Split(strings.TrimSpace(s.Checks(t)), "\n") {
+				if !strings.HasSuffix(l, "\tOK") {
+					t.Fatalf("the server's own recovery of %s: CHECK TABLE %s", name, l)
+				}
+			}
+			before := lab.HashTree(t, s.Crashed)
+			j := diagnoseJSONOf(t, s.Crashed)
+			for _, f := range j.Findings {
+				if f.Code == "DDL_RECOVERY_FAILS" {
+					t.Errorf("diagnose: %s %s: %s (the server's own recovery:\n%s)", f.Code, f.File, f.Message, s.Checks(t))
+				}
+			}
+			if !reflect.DeepEqual(before, lab.HashTree(t, s.Crashed)) {
+				t.Errorf("diagnose changed %s", s.Crashed)
+			}
+		})
+	}
+}
+
+var ddlFailOptions = []string{"--innodb-log-file-size=16M"}
+
+// killUnlinkC is an LD_PRELOAD library that kills the process with SIGKILL when it is about to
+// unlink a file whose name ends with $LAB_KILL_AT_UNLINK and has no "#TMP#" in it.
+const killUnlinkC = `#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int hit(const char *p) {
+  const char *w = getenv("LAB_KILL_AT_UNLINK");
+  size_t n = w ? strlen(w) : 0, m = strlen(p);
+  return n && m >= n && !strcmp(p + m - n, w) && !strstr(p, "#TMP#");
+}
+int unlink(const char *p) {
+  static int (*next)(const char *);
+  if (!next) next = (int (*)(const char *))dlsym(RTLD_NEXT, "unlink");
+  if (hit(p)) kill(getpid(), SIGKILL);
+  return next(p);
+}
+int unlinkat(int dir, const char *p, int flags) {
+  static int (*next)(int, const char *, int);
+  if (!next) next = (int (*)(int, const char *, int))dlsym(RTLD_NEXT, "unlinkat");
+  if (hit(p)) kill(getpid(), SIGKILL);
+  return next(dir, p, flags);
+}
+`
+
+// killAtUnlink starts a fresh server with the kill library, runs setup (@EXT@: a DATA DIRECTORY
+// of the test's own), then stmt, during which the server kills itself at the unlink of a file
+// named ...suffix. It returns the test's directory and the crashed data directory.
+func killAtUnlink(t *testing.T, setup, stmt, suffix string) (string, string) {
+	t.Helper()
+	lab.Require(t)
+	base, err := os.MkdirTemp("", "ddlfail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if err := os.WriteFile(filepath.Join(base, "killunlink.c"), []byte(killUnlinkC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	so := filepath.Join(base, "killunlink.so")
+	if b, err := exec.Command("cc", "-shared", "-fPIC", "-o", so, filepath.Join(base, "killunlink.c"), "-ldl").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, b)
+	}
+	ext := filepath.Join(base, "ext")
+	if err := os.Mkdir(ext, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	d, sock := filepath.Join(base, "data"), filepath.Join(base, "lab.sock")
+	script := filepath.Join(lab.Root(), "scripts", "mariadb-lab.sh")
+	server := exec.Command("bash", append([]string{"-c", `source "$0" functions; fresh_server "$@"`, script, base}, ddlFailOptions...)...)
+	server.Env = append(os.Environ(), "LD_PRELOAD="+so, "LAB_KILL_AT_UNLINK="+suffix)
+	if b, err := server.CombinedOutput(); err != nil {
+		t.Fatalf("fresh server: %v\n%s", err, b)
+	}
+	pidb, err := os.ReadFile(filepath.Join(d, "lab.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(pidb)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL) // when the statement did not kill it
+	sql := func(q string) ([]byte, error) {
+		return exec.Command("mariadb", "--no-defaults", "-S", sock, "-uroot", "-D", "mysql", "-e", q).CombinedOutput()
+	}
+	if b, err := sql(strings.ReplaceAll(setup, "@EXT@", ext)); err != nil {
+		t.Fatalf("setup: %v\n%s", err, b)
+	}
+	if b, err := sql(stmt); err == nil {
+		t.Fatalf("%s completed: the server never unlinked a file named ...%s\n%s", stmt, suffix, b)
+	}
+	if !pollFor(func() bool { return gone(pid) }) {
+		t.Fatal("the server did not die")
+	}
+	os.Remove(filepath.Join(d, "lab.pid"))
+	return base, d
+}
+
+// diagnoseJSONOf is diagnose --json of dir.
+func diagnoseJSONOf(t *testing.T, dir string) diagnoseJSON {
+	t.Helper()
+	out, errs, _ := run("diagnose", "--json", "--fail-on", "none", dir)
+	var j diagnoseJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("diagnose: %v\n%s", err, errs)
+	}
+	return j
+}
+
+// judgeDDLRecovery diagnoses crashed (before any server runs on a copy: its crash recovery
+// writes into the DATA DIRECTORY the log names), then starts the real server on a copy and
+// compares: DDL_RECOVERY_FAILS exactly when the server loses a table, naming a file the server's
+// messages name, quoting [ERROR] messages the server logged; no ORPHAN_FILE saying the DDL
+// recovery removes that file. wantLoss: the crash was made for the server to lose a table.
+func judgeDDLRecovery(t *testing.T, base, crashed string, s *lab.Scenario, wantLoss bool) {
+	t.Helper()
+	before := lab.HashTree(t, crashed)
+	j := diagnoseJSONOf(t, crashed)
+	if !reflect.DeepEqual(before, lab.HashTree(t, crashed)) {
+		t.Errorf("diagnose changed %s", crashed)
+	}
+	a := filepath.Join(base, "A")
+	lab.CopyDir(t, crashed, a)
+	v := s.ServerVerdict(t, a)
+	t.Logf("the server's own recovery: started=%v crash_recovery=%v tables_ok=%v\n%s\n%s", v.Started, v.CrashRecovery, v.TablesOK, v.Checks, serverLines(t, v.ErrLog))
+	if !v.Started || !v.CrashRecovery {
+		t.Fatalf("the server's own recovery: started=%v crash_recovery=%v", v.Started, v.CrashRecovery)
+	}
+	if lost := !v.TablesOK; lost != wantLoss {
+		t.Fatalf("the server's own recovery lost a table: %v, the crash was made for %v", lost, wantLoss)
+	}
+	serverErrs := errorMessages(t, v.ErrLog)
+	var fails []report.Finding
+	for _, f := range j.Findings {
+		if f.Code == "DDL_RECOVERY_FAILS" {
+			fails = append(fails, f)
+		}
+		if f.Severity == report.Error && f.Code != "DDL_RECOVERY_FAILS" {
+			t.Errorf("diagnose: %s %s: %s", f.Code, f.File, f.Message)
+		}
+	}
+	if (len(fails) > 0) != !v.TablesOK {
+		t.Fatalf("diagnose: %d DDL_RECOVERY_FAILS findings; the server's own recovery: tables ok=%v\nfindings: %+v", len(fails), v.TablesOK, j.Findings)
+	}
+	quoted := regexp.MustCompile(`"\[ERROR\] ([^"]*)"`)
+	for _, f := range fails {
+		if f.Severity != report.Error {
+			t.Errorf("DDL_RECOVERY_FAILS is %s, want error", f.Severity)
+		}
+		q := quoted.FindAllStringSubmatch(f.Message, -1)
+		if len(q) < 2 {
+			t.Errorf("DDL_RECOVERY_FAILS quotes %d server messages, want the rename's and the table's: %s", len(q), f.Message)
+		}
+		for _, m := range q {
+			if !serverErrs[m[1]] {
+				t.Errorf("DDL_RECOVERY_FAILS quotes %q; the server logged no such [ERROR]:\n%s", m[1], serverLines(t, v.ErrLog))
+			}
+		}
+		if _, err := os.Stat(f.File); err != nil {
+			t.Errorf("DDL_RECOVERY_FAILS names %s, which is not in the crashed directory: %v", f.File, err)
+		}
+		for _, o := range j.Findings {
+			if o.Code == "ORPHAN_FILE" && o.File == f.File && strings.Contains(o.Message, "removes or renames it") {
+				t.Errorf("ORPHAN_FILE %s: %s (the DDL recovery fails on that file)", o.File, o.Message)
+			}
+		}
+	}
+}
