@@ -91,8 +91,10 @@ func ddlLogFindings(in Input) ([]report.Finding, map[string]bool) {
 		Message: fmt.Sprintf("after crash recovery the server completes or reverts %d interrupted DDL action(s): %s", len(what), strings.Join(what, "; "))}}
 	for _, f := range ddlRecoveryFailures(in, l) {
 		fs = append(fs, f.finding(in, path))
-		// the file in the way is no leftover the DDL recovery removes (its ORPHAN_FILE says so)
-		delete(tables, TableName(f.target))
+		if f.target != "" {
+			// the file in the way is no leftover the DDL recovery removes (its ORPHAN_FILE says so)
+			delete(tables, TableName(f.target))
+		}
 	}
 	return fs, tables
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 
 	"innoscope/discovery"
@@ -16,6 +18,7 @@ const (
 	ddlPartDelete  = 1 // drop the partition name
 	ddlPartRename  = 2 // rename from_name to name
 	ddlPartReplace = 3 // phase 0: drop name, then (phase 1) rename from_name to name
+	ddlRenameTable = 5 // revert RENAME TABLE: rename db.name back to from_db.from_name
 )
 
 // ddlFailure is a pending DDL log action the server's DDL recovery cannot complete.
@@ -26,6 +29,9 @@ type ddlFailure struct {
 	target   string // the file in the rename's way (absolute)
 	spaceID  uint32 // the tablespace of from, which keeps its name
 	dropped  bool   // the action dropped to first, and the dictionary had no such table
+	// lost: the revert of a RENAME TABLE of a partitioned table (from is the table's original
+	// db/name, to the new one) renames nothing; these partitions keep their new names.
+	lost []discovery.DictTable
 }
 
 // recoveredDict is the dictionary as InnoDB's crash recovery leaves it when the server's DDL
@@ -82,6 +88,12 @@ func ddlRecoveryFailures(in Input, l *discovery.DDLLog) []ddlFailure {
 	}
 	for _, chain := range l.Pending() {
 		for _, e := range chain {
+			if e.Action == ddlRenameTable && strings.EqualFold(e.Handler, "partition") {
+				if f, ok := partitionRevertFailure(in, e, dict, fileExists); ok {
+					out = append(out, f)
+				}
+				continue
+			}
 			if !strings.EqualFold(e.Handler, "InnoDB") {
 				continue
 			}
@@ -125,6 +137,45 @@ func ddlRecoveryFailures(in Input, l *discovery.DDLLog) []ddlFailure {
 	return out
 }
 
+// plainName matches the table and database names whose file name is the name itself (the DDL
+// log spells RENAME TABLE's names as SQL does; the server encodes other characters in files).
+var plainName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+// partitionRevertFailure: the server's DDL recovery reverts a RENAME TABLE of a partitioned table
+// that the crash cut (rename table action, handler partition) by asking the partition engine to
+// rename e.DB.e.Name back to e.FromDB.e.FromName. The partition engine renames the partitions
+// that the table's .par file lists, and when the .par file of e.Name does not exist it renames
+// nothing (it reports "no such table", which the DDL recovery ignores). The statement renames
+// the partitions one by one, each in its own committed InnoDB transaction, and the .par and .frm
+// files after them: a crash in between leaves some partitions under the new name in the
+// dictionary and the .par and .frm under the original name, which then names partitions InnoDB
+// does not have (crash-sweep seeds 1312, 1480).
+func partitionRevertFailure(in Input, e discovery.DDLLogEntry, dict map[string]discovery.DictTable, fileExists func(string) bool) (ddlFailure, bool) {
+	for _, n := range []string{e.DB, e.Name, e.FromDB, e.FromName} {
+		if !plainName.MatchString(n) {
+			return ddlFailure{}, false
+		}
+	}
+	to, from := e.DB+"/"+e.Name, e.FromDB+"/"+e.FromName
+	if fileExists(absPath(in.Datadir, to+".par")) || !fileExists(absPath(in.Datadir, from+".par")) || !fileExists(absPath(in.Datadir, from+".frm")) {
+		return ddlFailure{}, false
+	}
+	var lost []discovery.DictTable
+	for n, t := range dict {
+		if n != to && frmName(n) == to {
+			lost = append(lost, t)
+		}
+	}
+	if len(lost) == 0 {
+		return ddlFailure{}, false
+	}
+	sort.Slice(lost, func(i, j int) bool {
+		a, b := lost[i].Name, lost[j].Name
+		return len(a) < len(b) || len(a) == len(b) && a < b
+	})
+	return ddlFailure{entry: e, from: from, to: to, src: tableFile(in.Datadir, lost[0]), spaceID: lost[0].SpaceID, lost: lost}, true
+}
+
 // tableFile is the absolute path of table t's file: db/t.ibd in datadir, or for a DATA
 // DIRECTORY table the file its .isl names.
 func tableFile(datadir string, t discovery.DictTable) string {
@@ -147,6 +198,17 @@ func serverFileName(datadir, p string) string {
 
 // finding is DDL_RECOVERY_FAILS (error) for f.
 func (f ddlFailure) finding(in Input, logPath string) report.Finding {
+	if f.lost != nil {
+		var kept, names []string
+		for _, t := range f.lost {
+			kept = append(kept, t.Name)
+			names = append(names, f.from+strings.TrimPrefix(t.Name, f.to))
+		}
+		return report.Finding{Severity: report.Error, Code: "DDL_RECOVERY_FAILS", SpaceID: u32(f.spaceID), File: f.src,
+			Message: fmt.Sprintf("the server's DDL recovery cannot revert RENAME TABLE %s TO %s (entry %d of %s, %s, phase %d): the partition engine renames the table back by its .par file, %s, which does not exist (the crash came after the statement renamed %d partition(s) and before it renamed the .par and .frm files), so nothing is renamed; InnoDB's dictionary keeps %s while %s.frm and %s.par name %s, which the table loses (\"[ERROR] Failed to open table %s.\", CHECK TABLE fails); the rows stay in %s",
+				strings.ReplaceAll(f.from, "/", "."), strings.ReplaceAll(f.to, "/", "."), f.entry.Pos, logPath, f.entry.ActionName(), f.entry.Phase,
+				absPath(in.Datadir, f.to+".par"), len(f.lost), strings.Join(kept, ", "), f.from, f.from, strings.Join(names, ", "), names[0], f.src)}
+	}
 	act := fmt.Sprintf("entry %d of %s, %s %s (from %s), phase %d", f.entry.Pos, logPath, f.entry.ActionName(), f.to, f.from, f.entry.Phase)
 	why := fmt.Sprintf("the server renames %s to %s", f.from, f.to)
 	if f.dropped {
