@@ -64,7 +64,14 @@ func recoveredDict(in Input) map[string]discovery.DictTable {
 func ddlRecoveryFailures(in Input, l *discovery.DDLLog) []ddlFailure {
 	var out []ddlFailure
 	dict := recoveredDict(in)
-	exists := map[string]bool{} // files the simulated actions removed (false) or made (true)
+	exists := map[string]bool{}  // files the simulated actions removed (false) or made (true)
+	moved := map[string]string{} // table → its file, for the tables the simulated actions renamed
+	fileOf := func(t discovery.DictTable) string {
+		if p, ok := moved[t.Name]; ok {
+			return p
+		}
+		return tableFile(in.Datadir, t)
+	}
 	fileExists := func(p string) bool {
 		if v, ok := exists[p]; ok {
 			return v
@@ -103,7 +110,7 @@ func ddlRecoveryFailures(in Input, l *discovery.DDLLog) []ddlFailure {
 			switch {
 			case (e.Action == ddlPartReplace || e.Action == ddlPartDelete) && e.Phase == 0:
 				if t, ok := dict[name]; ok {
-					exists[tableFile(in.Datadir, t)] = false
+					exists[fileOf(t)] = false
 					delete(dict, name)
 				} else {
 					dropped = true
@@ -122,13 +129,13 @@ func ddlRecoveryFailures(in Input, l *discovery.DDLLog) []ddlFailure {
 			if _, taken := dict[name]; taken {
 				continue
 			}
-			src := tableFile(in.Datadir, t)
+			src := fileOf(t)
 			dst := filepath.Join(filepath.Dir(src), filepath.Base(name)+".ibd")
 			if !fileExists(dst) {
 				exists[src], exists[dst] = false, true
 				delete(dict, from)
 				t.Name = name
-				dict[name] = t
+				dict[name], moved[name] = t, dst
 				continue
 			}
 			out = append(out, ddlFailure{entry: e, from: from, to: name, src: src, target: dst, spaceID: t.SpaceID, dropped: dropped})
