@@ -392,10 +392,17 @@ func (cp *copier) file(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if err := cp.span(in, out, Span{0, fi.Size()}); err != nil {
-		out.Close()
-		return fmt.Errorf("copying %s: %w", src, err)
+	// Only the data extents are read: a hole (an unallocated range) stays a hole in the copy.
+	var at int64
+	for _, e := range discovery.DataExtents(in, fi.Size()) {
+		cp.hole(e.Off - at)
+		if err := cp.span(in, out, Span{e.Off, e.Len}); err != nil {
+			out.Close()
+			return fmt.Errorf("copying %s: %w", src, err)
+		}
+		at = e.Off + e.Len
 	}
+	cp.hole(fi.Size() - at)
 	if err := out.Truncate(fi.Size()); err != nil {
 		out.Close()
 		return err
@@ -407,6 +414,17 @@ func (cp *copier) file(src, dst string) error {
 	cp.st.Files++
 	cp.st.Bytes += fi.Size()
 	return out.Close()
+}
+
+// hole counts n bytes of a hole in the source, left as a hole in the copy.
+func (cp *copier) hole(n int64) {
+	if n <= 0 {
+		return
+	}
+	cp.st.Holes += n
+	if cp.progress != nil {
+		cp.progress(n)
+	}
 }
 
 // span copies the bytes [sp.Off, sp.Off+sp.Len) (up to the end of the source), leaving all-zero
