@@ -67,6 +67,7 @@ type Scanner struct {
 	preDetail string
 	preAt     uint64 // LSN of a malformed record
 	name      string // the log file, when there is no *Log
+	pf        *prefetch
 }
 
 // Scan returns a scanner starting at lsn, which must be the start of a mini-transaction (the
@@ -117,6 +118,9 @@ func (s *Scanner) Next() bool {
 	}
 	if s.log == nil {
 		return s.nextDecoded()
+	}
+	if s.pf != nil {
+		return s.nextPrefetched()
 	}
 	p, i, ok := s.frame()
 	if !ok {
