@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"syscall"
 
 	"innoscope/internal/regular"
@@ -21,6 +22,10 @@ type File struct {
 	page0    []byte // the first page, as read by NewFile
 	r        io.ReaderAt
 	closer   io.Closer
+	// data lists the data extents of r when it is an *os.File (holeInfo set; see extents).
+	holesOnce sync.Once
+	holeInfo  bool
+	data      []Extent
 }
 
 // OpenFile opens a datafile read-only and decodes its first page. Anything but a regular
@@ -131,32 +136,53 @@ func (t *File) Close() error {
 func (t *File) Pages() int64 { return t.Size / int64(t.Physical) }
 
 // EachPage calls fn for pages [from, to) in order (to < 0: to the end), reading sequentially
-// with a large buffer. The slice passed to fn is reused after fn returns.
+// with a large buffer. The slice passed to fn is reused after fn returns. Pages that lie wholly
+// in a hole of the file (an unallocated range: SEEK_DATA) are not read: fn gets a page of zero
+// bytes, which is what reading them would give.
 func (t *File) EachPage(from, to int64, fn func(no int64, p []byte) error) error {
 	if to < 0 || to > t.Pages() {
 		to = t.Pages()
 	}
-	return t.eachPageChunk(from, to, 4<<20, fn)
+	return t.eachPageChunk(from, to, 4<<20, fn, nil)
 }
 
-// eachPageChunk is EachPage reading chunk bytes at a time.
-func (t *File) eachPageChunk(from, to int64, chunk int, fn func(no int64, p []byte) error) error {
-	per := int64(chunk) / int64(t.Physical)
+// eachPageChunk is EachPage reading chunk bytes at a time. Runs of pages in a hole go to
+// zeros(a, b) when it is set (it stands for fn on each of them with an all-zero page), else to
+// fn one by one with a zero page.
+func (t *File) eachPageChunk(from, to int64, chunk int, fn func(no int64, p []byte) error, zeros func(a, b int64) error) error {
+	ps := int64(t.Physical)
+	per := int64(chunk) / ps
 	if per < 1 {
 		per = 1
 	}
-	buf := make([]byte, per*int64(t.Physical))
+	buf := make([]byte, per*ps)
 	for no := from; no < to; {
-		n := per
-		if to-no < n {
-			n = to - no
+		hole, end := t.dataRun(no)
+		end = min(end, to)
+		if hole {
+			if zeros != nil {
+				if err := zeros(no, end); err != nil {
+					return err
+				}
+				no = end
+				continue
+			}
+			z := buf[:ps]
+			for ; no < end; no++ {
+				clear(z)
+				if err := fn(no, z); err != nil {
+					return err
+				}
+			}
+			continue
 		}
-		b := buf[:n*int64(t.Physical)]
-		if _, err := t.r.ReadAt(b, no*int64(t.Physical)); err != nil && err != io.EOF {
-			return fmt.Errorf("%s: offset %d: %w", t.Path, no*int64(t.Physical), err)
+		n := min(per, end-no)
+		b := buf[:n*ps]
+		if _, err := t.r.ReadAt(b, no*ps); err != nil && err != io.EOF {
+			return fmt.Errorf("%s: offset %d: %w", t.Path, no*ps, err)
 		}
 		for i := int64(0); i < n; i++ {
-			if err := fn(no+i, b[i*int64(t.Physical):(i+1)*int64(t.Physical)]); err != nil {
+			if err := fn(no+i, b[i*ps:(i+1)*ps]); err != nil {
 				return err
 			}
 		}

@@ -173,6 +173,38 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 	return pi
 }
 
+// zeroRun inspects the pages [a, b) that lie in a hole of the file, as all-zero pages: one
+// page's result stands for every page of the run whose result cannot depend on its number (not
+// page 0, not in the doublewrite buffer, and nothing recorded but counts).
+func (in *inspector) zeroRun(a, b int64, pt *part) {
+	z := make([]byte, in.t.Physical)
+	for no := a; no < b; {
+		end := b
+		if in.t.FSP.SpaceID == 0 && no < in.dblwrFirst {
+			end = min(end, in.dblwrFirst)
+		}
+		if no == 0 || in.inDoublewrite(no) || end-no < 2 {
+			in.page(no, z, pt, false)
+			no++
+			continue
+		}
+		one := newPart()
+		in.page(no, z, one, false)
+		if len(one.corrupt)+len(one.icCorrupt)+len(one.reasons)+len(one.leftmost)+len(one.roots)+len(one.future) != 0 || one.maxLSN != 0 {
+			in.page(no, z, pt, false)
+			no++
+			continue
+		}
+		for k, v := range one.summary {
+			pt.summary[k] += v * int(end-no)
+		}
+		for k, v := range one.algorithms {
+			pt.algorithms[k] += v * int(end-no)
+		}
+		no = end
+	}
+}
+
 // Inspect reads pages [From, To) of t. Without a per-page callback the page range is split
 // among GOMAXPROCS workers, each reading its part sequentially in 256 KiB chunks; results are
 // merged in page order.
@@ -207,6 +239,15 @@ func Inspect(t *File, opt InspectOptions) (*Report, error) {
 					if opt.Progress != nil && no%4096 == 4095 {
 						mu.Lock()
 						done += 4096
+						opt.Progress(done)
+						mu.Unlock()
+					}
+					return nil
+				}, func(a, b int64) error {
+					in.zeroRun(a, b, pt)
+					if opt.Progress != nil && b-a >= 4096 {
+						mu.Lock()
+						done += b - a
 						opt.Progress(done)
 						mu.Unlock()
 					}

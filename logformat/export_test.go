@@ -15,3 +15,10 @@ var ParseMLog = parseMLog
 
 // BlockLogReader is the file a BlockLog reads.
 func BlockLogReader(l *BlockLog) io.ReaderAt { return l.r }
+
+// SerialSummarize makes Summarize sequential while fn runs.
+func SerialSummarize(fn func()) {
+	serialSummarize = true
+	defer func() { serialSummarize = false }()
+	fn()
+}

@@ -67,6 +67,7 @@ type Scanner struct {
 	preDetail string
 	preAt     uint64 // LSN of a malformed record
 	name      string // the log file, when there is no *Log
+	pf        *prefetch
 }
 
 // Scan returns a scanner starting at lsn, which must be the start of a mini-transaction (the
@@ -118,45 +119,14 @@ func (s *Scanner) Next() bool {
 	if s.log == nil {
 		return s.nextDecoded()
 	}
-	if s.opt.ToLSN != 0 && s.lsn >= s.opt.ToLSN {
-		return s.end(StopLimit, 0, "reached the requested end LSN")
+	if s.pf != nil {
+		return s.nextPrefetched()
 	}
-	p, err := s.fill()
-	if err != nil {
-		s.err = err
+	p, i, ok := s.frame()
+	if !ok {
 		return false
 	}
-	if len(p) == 0 {
-		return s.end(StopRingEnd, 0, "scanned the whole ring")
-	}
-	if p[0] <= 1 {
-		return s.end(StopZero, 0, fmt.Sprintf("byte 0x%02x where a mini-transaction should start", p[0]))
-	}
-	// Pass 1: find the termination byte by walking the record lengths.
-	i, fault := mtrEnd(p, 1)
-	switch fault {
-	case mtrRunsOut:
-		return s.end(StopRingEnd, i, "mini-transaction runs past the bytes of one ring")
-	case mtrLengthRunsOut:
-		return s.end(StopRingEnd, i, "record length runs past the bytes of one ring")
-	case mtrTooLong:
-		return s.end(StopLength, i, "mini-transaction longer than 1 MiB")
-	case mtrBadLength:
-		return s.end(StopLength, i, "invalid record length")
-	}
-	if want := s.log.SequenceBit(s.lsn + uint64(i)); p[i] != want {
-		return s.end(StopSequenceBit, i, fmt.Sprintf(
-			"termination byte 0x%02x, expected sequence bit %d", p[i], want))
-	}
-	if i+5 > len(p) {
-		return s.end(StopRingEnd, i, "checksum runs past the bytes of one ring")
-	}
-	stored := binary.BigEndian.Uint32(p[i+1:])
-	if crc := CRC32C(p[:i]); crc != stored {
-		return s.end(StopChecksum, i+1, fmt.Sprintf(
-			"CRC-32C mismatch: stored 0x%08x, computed 0x%08x over %d bytes", stored, crc, i))
-	}
-	s.mtr = MTR{LSN: s.lsn, EndLSN: s.lsn + uint64(i) + 5, CRC: stored, Records: s.mtr.Records[:0]}
+	s.mtr = MTR{LSN: s.lsn, EndLSN: s.lsn + uint64(i) + 5, CRC: binary.BigEndian.Uint32(p[i+1:]), Records: s.mtr.Records[:0]}
 	// Pass 2: decode the records (the terminator at p[i] is in range for the look-ahead).
 	if at, why := s.decode(p[:i+1], i); why != "" {
 		s.mtr.Records = s.mtr.Records[:0]
@@ -165,6 +135,52 @@ func (s *Scanner) Next() bool {
 	s.lsn = s.mtr.EndLSN
 	s.mtrCount++
 	return true
+}
+
+// frame finds the mini-transaction at s.lsn and checks its framing (length fields, sequence
+// bit, CRC-32C) without decoding its records: it returns the window from s.lsn on and the
+// offset of the termination byte (the CRC follows it), or false at the end of the log (Stop
+// and Err tell why). s.lsn is not advanced.
+func (s *Scanner) frame() ([]byte, int, bool) {
+	if s.opt.ToLSN != 0 && s.lsn >= s.opt.ToLSN {
+		return nil, 0, s.end(StopLimit, 0, "reached the requested end LSN")
+	}
+	p, err := s.fill()
+	if err != nil {
+		s.err = err
+		return nil, 0, false
+	}
+	if len(p) == 0 {
+		return nil, 0, s.end(StopRingEnd, 0, "scanned the whole ring")
+	}
+	if p[0] <= 1 {
+		return nil, 0, s.end(StopZero, 0, fmt.Sprintf("byte 0x%02x where a mini-transaction should start", p[0]))
+	}
+	// Pass 1: find the termination byte by walking the record lengths.
+	i, fault := mtrEnd(p, 1)
+	switch fault {
+	case mtrRunsOut:
+		return nil, 0, s.end(StopRingEnd, i, "mini-transaction runs past the bytes of one ring")
+	case mtrLengthRunsOut:
+		return nil, 0, s.end(StopRingEnd, i, "record length runs past the bytes of one ring")
+	case mtrTooLong:
+		return nil, 0, s.end(StopLength, i, "mini-transaction longer than 1 MiB")
+	case mtrBadLength:
+		return nil, 0, s.end(StopLength, i, "invalid record length")
+	}
+	if want := s.log.SequenceBit(s.lsn + uint64(i)); p[i] != want {
+		return nil, 0, s.end(StopSequenceBit, i, fmt.Sprintf(
+			"termination byte 0x%02x, expected sequence bit %d", p[i], want))
+	}
+	if i+5 > len(p) {
+		return nil, 0, s.end(StopRingEnd, i, "checksum runs past the bytes of one ring")
+	}
+	stored := binary.BigEndian.Uint32(p[i+1:])
+	if crc := CRC32C(p[:i]); crc != stored {
+		return nil, 0, s.end(StopChecksum, i+1, fmt.Sprintf(
+			"CRC-32C mismatch: stored 0x%08x, computed 0x%08x over %d bytes", stored, crc, i))
+	}
+	return p, i, true
 }
 
 // Why mtrEnd found no end of a mini-transaction.
@@ -266,6 +282,7 @@ func (s *Scanner) decode(p []byte, end int) (int, string) {
 	gotPageOp := false
 	var last uint32 // running byte offset on the page; 1 = no same-page record may follow
 	pageSize := uint32(s.opt.PageSize)
+	recs := s.mtr.Records
 	for pos := 0; pos < end; {
 		b := p[pos]
 		start := pos
@@ -278,7 +295,9 @@ func (s *Scanner) decode(p []byte, end int) (int, string) {
 		}
 		body := p[pos : pos+rlen]
 		pos += rlen
-		rec := Record{Pos: start, Len: pos - start}
+		// The record is built in place at the end of the slice (a Record is some 120 bytes).
+		recs = append(recs, Record{Pos: start, Len: pos - start})
+		rec := &recs[len(recs)-1]
 		if b&0x70 == uint8(Reserved) {
 			return start, fmt.Sprintf("unknown log record type 0x%02x (RESERVED)", b)
 		}
@@ -295,7 +314,7 @@ func (s *Scanner) decode(p []byte, end int) (int, string) {
 			}
 			if idlen == 0 || idlen >= len(body) {
 				if b == uint8(FileCheckpoint)+1 && len(body) == 1 && body[0] == 0 {
-					s.mtr.Records = append(s.mtr.Records, Record{Type: Padding, Pos: start, Len: pos - start})
+					rec.Type = Padding
 					continue
 				}
 				return start, "corrupted page identifier"
@@ -314,15 +333,13 @@ func (s *Scanner) decode(p []byte, end int) (int, string) {
 				if len(body) == 0 {
 					if b == uint8(FileCheckpoint)+2 && space == 0 && page == 0 {
 						rec.Type = Padding
-						s.mtr.Records = append(s.mtr.Records, rec)
 						continue
 					}
 					return start, fmt.Sprintf("file record 0x%02x without a payload", b)
 				}
-				if why := decodeFile(&rec, body, p[pos]); why != "" {
+				if why := decodeFile(rec, body, p[pos]); why != "" {
 					return start, why
 				}
-				s.mtr.Records = append(s.mtr.Records, rec)
 				continue
 			}
 			rec.Type = Type(b & 0x70)
@@ -330,11 +347,11 @@ func (s *Scanner) decode(p []byte, end int) (int, string) {
 		if rec.Len > int(pageSize) {
 			return start, "record longer than a page"
 		}
-		if why := decodePageOp(&rec, body, &last, pageSize); why != "" {
+		if why := decodePageOp(rec, body, &last, pageSize); why != "" {
 			return start, why
 		}
-		s.mtr.Records = append(s.mtr.Records, rec)
 	}
+	s.mtr.Records = recs
 	return 0, ""
 }
 

@@ -39,6 +39,9 @@ type Copy struct {
 	pending  []extFile // external datafiles whose .isl is already written
 	// locations caches SourceLocations.
 	locations []string
+	// dirs are the copy's directories (target, external), open from before the first file is
+	// written, for Sync (syncfs reports the write-back errors since its descriptor was opened).
+	dirs []*os.File
 }
 
 // extFile is an external datafile to copy: from src (resolved) to dst in the copy.
@@ -61,7 +64,7 @@ type CopyStats struct {
 	External int   `json:"external"`   // datafiles copied from outside the data directory
 	Relinked int   `json:"relinked"`   // .isl files rewritten to point into the copy
 	Skipped  int   `json:"skipped"`    // sockets and other non-regular files
-	Holes    int64 `json:"hole_bytes"` // all-zero bytes left as holes (sparse copy)
+	Holes    int64 `json:"hole_bytes"` // holes of the source left holes (and all-zero blocks, where copied by read and write)
 }
 
 // inCopy is where a source directory of system, undo or log files is in the copy: at the same
@@ -124,6 +127,9 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 	if err := markIncomplete(c.Target); err != nil {
 		return st, err
 	}
+	if err := c.openDir(c.Target); err != nil {
+		return st, err
+	}
 	srcLog := filepath.Join(c.Source.LogFileDir(), "ib_logfile0")
 	var logSize int64
 	if fi, err := os.Stat(srcLog); err == nil {
@@ -132,7 +138,7 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 	if err := c.placeholderLog(logSize); err != nil {
 		return st, err
 	}
-	cp := &copier{st: &st, progress: progress, buf: make([]byte, 1<<20),
+	cp := &copier{st: &st, progress: progress,
 		skip:    []string{discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())},
 		logPath: discovery.ResolvePath(srcLog), isl: c.relink}
 	src := c.Source
@@ -201,6 +207,9 @@ func (c *Copy) root(dir string) (string, error) {
 	}
 	if len(c.roots) == 0 {
 		if err := markIncomplete(c.external()); err != nil {
+			return "", err
+		}
+		if err := c.openDir(c.external()); err != nil {
 			return "", err
 		}
 	}
@@ -305,7 +314,7 @@ func (c *Copy) copyExternal(cp *copier) error {
 	return nil
 }
 
-// copier copies files sparsely: all-zero blocks become holes.
+// copier copies files sparsely: the source's holes stay holes (see span).
 type copier struct {
 	st       *CopyStats
 	progress func(int64)
@@ -314,6 +323,8 @@ type copier struct {
 	logPath  string   // the resolved source redo log, not copied (Make writes a placeholder)
 	// isl writes the copy's .isl file for a source one; false: copy it as it is.
 	isl func(src, dst string) (bool, error)
+	// noRange: copy_file_range failed as unsupported once; read and write from then on.
+	noRange bool
 }
 
 // Span is a byte range of a file.
@@ -387,26 +398,46 @@ func (cp *copier) file(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if err := cp.span(in, out, Span{0, fi.Size()}); err != nil {
-		out.Close()
-		return fmt.Errorf("copying %s: %w", src, err)
+	// Only the data extents are read: a hole (an unallocated range) stays a hole in the copy.
+	var at int64
+	for _, e := range discovery.DataExtents(in, fi.Size()) {
+		cp.hole(e.Off - at)
+		if err := cp.span(in, out, Span{e.Off, e.Len}); err != nil {
+			out.Close()
+			return fmt.Errorf("copying %s: %w", src, err)
+		}
+		at = e.Off + e.Len
 	}
+	cp.hole(fi.Size() - at)
+	// Not synced here: Copy.Sync makes the whole copy durable before its log is written. The
+	// write-back is started now (it proceeds while the replay runs), not waited for.
 	if err := out.Truncate(fi.Size()); err != nil {
 		out.Close()
 		return err
 	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
+	startWriteback(out)
 	cp.st.Files++
 	cp.st.Bytes += fi.Size()
 	return out.Close()
 }
 
-// span copies the bytes [sp.Off, sp.Off+sp.Len) (up to the end of the source), leaving all-zero
-// blocks as holes.
-func (cp *copier) span(in, out *os.File, sp Span) error {
+// hole counts n bytes of a hole in the source, left as a hole in the copy.
+func (cp *copier) hole(n int64) {
+	if n <= 0 {
+		return
+	}
+	cp.st.Holes += n
+	if cp.progress != nil {
+		cp.progress(n)
+	}
+}
+
+// spanRW copies the bytes [sp.Off, sp.Off+sp.Len) (up to the end of the source) by reading and
+// writing them, leaving all-zero blocks as holes.
+func (cp *copier) spanRW(in, out *os.File, sp Span) error {
+	if cp.buf == nil {
+		cp.buf = make([]byte, 1<<20)
+	}
 	for off, end := sp.Off, sp.Off+sp.Len; off < end; {
 		b := cp.buf
 		if int64(len(b)) > end-off {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"innoscope/discovery"
 )
 
@@ -73,12 +75,18 @@ func (c *Copy) CheckOverlap(what, dir string) error {
 
 // TargetLock is held while a copy is written: a flock on the copy's directory, so two runs
 // into one target do not both proceed.
-type TargetLock struct{ f *os.File }
+type TargetLock struct {
+	f *os.File
+	c *Copy
+}
 
-// Unlock releases the lock.
+// Unlock releases the lock (and the directories the copy keeps open for Sync).
 func (l *TargetLock) Unlock() {
 	if l != nil && l.f != nil {
 		l.f.Close()
+	}
+	if l != nil && l.c != nil {
+		l.c.closeDirs()
 	}
 }
 
@@ -115,7 +123,7 @@ func (c *Copy) Lock(force bool) (*TargetLock, error) {
 		}
 		return nil, err
 	}
-	return &TargetLock{f: f}, nil
+	return &TargetLock{f: f, c: c}, nil
 }
 
 // CheckTarget refuses a copy that would overlap the source or hold anything but an empty
@@ -191,6 +199,44 @@ func (c *Copy) Finish() error {
 		}
 	}
 	return nil
+}
+
+// openDir keeps dir open for Sync.
+func (c *Copy) openDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	c.dirs = append(c.dirs, d)
+	return nil
+}
+
+// Sync makes everything written into the copy durable: one syncfs(2) of each file system
+// holding the copy or its external directory, in place of an fsync of each file. It must be
+// called after the replay and before the copy's redo log is written (ResetLog), which is the
+// copy's commit point: until then the copy's log is the placeholder the server refuses and the
+// incomplete marker is in place, so a crash before it leaves a copy that is never started
+// whatever reached the disk; after syncfs returns, every file and directory entry of the copy is
+// on disk, and only then does the valid log (written to a temporary file, fsynced, renamed,
+// directory fsynced) appear. syncfs reports a write-back error of the file system since the
+// directory was opened (Linux 5.8+), which was before the first file of the copy was written.
+func (c *Copy) Sync() error {
+	var first error
+	for _, d := range c.dirs {
+		if err := unix.Syncfs(int(d.Fd())); err != nil && first == nil {
+			first = fmt.Errorf("%s: syncfs: %w", d.Name(), err)
+		}
+	}
+	c.closeDirs()
+	return first
+}
+
+// closeDirs closes the directories kept open for Sync.
+func (c *Copy) closeDirs() {
+	for _, d := range c.dirs {
+		d.Close()
+	}
+	c.dirs = nil
 }
 
 // unusableLogHeader is the first block of the copy's redo log while the copy is incomplete: the

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # bench-log.sh — redo log parsing throughput on a real log of >= 256 MiB of records, next to two
-# references over the same bytes in the same run: `cat BYTES | rhash --crc32c` (a cat pipeline into
-# a CRC-32C tool), and reading them with CRC-32C inside the same Go process (the strict one:
-# 8 MiB reads from the page cache and hardware CRC-32C, no pipe).
+# references over the same bytes in the same run, with their ratios:
+#   1. whole process: `innoscope log stats` against `cat BYTES | rhash --crc32c` (a cat pipeline
+#      into a CRC-32C tool; rhash is installed with apt-get when absent). Three rounds alternate
+#      the two; the median wall time of each is compared (and the CPU time, user + sys, which a
+#      machine shared with other work disturbs less).
+#   2. in-process: Go benchmarks of the scan with statistics against reading the same bytes with
+#      8 MiB reads from the page cache and hardware CRC-32C (the strict one, no pipe).
 #
 #   bash scripts/bench-log.sh [DIR]     DIR caches the generated crash (default /tmp/innoscope-bench)
 #
@@ -17,16 +21,41 @@ command -v rhash >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install 
 [ -f "$dir/bench.txt" ] || { rm -rf "$dir"; bash scripts/mariadb-lab.sh bench-log "$dir" 300; }
 log=$dir/crashed/ib_logfile0
 cat "$dir/bench.txt"
-go build -o /tmp/innoscope-bench-bin .
-bytes=$(/tmp/innoscope-bench-bin log stats --json --from-lsn "$(od -An -tu8 --endian=big -j8 -N8 "$log" | tr -d ' ')" "$log" \
-  | sed -n 's/.*"bytes": \([0-9]*\).*/\1/p')
+bin=/tmp/innoscope-bench-bin
+go build -o $bin .
+first=$(od -An -tu8 --endian=big -j8 -N8 "$log" | tr -d ' ')
+bytes=$($bin log stats --json --from-lsn "$first" "$log" | sed -n 's/.*"bytes": \([0-9]*\).*/\1/p')
 echo "records from the first LSN: $bytes bytes"
 # The record bytes: the log has not wrapped, so they run from offset 12288 (the first LSN).
 range=$dir/records.bin
 [ -f "$range" ] || tail -c +12289 "$log" | head -c "$bytes" >"$range"
-cat "$range" >/dev/null # warm the page cache for every run alike
-for i in 1 2 3; do
-  start=$(date +%s.%N); cat "$range" | rhash --crc32c - >/dev/null; t=$(echo "$(date +%s.%N) - $start" | bc)
-  echo "cat | rhash --crc32c over the $bytes record bytes: $(echo "$bytes / $t / 1000000" | bc) MB/s"
+cat "$range" "$log" >/dev/null # warm the page cache for every run alike
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# timed CMD...: "wall cpu" seconds of the command (cpu = user + sys of it and its children).
+timed() {
+  local f
+  f=$(mktemp)
+  /usr/bin/time -f '%e %U %S' -o "$f" "$@" >/dev/null
+  awk '{printf "%s %.2f\n", $1, $2 + $3}' "$f"
+  rm -f "$f"
+}
+median() { sort -g | sed -n 2p; } # of three
+rw=() rc=() iw=() ic=()
+for round in 1 2 3; do
+  read -r w c < <(timed sh -c "cat '$range' | rhash --crc32c - >/dev/null"); rw+=("$w"); rc+=("$c")
+  read -r w c < <(timed $bin log stats --from-lsn "$first" "$log"); iw+=("$w"); ic+=("$c")
+  printf 'round %d: cat | rhash --crc32c %s s (cpu %s s), innoscope log stats %s s (cpu %s s): ratio %.2f\n' \
+    $round "${rw[-1]}" "${rc[-1]}" "${iw[-1]}" "${ic[-1]}" "$(echo "${iw[-1]} / ${rw[-1]}" | bc -l)"
 done
-INNOSCOPE_BENCH_LOG=$log go test -run XXX -bench BenchmarkLog -benchtime 5x -count 3 ./logformat/
+mrw=$(printf '%s\n' "${rw[@]}" | median) mrc=$(printf '%s\n' "${rc[@]}" | median)
+miw=$(printf '%s\n' "${iw[@]}" | median) mic=$(printf '%s\n' "${ic[@]}" | median)
+printf 'median: cat | rhash --crc32c %.2f s (%.0f MB/s), innoscope log stats %.2f s (%.0f MB/s)\n' \
+  "$mrw" "$(echo "$bytes / $mrw / 1000000" | bc -l)" "$miw" "$(echo "$bytes / $miw / 1000000" | bc -l)"
+printf 'RATIO log stats / (cat | rhash --crc32c), whole process, wall: %.2f (cpu: %.2f)\n' \
+  "$(echo "$miw / $mrw" | bc -l)" "$(echo "$mic / $mrc" | bc -l)"
+
+out=$(INNOSCOPE_BENCH_LOG=$log go test -run XXX -bench 'BenchmarkLog/(read|stats)' -benchtime 3x -count 3 ./logformat/)
+echo "$out" | grep Benchmark
+echo "$out" | awk '/read\+crc32c/ {r[++nr] = $3} /stats/ {s[++ns] = $3}
+  END { asort(r); asort(s); printf "RATIO in-process scan with statistics / read+CRC-32C (median ns/op): %.2f\n", s[2] / r[2] }'

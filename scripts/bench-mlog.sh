@@ -3,14 +3,26 @@
 # ../shared/peer-fixtures (block checksums, de-blocking, every MLOG record), looped to >= 256 MiB,
 # next to read+CRC-32C of the same bytes, and next to MariaDB 10.8+ decoding of the >= 256 MiB
 # real log that scripts/bench-log.sh makes (run here too when it is cached or INNOSCOPE_BENCH_LOG
-# names one).
+# names one). Each benchmark runs three times; the ratios of the medians are printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
-go test -run XXX -bench 'BenchmarkMLog' -benchtime 5x -count 3 ./logformat/
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
+# ratio A B TEXT: the median ns/op of benchmark lines matching A over those matching B.
+ratio() {
+  awk -v a="$1" -v b="$2" -v text="$3" '$1 ~ a {x[++nx] = $3} $1 ~ b {y[++ny] = $3}
+    END { if (nx == 0 || ny == 0) exit; asort(x); asort(y); printf "RATIO %s (median ns/op): %.2f\n", text, x[int((nx + 1) / 2)] / y[int((ny + 1) / 2)] }'
+}
+out=$(go test -run XXX -bench 'BenchmarkMLog' -benchtime 5x -count 3 ./logformat/)
+echo "$out" | grep Benchmark
+echo "$out" | ratio 'mysql-decode' 'mysql-read' 'MySQL MLOG decoding / read+CRC-32C of the same bytes'
 log=${INNOSCOPE_BENCH_LOG:-/tmp/innoscope-bench/crashed/ib_logfile0}
 if [ -f "$log" ]; then
-  INNOSCOPE_BENCH_LOG=$log go test -run XXX -bench 'BenchmarkLog/scan' -benchtime 3x -count 3 ./logformat/
+  out2=$(INNOSCOPE_BENCH_LOG=$log go test -run XXX -bench 'BenchmarkLog/(scan|read)' -benchtime 3x -count 3 ./logformat/)
+  echo "$out2" | grep Benchmark
+  echo "$out2" | ratio 'BenchmarkLog/scan' 'read\\+crc32c' 'MariaDB 10.8+ scan / read+CRC-32C of the same bytes'
+  printf '%s\n%s\n' "$out" "$out2" | awk '/mysql-decode/ {m[++nm] = $5} /BenchmarkLog\/scan/ {s[++ns] = $5}
+    END { if (nm && ns) { asort(m); asort(s); printf "RATIO MySQL MLOG decoding MB/s / MariaDB scan MB/s (medians): %.2f\n", m[2] / s[2] } }'
 else
   echo "no MariaDB benchmark log: run scripts/bench-log.sh first (or set INNOSCOPE_BENCH_LOG)"
 fi

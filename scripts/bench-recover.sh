@@ -1,29 +1,45 @@
 #!/usr/bin/env bash
-# bench-recover.sh — replay a crash whose log changes >= 50,000 pages with innoscope, next to the
-# real mariadbd's own crash recovery of a copy of the same directory, in the same run.
+# bench-recover.sh — replay a crash whose log changes >= 30,000 pages with innoscope, next to the
+# real mariadbd's own crash recovery of a copy of the same directory, in the same run, three
+# rounds; the median of each ratio is printed.
 #
 #   bash scripts/bench-recover.sh [DIR [PAGES]]   DIR caches the generated crash (default
-#                                                 /tmp/innoscope-bench-recover), PAGES 60000
+#                                                 /tmp/innoscope-bench-recover), PAGES 30000
 #
-# mariadbd's recovery time is the wall time from starting it on a copy of the crashed directory
-# until it answers a query, minus the same measure on the now recovered, cleanly shut down copy
-# (server start-up without recovery). innoscope's is `recover --into` (its JSON gives the copy and
-# the replay phases apart). Both copies are then checked: the server starts on innoscope's copy
+# The reference is what a DBA does without innoscope: `cp -a` of the crashed directory, then
+# mariadbd on the copy from its start until it answers a query (its crash recovery included).
+# innoscope's is `recover --into` (its JSON gives the copy and the replay phases apart). Also
+# printed: mariadbd's recovery alone (start with recovery minus the start of the recovered,
+# cleanly shut down copy). Both copies are then checked: the server starts on innoscope's copy
 # without crash recovery and CHECKSUM TABLE equals its own recovery's.
+#
+# The server's 4 GiB log (the options keep any checkpoint from intervening) is allocated in
+# full; past its end of log it is zero, and the script punches it into a hole once (the server
+# and both copies read zeros there all the same) to keep the disk use at what the log holds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
 dir=${1:-/tmp/innoscope-bench-recover}
-pages=${2:-60000}
+pages=${2:-30000}
 lab=scripts/mariadb-lab.sh
 bash $lab install
 [ -f "$dir/bench.txt" ] || { rm -rf "$dir"; bash $lab bench-recover "$dir" "$pages"; }
 read -r -a opts <<<"$(tr '\n' ' ' <"$dir/options.txt")"
-go build -o /tmp/innoscope-bench-bin .
-work=$dir/run; rm -rf "$work" "$work.external"; mkdir -p "$work"
+# INNOSCOPE_BENCH_BIN: a binary to time instead of this tree's (e.g. an older build).
+bin=${INNOSCOPE_BENCH_BIN:-/tmp/innoscope-bench-bin}
+[ -n "${INNOSCOPE_BENCH_BIN:-}" ] || go build -o "$bin" .
+log=$dir/crashed/ib_logfile0
+end=$($bin log stats --json "$log" | sed -n 's/.*"stop_offset": \([0-9]*\).*/\1/p')
+keep=$(((end / 1048576 + 1) * 1048576))
+if [ "$(stat -c %s "$log")" -gt "$keep" ] && [ "$(du -k "$log" | cut -f1)" -gt $((keep / 1024 + 4096)) ]; then
+  fallocate --punch-hole --offset "$keep" --length $(($(stat -c %s "$log") - keep)) "$log"
+fi
+work=$dir/run
 find "$dir/crashed" -type f -exec cat {} + >/dev/null # warm the page cache for both alike
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# ready_time DATADIR ERRLOG: seconds from starting mariadbd on DATADIR until it answers; stops it.
+# ready_time DATADIR ERRLOG [CHECKSUM]: seconds from starting mariadbd on DATADIR until it
+# answers; stops it.
 ready_time() {
   local d=$1 e=$2 s=$work/bench.sock s0 t pid
   s0=$(date +%s.%N)
@@ -40,31 +56,40 @@ ready_time() {
   while kill -0 $pid 2>/dev/null; do sleep 0.1; done
   echo "$t"
 }
+# secs OUT CMD...: runs CMD with its output to OUT; prints its wall-clock seconds.
+secs() { local s0 out=$1; shift; s0=$(date +%s.%N); "$@" >"$out"; echo "$(date +%s.%N) - $s0" | bc; }
+median() { sort -g | sed -n 2p; } # of three
 
-cp -a "$dir/crashed" "$work/server"
-srv=$(ready_time "$work/server" "$work/server.err" "$work/server.checksum")
-base=$(ready_time "$work/server" "$work/server-clean.err")
-grep -E "Starting crash recovery|To recover|End of log" "$work/server.err" | sed 's/^/mariadbd: /'
-
-s0=$(date +%s.%N)
-/tmp/innoscope-bench-bin recover --json "$dir/crashed" --into "$work/copy" >"$work/recover.json"
-ins=$(echo "$(date +%s.%N) - $s0" | bc)
-python3 - "$work/recover.json" <<'PY'
+r_ref=() r_rec=() r_rep=()
+for round in 1 2 3; do
+  rm -rf "$work" "$work.external"; mkdir -p "$work"
+  cpt=$(secs /dev/null cp -a "$dir/crashed" "$work/server")
+  srv=$(ready_time "$work/server" "$work/server.err" "$work/server.checksum")
+  base=$(ready_time "$work/server" "$work/server-clean.err")
+  [ $round = 1 ] && grep -E "Starting crash recovery|To recover|End of log" "$work/server.err" | sed 's/^/mariadbd: /'
+  rm -rf "$work/server" # the disk space of one copy at a time
+  ins=$(secs "$work/recover.json" $bin recover --json "$dir/crashed" --into "$work/copy")
+  [ $round = 1 ] && python3 - "$work/recover.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-r, s = j["result"], j["seconds"]
+r = j["result"]
 print(f"innoscope: {r['mtr_count']} mini-transactions, {r['records_applied']} records applied, "
       f"{r['pages_read']} pages read, {r['pages_applied']} pages written in {r['batches']} batches")
-print(f"innoscope phases: copy {s['copy']:.2f} s ({j['copy']['bytes']} bytes), replay {s['replay']:.2f} s, log {s['log']:.2f} s")
 PY
-ready_time "$work/copy" "$work/copy.err" "$work/copy.checksum" >/dev/null
-if grep -q "Starting crash recovery" "$work/copy.err"; then echo "FAIL: the server ran crash recovery on innoscope's copy"; exit 1; fi
-if ! diff -q "$work/copy.checksum" "$work/server.checksum" >/dev/null; then
-  echo "FAIL: CHECKSUM TABLE differs: $(cat "$work/copy.checksum") vs $(cat "$work/server.checksum")"; exit 1
-fi
-echo "check: the server started on innoscope's copy without crash recovery; CHECKSUM TABLE $(cut -f2 "$work/copy.checksum") equals its own recovery's"
-replay=$(python3 -c "import json;print(json.load(open('$work/recover.json'))['seconds']['replay'])")
-printf 'mariadbd: start with crash recovery %.2f s, start without %.2f s: recovery %.2f s\n' "$srv" "$base" "$(echo "$srv - $base" | bc)"
-printf 'innoscope: recover --into %.2f s in all; replay phase %.2f s\n' "$ins" "$replay"
-printf 'ratio innoscope replay / mariadbd recovery: %.2f; innoscope total / mariadbd recovery: %.2f\n' \
-  "$(echo "$replay / ($srv - $base)" | bc -l)" "$(echo "$ins / ($srv - $base)" | bc -l)"
+  phases=$(python3 -c "import json;s=json.load(open('$work/recover.json'))['seconds'];print(s['copy'], s['replay'], s['log'])")
+  read -r pcopy prep plog <<<"$phases"
+  ready_time "$work/copy" "$work/copy.err" "$work/copy.checksum" >/dev/null
+  if grep -q "Starting crash recovery" "$work/copy.err"; then echo "FAIL: the server ran crash recovery on innoscope's copy"; exit 1; fi
+  if ! diff -q "$work/copy.checksum" "$work/server.checksum" >/dev/null; then
+    echo "FAIL: CHECKSUM TABLE differs: $(cat "$work/copy.checksum") vs $(cat "$work/server.checksum")"; exit 1
+  fi
+  ref=$(echo "$cpt + $srv" | bc) rec=$(echo "$srv - $base" | bc)
+  r_ref+=("$(echo "$ins / $ref" | bc -l)") r_rec+=("$(echo "$ins / $rec" | bc -l)") r_rep+=("$(echo "$prep / $rec" | bc -l)")
+  printf 'round %d: cp -a %.2f s + mariadbd start to ready %.2f s = %.2f s (recovery alone %.2f s); innoscope recover %.2f s (copy %.2f, replay %.2f, log %.2f): ratio %.2f\n' \
+    $round "$cpt" "$srv" "$ref" "$rec" "$ins" "$pcopy" "$prep" "$plog" "${r_ref[-1]}"
+done
+echo "check: each round, the server started on innoscope's copy without crash recovery; CHECKSUM TABLE $(cut -f2 "$work/copy.checksum") equals its own recovery's"
+printf 'RATIO innoscope recover / (cp -a + mariadbd start to ready), median of 3: %.2f\n' "$(printf '%s\n' "${r_ref[@]}" | median)"
+printf 'RATIO innoscope recover / mariadbd recovery alone, median of 3: %.2f\n' "$(printf '%s\n' "${r_rec[@]}" | median)"
+printf 'RATIO innoscope replay phase / mariadbd recovery alone, median of 3: %.2f\n' "$(printf '%s\n' "${r_rep[@]}" | median)"
+rm -rf "$work" "$work.external"
