@@ -1,0 +1,48 @@
+package cmd
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/discovery/rows"
+)
+
+func rowsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "rows",
+		Usage:     "decode a table's rows offline (clustered index order), as `mariadb --batch` prints them",
+		ArgsUsage: "DIR DB.TABLE",
+		Flags: append(append([]cli.Flag{}, locationFlags...),
+			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (as mariadb --batch --skip-column-names), json (one object per row) or sql (INSERT statements)"}),
+		Action: rowsAction,
+	}
+}
+
+func rowsAction(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return fmt.Errorf("expected DIR and DB.TABLE, got %d arguments", c.NArg())
+	}
+	db, table, ok := strings.Cut(c.Args().Get(1), ".")
+	if !ok || db == "" || table == "" {
+		return fmt.Errorf("%q: give the table as DB.TABLE", c.Args().Get(1))
+	}
+	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	res, err := rows.Dump(s, db, table, rows.Options{Format: c.String("format")}, bufio.NewWriterSize(c.App.Writer, 1<<16))
+	if err != nil {
+		return err
+	}
+	for _, l := range res.Lost {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s: page %d: %s: %d rows lost\n", res.File, l.Page, l.Reason, l.Rows)
+	}
+	if len(res.Lost) > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s: %d rows printed, %d rows lost on %d pages\n", res.Table, res.Rows, res.LostRows, len(res.Lost))
+		return errFindings
+	}
+	return nil
+}

@@ -1,0 +1,304 @@
+package rows
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"innoscope/discovery"
+)
+
+const (
+	filNull      = 0xffffffff
+	pageTypeIdx  = 17855 // FIL_PAGE_INDEX
+	pageTypeInst = 18    // FIL_PAGE_TYPE_INSTANT: MariaDB's clustered index root after instant ALTER
+	pageHeader   = FilData
+	maxDepth     = 32
+)
+
+// Loss is a page whose records could not be read.
+type Loss struct {
+	Page   uint32 `json:"page"`
+	Reason string `json:"reason"`
+	Rows   int    `json:"rows"` // PAGE_N_RECS of the page (user records it held, delete-marked included)
+}
+
+// Result is what a walk read.
+type Result struct {
+	Table    string `json:"table"`
+	File     string `json:"file"`
+	Rows     int64  `json:"rows"`
+	Pages    int    `json:"leaf_pages"`
+	Lost     []Loss `json:"lost,omitempty"`
+	LostRows int    `json:"lost_rows"`
+}
+
+// Row is one row: a value per column of Table.Cols, nil for SQL NULL (an empty value is a
+// non-nil empty slice). The slices are only valid during the call.
+type Row [][]byte
+
+// reader reads one table's tablespace.
+type reader struct {
+	t     *Table
+	f     *discovery.File
+	nCore int
+	meta  []value // the metadata record's fields: defaults of instantly added columns
+	res   *Result
+}
+
+// Walk reads the table's rows in clustered index order and calls fn for each. Pages that fail
+// their checksum or cannot be decoded are reported in Result.Lost and skipped; fn's error stops
+// the walk.
+func (t *Table) Walk(fn func(Row) error) (*Result, error) {
+	f, err := discovery.OpenFile(t.File)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fl := f.FSP.Flags; fl.ZipSize != 0 || fl.PageCompression {
+		return nil, fmt.Errorf("%s: ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED tablespaces are not supported", t.File)
+	}
+	r := &reader{t: t, f: f, nCore: len(t.fields), res: &Result{Table: t.Name, File: t.File}}
+	leaf, err := r.leftmostLeaf()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[uint32]bool{}
+	for no := leaf; no != filNull; {
+		if seen[no] {
+			return r.res, fmt.Errorf("%s: page %d: the leaf chain loops", t.File, no)
+		}
+		seen[no] = true
+		p, err := f.ReadPage(no)
+		if err != nil {
+			return r.res, err
+		}
+		next := binary.BigEndian.Uint32(p[discovery.FilPageNext:])
+		if why := r.check(p, no, true); why != "" {
+			r.lose(p, no, why)
+			if !r.trustNext(no, next) {
+				return r.res, fmt.Errorf("%s: page %d: %s, and its link to the next page cannot be trusted: run with --scan", t.File, no, why)
+			}
+			no = next
+			continue
+		}
+		if err := r.page(p, no, fn); err != nil {
+			return r.res, err
+		}
+		no = next
+	}
+	return r.res, nil
+}
+
+// check returns why page no cannot be used ("" when it can).
+func (r *reader) check(p []byte, no uint32, leaf bool) string {
+	if v := discovery.CheckPage(p, r.f.FSP.Flags, no, r.t.SpaceID); v.Corrupt {
+		return "checksum: " + v.Reason
+	}
+	typ := binary.BigEndian.Uint16(p[discovery.FilPageType:])
+	ip, err := discovery.ParseIndexPage(p)
+	switch {
+	case typ != pageTypeIdx && typ != pageTypeInst:
+		return fmt.Sprintf("page type %d is not an index page", typ)
+	case err != nil:
+		return err.Error()
+	case ip.IndexID != r.t.IndexID:
+		return fmt.Sprintf("index id %d, not the clustered index's %d", ip.IndexID, r.t.IndexID)
+	case leaf && ip.Level != 0:
+		return fmt.Sprintf("level %d on the leaf level", ip.Level)
+	}
+	return ""
+}
+
+// lose records page no as lost.
+func (r *reader) lose(p []byte, no uint32, why string) {
+	n := int(binary.BigEndian.Uint16(p[pageHeader+16:]))
+	if n > len(p)/5 {
+		n = 0
+	}
+	r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: why, Rows: n})
+	r.res.LostRows += n
+}
+
+// trustNext: the link from a corrupt page to next is used when next is a valid leaf of the
+// index that links back to it.
+func (r *reader) trustNext(no, next uint32) bool {
+	if next == filNull {
+		return true
+	}
+	p, err := r.f.ReadPage(next)
+	return err == nil && r.check(p, next, true) == "" && binary.BigEndian.Uint32(p[discovery.FilPagePrev:]) == no
+}
+
+// leftmostLeaf descends from the root along the first node pointer of each level.
+func (r *reader) leftmostLeaf() (uint32, error) {
+	no := r.t.Root
+	for depth := 0; ; depth++ {
+		p, err := r.f.ReadPage(no)
+		if err != nil {
+			return 0, err
+		}
+		if why := r.check(p, no, false); why != "" {
+			return 0, fmt.Errorf("%s: page %d (clustered index of %s): %s", r.t.File, no, r.t.Name, why)
+		}
+		ip, _ := discovery.ParseIndexPage(p)
+		if depth == 0 && binary.BigEndian.Uint16(p[discovery.FilPageType:]) == pageTypeInst && ip.Compact {
+			r.nCore = int(ip.Instant)
+			if r.nCore == 0 || r.nCore > len(r.t.fields) {
+				return 0, fmt.Errorf("%s: page %d: PAGE_INSTANT %d for %d fields", r.t.File, no, r.nCore, len(r.t.fields))
+			}
+		}
+		if ip.Level == 0 {
+			return no, nil
+		}
+		if depth >= maxDepth || !ip.HasUserRecs {
+			return 0, fmt.Errorf("%s: page %d: no way down the B-tree", r.t.File, no)
+		}
+		var rec record
+		if ip.Compact {
+			rec, err = decodeCompact(p, compactNext(p, infimumNew), r.t.fields, r.nCore, r.t.nUniq)
+		} else {
+			rec, err = decodeRedundant(p, int(binary.BigEndian.Uint16(p[infimumOld-2:])))
+		}
+		if err != nil || len(rec.vals) == 0 || len(rec.vals[len(rec.vals)-1].b) != 4 {
+			return 0, fmt.Errorf("%s: page %d: bad node pointer: %v", r.t.File, no, err)
+		}
+		no = binary.BigEndian.Uint32(rec.vals[len(rec.vals)-1].b)
+	}
+}
+
+// page emits the user records of one leaf page.
+func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
+	ip, _ := discovery.ParseIndexPage(p)
+	flds := r.t.fields
+	origin := compactNext(p, infimumNew)
+	if !ip.Compact {
+		flds = r.t.redFlds
+		origin = int(binary.BigEndian.Uint16(p[infimumOld-2:]))
+	}
+	r.res.Pages++
+	var rows []Row
+	for i := 0; ; i++ {
+		if i > len(p)/5 || origin == 0 {
+			r.lose(p, no, "the record list is broken")
+			return nil
+		}
+		var rec record
+		var err error
+		if ip.Compact {
+			rec, err = decodeCompact(p, origin, flds, r.nCore, r.t.nUniq)
+		} else {
+			rec, err = decodeRedundant(p, origin)
+		}
+		if err != nil {
+			r.lose(p, no, err.Error())
+			return nil
+		}
+		if rec.status == statusSupremum {
+			break
+		}
+		origin = rec.next
+		if rec.status == statusInfimum || rec.info&infoDeleted != 0 && rec.info&infoMinRec == 0 {
+			continue
+		}
+		if rec.info&infoMinRec != 0 {
+			r.meta = rec.vals
+			continue
+		}
+		row, err := r.row(rec.vals, flds)
+		if err != nil {
+			r.lose(p, no, err.Error())
+			return nil
+		}
+		rows = append(rows, row)
+	}
+	// The page's rows are emitted only when all of them decoded: a page is read whole or lost.
+	for _, row := range rows {
+		r.res.Rows++
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// row turns a record's fields into the table's columns.
+func (r *reader) row(vals []value, flds []field) (Row, error) {
+	row := make(Row, len(r.t.Cols))
+	if len(vals) > len(flds) {
+		return nil, fmt.Errorf("record with %d fields, the index has %d", len(vals), len(flds))
+	}
+	for i, f := range flds {
+		if f.col < 0 {
+			continue
+		}
+		var v value
+		switch {
+		case i < len(vals):
+			v = vals[i]
+		case i < len(r.meta):
+			v = r.meta[i] // added by instant ALTER after the record was written: the default
+		default:
+			return nil, fmt.Errorf("record with %d fields and no metadata record for field %s", len(vals), f.name)
+		}
+		if v.null {
+			continue
+		}
+		b := v.b
+		if v.ext {
+			var err error
+			if b, err = r.external(b); err != nil {
+				return nil, fmt.Errorf("column %s: %w", f.name, err)
+			}
+		}
+		out, err := format(&r.t.Cols[f.col], b)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = []byte{}
+		}
+		row[f.col] = out
+	}
+	return row, nil
+}
+
+// external returns the whole value of a field stored off page: its local prefix and the BLOB
+// pages its 20-byte reference (space, page, offset, length) leads to.
+func (r *reader) external(local []byte) ([]byte, error) {
+	if len(local) < fieldRefSize {
+		return nil, fmt.Errorf("off-page field of %d bytes has no reference", len(local))
+	}
+	ref := local[len(local)-fieldRefSize:]
+	be := binary.BigEndian
+	no, off := be.Uint32(ref[4:]), int(be.Uint32(ref[8:]))
+	want := int(be.Uint32(ref[16:]))
+	out := append(make([]byte, 0, len(local)-fieldRefSize+want), local[:len(local)-fieldRefSize]...)
+	got := 0
+	for n := 0; no != filNull && got < want; n++ {
+		if n > int(r.f.Pages()) {
+			return nil, fmt.Errorf("BLOB chain loops")
+		}
+		p, err := r.f.ReadPage(no)
+		if err != nil {
+			return nil, err
+		}
+		if v := discovery.CheckPage(p, r.f.FSP.Flags, no, r.t.SpaceID); v.Corrupt {
+			return nil, fmt.Errorf("BLOB page %d: checksum: %s", no, v.Reason)
+		}
+		if off+8 > len(p) {
+			return nil, fmt.Errorf("BLOB page %d: offset %d", no, off)
+		}
+		part := int(be.Uint32(p[off:]))
+		next := be.Uint32(p[off+4:])
+		if off+8+part > len(p)-8 {
+			return nil, fmt.Errorf("BLOB page %d: part of %d bytes at %d", no, part, off)
+		}
+		out = append(out, p[off+8:off+8+part]...)
+		got += part
+		no, off = next, FilData
+	}
+	if got != want {
+		return nil, fmt.Errorf("BLOB chain holds %d bytes, the reference says %d", got, want)
+	}
+	return out, nil
+}
