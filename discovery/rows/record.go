@@ -37,6 +37,7 @@ type record struct {
 	status byte
 	next   int // origin of the next record, 0 when none
 	vals   []value
+	mblob  []byte // the metadata BLOB reference of an instant DROP/reorder metadata record
 }
 
 // compactNext is the origin of the record after the one at origin (0: none).
@@ -48,23 +49,38 @@ func compactNext(p []byte, origin int) int {
 	return (origin + int(rel)) & (len(p) - 1)
 }
 
-// decodeCompact decodes the COMPACT/DYNAMIC record at origin of page p for the index fields
-// flds, of which the first nCore are present in every record (instant ADD COLUMN) and nUniq
-// form the key of a node pointer. A record carrying fewer fields leaves the rest out of vals.
-func decodeCompact(p []byte, origin int, flds []field, nCore, nUniq int) (record, error) {
+// layout is the clustered index as its records are stored.
+type layout struct {
+	flds      []field
+	nCore     int // fields present in every record (before instant ADD COLUMN)
+	nullBytes int // NULL bitmap bytes of an ordinary record or a node pointer
+	nUniq     int // key fields
+}
+
+// firstUser is the position of the first field after DB_TRX_ID and DB_ROLL_PTR, where a
+// metadata record with a BLOB carries it.
+func (l *layout) firstUser() int { return l.nUniq + 2 }
+
+// decodeCompact decodes the COMPACT/DYNAMIC record at origin of page p. A record carrying
+// fewer fields than the index (instant ADD COLUMN) leaves the rest out of vals. mblob: the
+// record is the metadata record of an instant DROP or reorder, with the 20-byte reference to
+// the metadata BLOB after DB_ROLL_PTR (no length byte, no NULL bit), returned in record.mblob.
+func decodeCompact(p []byte, origin int, lay *layout, mblob bool) (record, error) {
 	if origin < infimumNew || origin >= len(p)-8 {
 		return record{}, fmt.Errorf("record origin %d out of range", origin)
 	}
+	flds := lay.flds
 	r := record{info: p[origin-5] & 0xf0, status: p[origin-3] & 7, next: compactNext(p, origin)}
 	n := 0
 	nulls := origin - compactExtra - 1 // the NULL bitmap, read backwards
+	nullBytes := lay.nullBytes
 	switch r.status {
 	case statusInfimum, statusSupremum:
 		return r, nil
 	case statusNodePtr:
-		n = nUniq
+		n = lay.nUniq
 	case statusOrdinary:
-		n = nCore
+		n = lay.nCore
 	case statusInstant:
 		if nulls < FilData {
 			return r, fmt.Errorf("record at %d: header out of range", origin)
@@ -75,31 +91,41 @@ func decodeCompact(p []byte, origin int, flds []field, nCore, nUniq int) (record
 			add = add&0x7f | int(p[nulls])<<7
 			nulls--
 		}
-		n = nCore + 1 + add
+		n = lay.nCore + 1 + add
+		if mblob {
+			n--
+		}
+		if n > len(flds) {
+			return r, fmt.Errorf("record at %d: %d fields, the index has %d", origin, n, len(flds))
+		}
+		nullable := 0
+		for _, f := range flds[:n] {
+			if f.nullable {
+				nullable++
+			}
+		}
+		nullBytes = (nullable + 7) / 8
 	default:
 		return r, fmt.Errorf("record at %d: status %d", origin, r.status)
 	}
 	if n > len(flds) {
 		return r, fmt.Errorf("record at %d: %d fields, the index has %d", origin, n, len(flds))
 	}
-	nullable := 0
-	limit := n
-	if r.status == statusNodePtr || r.status == statusOrdinary {
-		limit = nCore // the bitmap covers the core fields
-	}
-	for _, f := range flds[:limit] {
-		if f.nullable {
-			nullable++
-		}
-	}
-	lens := nulls - (nullable+7)/8
+	lens := nulls - nullBytes
 	if lens < FilData {
 		return r, fmt.Errorf("record at %d: header out of range", origin)
 	}
 	bit := 0
 	at := origin
 	r.vals = make([]value, 0, n+1)
-	for _, f := range flds[:n] {
+	for i, f := range flds[:n] {
+		if mblob && i == lay.firstUser() {
+			if at+fieldRefSize > len(p)-8 {
+				return r, fmt.Errorf("record at %d: metadata BLOB reference runs past the page", origin)
+			}
+			r.mblob = p[at : at+fieldRefSize]
+			at += fieldRefSize
+		}
 		if f.nullable {
 			isNull := p[nulls-bit/8]&(1<<(bit%8)) != 0
 			bit++

@@ -66,9 +66,10 @@ type Table struct {
 	// PK lists the columns of the clustered index key (indexes into Cols); empty for a table
 	// whose rows are ordered by the hidden DB_ROW_ID.
 	PK      []int
-	fields  []field // the clustered index fields of the COMPACT/DYNAMIC layout
-	redFlds []field // the same for REDUNDANT records (every field fixed or not by its type)
-	nUniq   int
+	// fields are the clustered index fields as the dictionary gives them (the physical layout
+	// unless an instant ALTER dropped or reordered columns: see instant.go).
+	fields []field
+	nUniq  int
 }
 
 // Open reads the definition of table db.name from the dictionary in the system tablespace of
@@ -187,11 +188,7 @@ func tableFile(s discovery.Layout, sysPath string, dt *discovery.DictTable, db, 
 // ALTER): the key, DB_TRX_ID, DB_ROLL_PTR, then every other column in SYS_COLUMNS order.
 func (t *Table) layout() {
 	inKey := map[int]bool{}
-	add := func(c int) {
-		col := t.Cols[c].Dict
-		t.fields = append(t.fields, colField(c, col, true))
-		t.redFlds = append(t.redFlds, colField(c, col, false))
-	}
+	add := func(c int) { t.fields = append(t.fields, colField(c, t.Cols[c].Dict)) }
 	if len(t.PK) == 0 {
 		t.fields = append(t.fields, field{col: -1, name: "DB_ROW_ID", fixed: sysRowIDLen})
 	}
@@ -201,10 +198,6 @@ func (t *Table) layout() {
 	}
 	t.nUniq = max(len(t.PK), 1)
 	t.fields = append(t.fields, field{col: -1, name: "DB_TRX_ID", fixed: sysTrxIDLen}, field{col: -1, name: "DB_ROLL_PTR", fixed: sysRollPtrLen})
-	if len(t.PK) == 0 {
-		t.redFlds = append(t.redFlds, field{col: -1, name: "DB_ROW_ID", fixed: sysRowIDLen})
-	}
-	t.redFlds = append(t.redFlds, t.fields[len(t.fields)-2:]...)
 	order := make([]int, 0, len(t.Cols))
 	for c := range t.Cols {
 		if !inKey[c] {
@@ -218,15 +211,16 @@ func (t *Table) layout() {
 }
 
 // colField describes column c as a record field: fixed-length or not (dict_col_get_fixed_size:
-// in COMPACT and later, a CHAR in a character set of variable width is stored as variable).
-func colField(c int, col discovery.DictColumn, comp bool) field {
+// in COMPACT and later, a CHAR in a character set of variable width is stored as variable;
+// REDUNDANT records store every field's end offset and do not need it).
+func colField(c int, col discovery.DictColumn) field {
 	f := field{col: c, name: col.Name, nullable: col.PRType&dataNotNull == 0,
 		big: col.Len > 255 || col.MType == dataBlob || col.MType == dataGeometry}
 	switch col.MType {
 	case dataChar, dataFixBinary, dataInt, dataFloat, dataDouble, dataSys:
 		f.fixed = int(col.Len)
 	case dataMySQL:
-		if mi, ma := mbLen(collation(col.PRType)); !comp || mi == ma || col.PRType&1024 != 0 {
+		if mi, ma := mbLen(collation(col.PRType)); mi == ma || col.PRType&1024 != 0 {
 			f.fixed = int(col.Len)
 		}
 	}

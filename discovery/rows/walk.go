@@ -40,7 +40,7 @@ type Row [][]byte
 type reader struct {
 	t     *Table
 	f     *discovery.File
-	nCore int
+	lay   *layout
 	meta  []value // the metadata record's fields: defaults of instantly added columns
 	res   *Result
 }
@@ -57,7 +57,7 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 	if fl := f.FSP.Flags; fl.ZipSize != 0 || fl.PageCompression {
 		return nil, fmt.Errorf("%s: ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED tablespaces are not supported", t.File)
 	}
-	r := &reader{t: t, f: f, nCore: len(t.fields), res: &Result{Table: t.Name, File: t.File}}
+	r := &reader{t: t, f: f, res: &Result{Table: t.Name, File: t.File}}
 	leaf, err := r.leftmostLeaf()
 	if err != nil {
 		return nil, err
@@ -89,10 +89,18 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 	return r.res, nil
 }
 
-// check returns why page no cannot be used ("" when it can).
-func (r *reader) check(p []byte, no uint32, leaf bool) string {
+// checksum returns why page no fails its checksum ("" when it does not).
+func (r *reader) checksum(p []byte, no uint32) string {
 	if v := discovery.CheckPage(p, r.f.FSP.Flags, no, r.t.SpaceID); v.Corrupt {
 		return "checksum: " + v.Reason
+	}
+	return ""
+}
+
+// check returns why page no cannot be used ("" when it can).
+func (r *reader) check(p []byte, no uint32, leaf bool) string {
+	if why := r.checksum(p, no); why != "" {
+		return why
 	}
 	typ := binary.BigEndian.Uint16(p[discovery.FilPageType:])
 	ip, err := discovery.ParseIndexPage(p)
@@ -141,10 +149,10 @@ func (r *reader) leftmostLeaf() (uint32, error) {
 			return 0, fmt.Errorf("%s: page %d (clustered index of %s): %s", r.t.File, no, r.t.Name, why)
 		}
 		ip, _ := discovery.ParseIndexPage(p)
-		if depth == 0 && binary.BigEndian.Uint16(p[discovery.FilPageType:]) == pageTypeInst && ip.Compact {
-			r.nCore = int(ip.Instant)
-			if r.nCore == 0 || r.nCore > len(r.t.fields) {
-				return 0, fmt.Errorf("%s: page %d: PAGE_INSTANT %d for %d fields", r.t.File, no, r.nCore, len(r.t.fields))
+		if depth == 0 {
+			inst := binary.BigEndian.Uint16(p[discovery.FilPageType:]) == pageTypeInst
+			if r.lay, err = r.t.rootLayout(p, ip.Compact, inst, int(ip.Instant)); err != nil {
+				return 0, fmt.Errorf("%s: page %d (clustered index root of %s): %w", r.t.File, no, r.t.Name, err)
 			}
 		}
 		if ip.Level == 0 {
@@ -155,7 +163,7 @@ func (r *reader) leftmostLeaf() (uint32, error) {
 		}
 		var rec record
 		if ip.Compact {
-			rec, err = decodeCompact(p, compactNext(p, infimumNew), r.t.fields, r.nCore, r.t.nUniq)
+			rec, err = decodeCompact(p, compactNext(p, infimumNew), r.lay, false)
 		} else {
 			rec, err = decodeRedundant(p, int(binary.BigEndian.Uint16(p[infimumOld-2:])))
 		}
@@ -169,10 +177,8 @@ func (r *reader) leftmostLeaf() (uint32, error) {
 // page emits the user records of one leaf page.
 func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 	ip, _ := discovery.ParseIndexPage(p)
-	flds := r.t.fields
 	origin := compactNext(p, infimumNew)
 	if !ip.Compact {
-		flds = r.t.redFlds
 		origin = int(binary.BigEndian.Uint16(p[infimumOld-2:]))
 	}
 	r.res.Pages++
@@ -182,13 +188,7 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 			r.lose(p, no, "the record list is broken")
 			return nil
 		}
-		var rec record
-		var err error
-		if ip.Compact {
-			rec, err = decodeCompact(p, origin, flds, r.nCore, r.t.nUniq)
-		} else {
-			rec, err = decodeRedundant(p, origin)
-		}
+		rec, err := r.record(p, origin, ip.Compact)
 		if err != nil {
 			r.lose(p, no, err.Error())
 			return nil
@@ -197,14 +197,16 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 			break
 		}
 		origin = rec.next
-		if rec.status == statusInfimum || rec.info&infoDeleted != 0 && rec.info&infoMinRec == 0 {
+		switch {
+		case rec.status == statusInfimum:
 			continue
-		}
-		if rec.info&infoMinRec != 0 {
+		case rec.info&infoMinRec != 0:
 			r.meta = rec.vals
 			continue
+		case rec.info&infoDeleted != 0:
+			continue
 		}
-		row, err := r.row(rec.vals, flds)
+		row, err := r.row(rec.vals)
 		if err != nil {
 			r.lose(p, no, err.Error())
 			return nil
@@ -221,9 +223,46 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 	return nil
 }
 
+// record decodes the record at origin; the metadata record of an instant DROP or reorder
+// first switches the layout to the one its BLOB gives.
+func (r *reader) record(p []byte, origin int, compact bool) (record, error) {
+	if !compact {
+		rec, err := decodeRedundant(p, origin)
+		if err != nil || rec.info&(infoMinRec|infoDeleted) != infoMinRec|infoDeleted || rec.status > statusNodePtr {
+			return rec, err
+		}
+		k := r.lay.firstUser()
+		if len(rec.vals) <= k || len(rec.vals[k].b) != fieldRefSize {
+			return rec, fmt.Errorf("record at %d: metadata record without its BLOB reference", origin)
+		}
+		if err := r.metadataLayout(rec.vals[k].b); err != nil {
+			return rec, err
+		}
+		rec.vals = append(rec.vals[:k:k], rec.vals[k+1:]...)
+		return rec, nil
+	}
+	mblob := p[origin-5]&(infoMinRec|infoDeleted) == infoMinRec|infoDeleted && p[origin-3]&7 == statusInstant
+	if mblob {
+		// The key's variable-length fields are empty in the metadata record: the reference is
+		// after the fixed-length ones, DB_TRX_ID and DB_ROLL_PTR.
+		at := origin + sysTrxIDLen + sysRollPtrLen
+		for _, f := range r.lay.flds[:r.lay.nUniq] {
+			at += f.fixed
+		}
+		if at+fieldRefSize > len(p)-8 {
+			return record{}, fmt.Errorf("record at %d: metadata BLOB reference out of range", origin)
+		}
+		if err := r.metadataLayout(p[at : at+fieldRefSize]); err != nil {
+			return record{}, err
+		}
+	}
+	return decodeCompact(p, origin, r.lay, mblob)
+}
+
 // row turns a record's fields into the table's columns.
-func (r *reader) row(vals []value, flds []field) (Row, error) {
+func (r *reader) row(vals []value) (Row, error) {
 	row := make(Row, len(r.t.Cols))
+	flds := r.lay.flds
 	if len(vals) > len(flds) {
 		return nil, fmt.Errorf("record with %d fields, the index has %d", len(vals), len(flds))
 	}
@@ -282,8 +321,8 @@ func (r *reader) external(local []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if v := discovery.CheckPage(p, r.f.FSP.Flags, no, r.t.SpaceID); v.Corrupt {
-			return nil, fmt.Errorf("BLOB page %d: checksum: %s", no, v.Reason)
+		if why := r.checksum(p, no); why != "" {
+			return nil, fmt.Errorf("BLOB page %d: %s", no, why)
 		}
 		if off+8 > len(p) {
 			return nil, fmt.Errorf("BLOB page %d: offset %d", no, off)
