@@ -65,7 +65,7 @@ type Table struct {
 	Cols    []Column
 	// PK lists the columns of the clustered index key (indexes into Cols); empty for a table
 	// whose rows are ordered by the hidden DB_ROW_ID.
-	PK      []int
+	PK []int
 	// fields are the clustered index fields as the dictionary gives them (the physical layout
 	// unless an instant ALTER dropped or reordered columns: see instant.go).
 	fields []field

@@ -38,11 +38,11 @@ type Row [][]byte
 
 // reader reads one table's tablespace.
 type reader struct {
-	t     *Table
-	f     *discovery.File
-	lay   *layout
-	meta  []value // the metadata record's fields: defaults of instantly added columns
-	res   *Result
+	t    *Table
+	f    *discovery.File
+	lay  *layout
+	meta []value // the metadata record's fields: defaults of instantly added columns
+	res  *Result
 }
 
 // Walk reads the table's rows in clustered index order and calls fn for each. Pages that fail
