@@ -103,7 +103,7 @@ func format(c *Column, b []byte) ([]byte, error) {
 		}
 		return fmt.Appendf(nil, "%04d-%02d-%02d", v>>9, v>>5&15, v&31), nil
 	case myDatetime2:
-		fsp := max(f.Length-maxDateWidth-1, 0)
+		fsp := min(max(f.Length-maxDateWidth-1, 0), 6)
 		if len(b) != 5+(fsp+1)/2 {
 			return bad()
 		}
@@ -113,7 +113,7 @@ func format(c *Column, b []byte) ([]byte, error) {
 		out := fmt.Appendf(nil, "%04d-%02d-%02d %02d:%02d:%02d", ym/13, ym%13, ymd&31, hms>>12, hms>>6&63, hms&63)
 		return appendFrac(out, int64(fracOf(b[5:])), fsp), nil
 	case myTimestamp2:
-		fsp := max(f.Length-maxDateWidth-1, 0)
+		fsp := min(max(f.Length-maxDateWidth-1, 0), 6)
 		if len(b) != 4+(fsp+1)/2 {
 			return bad()
 		}
@@ -125,7 +125,7 @@ func format(c *Column, b []byte) ([]byte, error) {
 		out := time.Unix(sec, 0).In(TimeZone).AppendFormat(nil, "2006-01-02 15:04:05")
 		return appendFrac(out, frac, fsp), nil
 	case myTime2:
-		fsp := max(f.Length-minTimeWidth-1, 0)
+		fsp := min(max(f.Length-minTimeWidth-1, 0), 6)
 		if len(b) != 3+(fsp+1)/2 {
 			return bad()
 		}
