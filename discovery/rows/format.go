@@ -76,7 +76,7 @@ func format(c *Column, b []byte) ([]byte, error) {
 			return bad()
 		}
 		v := math.Float32frombits(binary.LittleEndian.Uint32(b))
-		if d := f.Decimals(); d < notFixedDec {
+		if d := f.Decimals(); d < notFixedDec && !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
 			return strconv.AppendFloat(nil, float64(v), 'f', d, 64), nil
 		}
 		return gcvt(float64(v), true), nil
@@ -85,7 +85,7 @@ func format(c *Column, b []byte) ([]byte, error) {
 			return bad()
 		}
 		v := math.Float64frombits(binary.LittleEndian.Uint64(b))
-		if d := f.Decimals(); d < notFixedDec {
+		if d := f.Decimals(); d < notFixedDec && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			return strconv.AppendFloat(nil, v, 'f', d, 64), nil
 		}
 		return gcvt(v, false), nil
@@ -297,7 +297,7 @@ func decimal(b []byte, prec, scale int) ([]byte, error) {
 // digits for a FLOAT), in plain notation unless the exponent is below -14 or above 15 with no
 // fractional digits.
 func gcvt(v float64, isFloat bool) []byte {
-	if v == 0 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) { // my_gcvt prints 0 for what dtoa cannot
 		return []byte("0")
 	}
 	var s string
