@@ -16,7 +16,8 @@ func rowsCommand() *cli.Command {
 		Usage:     "decode a table's rows offline (clustered index order), as `mariadb --batch` prints them",
 		ArgsUsage: "DIR DB.TABLE",
 		Flags: append(append([]cli.Flag{}, locationFlags...),
-			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (as mariadb --batch --skip-column-names), json (one object per row) or sql (INSERT statements)"}),
+			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (as mariadb --batch --skip-column-names), json (one object per row) or sql (INSERT statements)"},
+			&cli.BoolFlag{Name: "scan", Usage: "read every leaf page of the clustered index in file order instead of walking the B-tree (a damaged tree)"}),
 		Action: rowsAction,
 	}
 }
@@ -33,9 +34,12 @@ func rowsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := rows.Dump(s, db, table, rows.Options{Format: c.String("format")}, bufio.NewWriterSize(c.App.Writer, 1<<16))
+	res, err := rows.Dump(s, db, table, rows.Options{Format: c.String("format"), Scan: c.Bool("scan")}, bufio.NewWriterSize(c.App.Writer, 1<<16))
 	if err != nil {
 		return err
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s: %s\n", res.File, n)
 	}
 	for _, l := range res.Lost {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s: page %d: %s: %d rows lost\n", res.File, l.Page, l.Reason, l.Rows)

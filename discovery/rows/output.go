@@ -165,6 +165,9 @@ type Options struct {
 	Format string // tsv (default), json or sql
 	// AllowCrashed reads a directory that needs crash recovery as it is (else it is refused).
 	AllowCrashed bool
+	// Scan reads every leaf page of the clustered index in file order instead of walking
+	// the B-tree (Table.Scan).
+	Scan bool
 }
 
 // Dump writes the rows of table db.name of the data directory of layout s to w in the given
@@ -191,7 +194,11 @@ func Dump(s discovery.Layout, db, name string, opt Options, out *bufio.Writer) (
 	default:
 		return nil, fmt.Errorf("unknown --format %q (tsv, json, sql)", opt.Format)
 	}
-	res, err := t.Walk(fn)
+	walk := t.Walk
+	if opt.Scan {
+		walk = t.Scan
+	}
+	res, err := walk(fn)
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}

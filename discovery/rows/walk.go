@@ -24,12 +24,13 @@ type Loss struct {
 
 // Result is what a walk read.
 type Result struct {
-	Table    string `json:"table"`
-	File     string `json:"file"`
-	Rows     int64  `json:"rows"`
-	Pages    int    `json:"leaf_pages"`
-	Lost     []Loss `json:"lost,omitempty"`
-	LostRows int    `json:"lost_rows"`
+	Table    string   `json:"table"`
+	File     string   `json:"file"`
+	Rows     int64    `json:"rows"`
+	Pages    int      `json:"leaf_pages"`
+	Lost     []Loss   `json:"lost,omitempty"`
+	LostRows int      `json:"lost_rows"`
+	Notes    []string `json:"notes,omitempty"`
 }
 
 // Row is one row: a value per column of Table.Cols, nil for SQL NULL (an empty value is a
@@ -46,18 +47,15 @@ type reader struct {
 }
 
 // Walk reads the table's rows in clustered index order and calls fn for each. Pages that fail
-// their checksum or cannot be decoded are reported in Result.Lost and skipped; fn's error stops
-// the walk.
+// their checksum or cannot be decoded are reported in Result.Lost and skipped; when the link
+// from such a page to the next cannot be trusted, the rest of the leaf pages are read in file
+// order (as Scan does) and Result.Notes says so. fn's error stops the walk.
 func (t *Table) Walk(fn func(Row) error) (*Result, error) {
-	f, err := discovery.OpenFile(t.File)
+	r, err := t.reader()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if fl := f.FSP.Flags; fl.ZipSize != 0 || fl.PageCompression {
-		return nil, fmt.Errorf("%s: ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED tablespaces are not supported", t.File)
-	}
-	r := &reader{t: t, f: f, res: &Result{Table: t.Name, File: t.File}}
+	defer r.f.Close()
 	leaf, err := r.leftmostLeaf()
 	if err != nil {
 		return nil, err
@@ -68,7 +66,7 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 			return r.res, fmt.Errorf("%s: page %d: the leaf chain loops", t.File, no)
 		}
 		seen[no] = true
-		p, err := f.ReadPage(no)
+		p, err := r.f.ReadPage(no)
 		if err != nil {
 			return r.res, err
 		}
@@ -76,7 +74,8 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 		if why := r.check(p, no, true); why != "" {
 			r.lose(p, no, why)
 			if !r.trustNext(no, next) {
-				return r.res, fmt.Errorf("%s: page %d: %s, and its link to the next page cannot be trusted: run with --scan", t.File, no, why)
+				r.res.Notes = append(r.res.Notes, fmt.Sprintf("page %d: the leaf chain cannot be followed: the remaining leaf pages were read in file order", no))
+				return r.res, r.rest(seen, fn)
 			}
 			no = next
 			continue
@@ -87,6 +86,19 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 		no = next
 	}
 	return r.res, nil
+}
+
+// reader opens the table's tablespace file.
+func (t *Table) reader() (*reader, error) {
+	f, err := discovery.OpenFile(t.File)
+	if err != nil {
+		return nil, err
+	}
+	if fl := f.FSP.Flags; fl.ZipSize != 0 || fl.PageCompression {
+		f.Close()
+		return nil, fmt.Errorf("%s: ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED tablespaces are not supported", t.File)
+	}
+	return &reader{t: t, f: f, res: &Result{Table: t.Name, File: t.File}}, nil
 }
 
 // checksum returns why page no fails its checksum ("" when it does not).
