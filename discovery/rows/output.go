@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"innoscope/discovery"
@@ -78,11 +79,19 @@ func JSON(w *bufio.Writer, t *Table) func(Row) error {
 	}
 }
 
-// SQL writes one INSERT statement per row; every value is a quoted string literal (the server
-// converts it to the column's type), binary values as hexadecimal literals.
+// SQL writes one INSERT statement per row, after setting the character set and the time zone
+// the values are written in (utf8mb4, TIMESTAMPs in TimeZone); every value is a quoted string
+// literal (the server converts it to the column's type), binary strings and BIT values
+// hexadecimal literals.
 func SQL(w *bufio.Writer, t *Table) func(Row) error {
 	db, name, _ := strings.Cut(t.Name, "/")
 	prefix := fmt.Sprintf("INSERT INTO `%s`.`%s` VALUES (", db, name)
+	_, off := time.Now().In(TimeZone).Zone()
+	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '%+03d:%02d';\n", off/3600, abs(off/60)%60)
+	binary := make([]bool, len(t.Cols))
+	for i, c := range t.Cols {
+		binary[i] = c.Frm.Type == myBit || isString(c.Frm.Type) && charsetOf(collation(c.Dict.PRType)) == csBinary
+	}
 	return func(row Row) error {
 		w.WriteString(prefix)
 		for i, v := range row {
@@ -92,7 +101,7 @@ func SQL(w *bufio.Writer, t *Table) func(Row) error {
 			switch {
 			case v == nil:
 				w.WriteString("NULL")
-			case charsetOf(collation(t.Cols[i].Dict.PRType)) == csBinary && t.Cols[i].Frm.Type != myNewDecimal && !isNumeric(t.Cols[i].Frm.Type) || t.Cols[i].Frm.Type == myBit:
+			case binary[i]:
 				if len(v) == 0 {
 					w.WriteString("''")
 				} else {
@@ -124,13 +133,20 @@ func SQL(w *bufio.Writer, t *Table) func(Row) error {
 	}
 }
 
-// isNumeric: a type whose collation is binary although it is not a string.
-func isNumeric(t byte) bool {
+// isString: a string type (CHAR, VARCHAR, TEXT, BLOB and their binary forms).
+func isString(t byte) bool {
 	switch t {
-	case myBit, myGeometry, myTinyBlob, myMediumBlob, myLongBlob, myBlob, myVarchar, myVarString, myString:
-		return false
+	case myTinyBlob, myMediumBlob, myLongBlob, myBlob, myVarchar, myVarString, myString:
+		return true
 	}
-	return true
+	return false
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // ErrNeedsRecovery is returned by CheckClean for a data directory whose redo log holds changes
