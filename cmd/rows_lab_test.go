@@ -264,6 +264,11 @@ func rowsSQL(t *testing.T, dir string, want map[string][]byte) {
 	lab.CopyDir(t, dir, cp)
 	s := startRowsServer(t, cp)
 	defer s.shutdown(t)
+	// TIMESTAMPs in another time zone, as the server shows them in a session of that zone.
+	tz := s.sql(t, "SET time_zone = '+05:30'; SELECT * FROM db.t_time ORDER BY id")
+	if out, errs, code := run("rows", "--time-zone", "+05:30", dir, "db.t_time"); code != ExitClean || out != string(tz) {
+		t.Errorf("rows --time-zone +05:30 db.t_time: exit %d, %s\n%s", code, errs, firstDiff(string(tz), out))
+	}
 	for _, tb := range rowsTables {
 		q := "SELECT * FROM db." + tb.name
 		if tb.order != "" {

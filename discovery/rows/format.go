@@ -49,7 +49,7 @@ const (
 
 // format renders the stored bytes b of column c as the server prints the value (before the
 // client's escaping). b is the whole value (off-page parts already appended).
-func format(c *Column, b []byte) ([]byte, error) {
+func format(c *Column, b []byte, tz *time.Location) ([]byte, error) {
 	f := &c.Frm
 	bad := func() ([]byte, error) {
 		return nil, fmt.Errorf("column %s: %d bytes for type %d", c.Name, len(b), f.Type)
@@ -122,7 +122,7 @@ func format(c *Column, b []byte) ([]byte, error) {
 		if sec == 0 && frac == 0 {
 			return appendFrac([]byte("0000-00-00 00:00:00"), 0, fsp), nil
 		}
-		out := time.Unix(sec, 0).In(TimeZone).AppendFormat(nil, "2006-01-02 15:04:05")
+		out := time.Unix(sec, 0).In(tz).AppendFormat(nil, "2006-01-02 15:04:05")
 		return appendFrac(out, frac, fsp), nil
 	case myTime2:
 		fsp := min(max(f.Length-minTimeWidth-1, 0), 6)
@@ -239,8 +239,27 @@ func time2(b []byte, fsp int) []byte {
 	return appendFrac(out, packed%(1<<24), fsp)
 }
 
-// TimeZone is the server's time zone TIMESTAMP values are shown in (UTC unless set).
-var TimeZone = time.UTC
+// ParseTimeZone reads a time zone as the server's time_zone spells it: "+HH:MM", "-HH:MM",
+// "SYSTEM" (the local zone) or a zone name ("Europe/Berlin").
+func ParseTimeZone(s string) (*time.Location, error) {
+	switch {
+	case s == "" || strings.EqualFold(s, "UTC"):
+		return time.UTC, nil
+	case strings.EqualFold(s, "SYSTEM"):
+		return time.Local, nil
+	case s[0] == '+' || s[0] == '-':
+		var h, m int
+		if n, _ := fmt.Sscanf(s[1:], "%d:%d", &h, &m); n != 2 || h > 14 || m > 59 {
+			return nil, fmt.Errorf("time zone %q: want +HH:MM", s)
+		}
+		off := h*3600 + m*60
+		if s[0] == '-' {
+			off = -off
+		}
+		return time.FixedZone(s, off), nil
+	}
+	return time.LoadLocation(s)
+}
 
 // dig2bytes is the bytes a group of 0-8 leftover decimal digits takes.
 var dig2bytes = [10]int{0, 1, 1, 2, 2, 3, 3, 4, 4, 4}

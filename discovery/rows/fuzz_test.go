@@ -3,6 +3,7 @@ package rows
 import (
 	"encoding/binary"
 	"testing"
+	"time"
 
 	"innoscope/discovery"
 )
@@ -63,7 +64,7 @@ func FuzzDecodeRecord(f *testing.F) {
 func formatAll(t *Table, vals []value) {
 	for i, v := range vals {
 		if i < len(t.fields) && t.fields[i].col >= 0 && !v.null {
-			format(&t.Cols[t.fields[i].col], v.b)
+			format(&t.Cols[t.fields[i].col], v.b, time.UTC)
 		}
 	}
 }

@@ -80,14 +80,14 @@ func JSON(w *bufio.Writer, t *Table) func(Row) error {
 }
 
 // SQL writes one INSERT statement per row, after setting the character set and the time zone
-// the values are written in (utf8mb4, TIMESTAMPs in TimeZone); every value is a quoted string
+// the values are written in (utf8mb4; TIMESTAMPs in UTC); every value is a quoted string
 // literal (the server converts it to the column's type), binary strings and BIT values
 // hexadecimal literals.
 func SQL(w *bufio.Writer, t *Table) func(Row) error {
 	db, name, _ := strings.Cut(t.Name, "/")
 	prefix := fmt.Sprintf("INSERT INTO `%s`.`%s` VALUES (", db, name)
-	_, off := time.Now().In(TimeZone).Zone()
-	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '%+03d:%02d';\n", off/3600, abs(off/60)%60)
+	t.TimeZone = time.UTC // a zone's offset can change (DST): TIMESTAMPs are written in UTC
+	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\n")
 	binary := make([]bool, len(t.Cols))
 	for i, c := range t.Cols {
 		binary[i] = c.Frm.Type == myBit || isString(c.Frm.Type) && charsetOf(collation(c.Dict.PRType)) == csBinary
@@ -142,13 +142,6 @@ func isString(t byte) bool {
 	return false
 }
 
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
 // ErrNeedsRecovery is returned by CheckClean for a data directory whose redo log holds changes
 // not yet in its datafiles.
 type ErrNeedsRecovery struct{ Log string }
@@ -181,6 +174,8 @@ type Options struct {
 	Format string // tsv (default), json or sql
 	// AllowCrashed reads a directory that needs crash recovery as it is (else it is refused).
 	AllowCrashed bool
+	// TimeZone is the server's time zone (nil: UTC), in which tsv and json show TIMESTAMPs.
+	TimeZone *time.Location
 	// Scan reads every leaf page of the clustered index in file order instead of walking
 	// the B-tree (Table.Scan).
 	Scan bool
@@ -198,6 +193,9 @@ func Dump(s discovery.Layout, db, name string, opt Options, out *bufio.Writer) (
 	t, err := Open(s, db, name)
 	if err != nil {
 		return nil, err
+	}
+	if opt.TimeZone != nil {
+		t.TimeZone = opt.TimeZone
 	}
 	var fn func(Row) error
 	switch opt.Format {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"innoscope/discovery"
 )
@@ -66,6 +67,8 @@ type Table struct {
 	// PK lists the columns of the clustered index key (indexes into Cols); empty for a table
 	// whose rows are ordered by the hidden DB_ROW_ID.
 	PK []int
+	// TimeZone is the server's time zone, in which TIMESTAMP values are shown (UTC by default).
+	TimeZone *time.Location
 	// fields are the clustered index fields as the dictionary gives them (the physical layout
 	// unless an instant ALTER dropped or reordered columns: see instant.go).
 	fields []field
@@ -112,7 +115,7 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Name: full, SpaceID: dt.SpaceID}
+	t := &Table{Name: full, SpaceID: dt.SpaceID, TimeZone: time.UTC}
 	var dcols []discovery.DictColumn
 	for _, c := range cols {
 		if c.TableID == dt.ID && !c.Deleted && !c.Virtual() {

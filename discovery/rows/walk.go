@@ -301,7 +301,7 @@ func (r *reader) row(vals []value) (Row, error) {
 				return nil, fmt.Errorf("column %s: %w", f.name, err)
 			}
 		}
-		out, err := format(&r.t.Cols[f.col], b)
+		out, err := format(&r.t.Cols[f.col], b, r.t.TimeZone)
 		if err != nil {
 			return nil, err
 		}
