@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -84,8 +83,7 @@ func JSON(w *bufio.Writer, t *Table) func(Row) error {
 // literal (the server converts it to the column's type), binary strings and BIT values
 // hexadecimal literals.
 func SQL(w *bufio.Writer, t *Table) func(Row) error {
-	db, name, _ := strings.Cut(t.Name, "/")
-	prefix := fmt.Sprintf("INSERT INTO `%s`.`%s` VALUES (", db, name)
+	prefix := "INSERT INTO " + t.SQLName + " VALUES ("
 	t.TimeZone = time.UTC // a zone's offset can change (DST): TIMESTAMPs are written in UTC
 	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\n")
 	binary := make([]bool, len(t.Cols))

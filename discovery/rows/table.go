@@ -58,7 +58,8 @@ type field struct {
 
 // Table is a table's definition as the rows decoder needs it.
 type Table struct {
-	Name    string // db/table
+	Name    string // db/table in the file-name encoding
+	SQLName string // `db`.`table` (of a partition: its table)
 	File    string // the tablespace file
 	SpaceID uint32
 	Root    uint32 // clustered index root page
@@ -84,6 +85,8 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 		return nil, err
 	}
 	defer sys.Close()
+	sqlDB, sqlName := db, tableOf(name)
+	db, name = fileName(db), fileName(name)
 	full := db + "/" + name
 	tables, err := discovery.ReadDictTables(sys)
 	if err != nil {
@@ -110,12 +113,12 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	frmPath := filepath.Join(s.Datadir, db, name+".frm")
+	frmPath := filepath.Join(s.Datadir, db, tableOf(name)+".frm")
 	frm, err := ReadFrm(frmPath)
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Name: full, SpaceID: dt.SpaceID, TimeZone: time.UTC}
+	t := &Table{Name: full, SQLName: fmt.Sprintf("`%s`.`%s`", sqlDB, sqlName), SpaceID: dt.SpaceID, TimeZone: time.UTC}
 	var dcols []discovery.DictColumn
 	for _, c := range cols {
 		if c.TableID == dt.ID && !c.Deleted && !c.Virtual() {
@@ -228,6 +231,35 @@ func colField(c int, col discovery.DictColumn) field {
 		}
 	}
 	return f
+}
+
+// fileName encodes a database or table name as the server names its files and its InnoDB
+// dictionary entries (my_charset_filename): letters, digits and '_' stay, every other
+// character becomes @ and its code point in 4 hexadecimal digits. A name that already
+// contains '@' is taken as encoded. (Non-ASCII letters the server encodes with its own
+// two-character codes must be given encoded.)
+func fileName(s string) string {
+	if strings.Contains(s, "@") || strings.Contains(s, "#P#") || strings.Contains(s, "#p#") {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "@%04x", r)
+		}
+	}
+	return b.String()
+}
+
+// tableOf is the table a partition's name belongs to ("t#P#p0" -> "t"): its .frm.
+func tableOf(name string) string {
+	if i := strings.Index(strings.ToUpper(name), "#P#"); i > 0 {
+		return name[:i]
+	}
+	return name
 }
 
 // collation is the collation id in a precise type.
