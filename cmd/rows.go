@@ -24,14 +24,17 @@ func rowsCommand() *cli.Command {
 }
 
 func rowsAction(c *cli.Context) error {
-	if c.NArg() != 2 {
+	dir, name := c.Args().First(), c.Args().Get(1)
+	if c.NArg() == 1 && c.IsSet("datadir") {
+		dir, name = "", c.Args().First()
+	} else if c.NArg() != 2 {
 		return fmt.Errorf("expected DIR and DB.TABLE, got %d arguments", c.NArg())
 	}
-	db, table, ok := strings.Cut(c.Args().Get(1), ".")
+	db, table, ok := strings.Cut(name, ".")
 	if !ok || db == "" || table == "" {
-		return fmt.Errorf("%q: give the table as DB.TABLE", c.Args().Get(1))
+		return fmt.Errorf("%q: give the table as DB.TABLE", name)
 	}
-	s, err := loadSettings(c, c.Args().First())
+	s, err := loadSettings(c, dir)
 	if err != nil {
 		return err
 	}
