@@ -20,7 +20,7 @@ import (
 // rowsTables are the tables of rowsWorkload with the ORDER BY that gives their clustered index
 // order ("" for a table without a key: a full scan reads it in DB_ROW_ID order).
 var rowsTables = []struct{ name, order string }{
-	{"t-dash", "id"}, {"t_part#P#p0", "id"}, {"t_part#P#p1", "id"},
+	{"t-dash", "id"}, {"t_gen", "id"}, {"t_uniq", "a"}, {"t_part#P#p0", "id"}, {"t_part#P#p1", "id"},
 	{"t_int", "id"}, {"t_num", "id"}, {"t_float", "id"}, {"t_str", "id"}, {"t_time", "id"}, {"t_misc", "id"},
 	{"t_long", "id"}, {"t_compact", "id"}, {"t_red", "id"}, {"t_red_big", "id"}, {"t_big", "id"}, {"t_nopk", ""},
 	{"t_comp", "b, a"}, {"t_charpk", "k"}, {"t_inst", "id"}, {"t_inst2", "id"}, {"t_inst_big", "id"},
@@ -110,6 +110,12 @@ CREATE TABLE ` + "`t-dash`" + ` (id INT PRIMARY KEY, v VARCHAR(10));
 INSERT INTO ` + "`t-dash`" + ` VALUES (1, 'dash'), (2, NULL);
 CREATE TABLE t_part (id INT PRIMARY KEY, v VARCHAR(20)) PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (100), PARTITION p1 VALUES LESS THAN MAXVALUE);
 INSERT INTO t_part SELECT seq, CONCAT('p', seq) FROM seq_1_to_300;
+CREATE TABLE t_gen (id INT PRIMARY KEY, a INT, b INT AS (a * 2) STORED, c VARCHAR(20) AS (CONCAT('g', a)) PERSISTENT);
+INSERT INTO t_gen (id, a) VALUES (1, 1), (2, NULL), (3, -5);
+CREATE TABLE t_uniq (a INT NOT NULL, b VARCHAR(10), UNIQUE KEY (a));
+INSERT INTO t_uniq VALUES (5, 'five'), (1, 'one'), (3, NULL);
+CREATE TABLE t_virt (id INT PRIMARY KEY, a INT, v INT AS (a + 1) VIRTUAL);
+INSERT INTO t_virt (id, a) VALUES (1, 1);
 CREATE TABLE t_zip (id INT PRIMARY KEY, v VARCHAR(50)) ROW_FORMAT=COMPRESSED;
 INSERT INTO t_zip VALUES (1, 'z');
 `
@@ -208,7 +214,7 @@ func (s *rowsServer) shutdown(t *testing.T) {
 // SELECT * ... ORDER BY the primary key, and the directory (and the DATA DIRECTORY) is left
 // unchanged. A flipped byte in one leaf page of t_big: that page is reported (checksum), its
 // rows counted as lost, every other row printed, exit 1. A ROW_FORMAT=COMPRESSED table is
-// refused (exit 2).
+// refused (exit 2), and so is a table with a VIRTUAL column.
 func TestRowsAgainstServer(t *testing.T) {
 	base := t.TempDir()
 	ext := filepath.Join(base, "ext")
@@ -235,6 +241,9 @@ func TestRowsAgainstServer(t *testing.T) {
 	t.Logf("%d tables, %d rows byte-identical to the server's batch output", len(rowsTables), rows)
 	if _, errs, code := run("rows", s.dir, "db.t_zip"); code != ExitError || !strings.Contains(errs, "COMPRESSED") {
 		t.Errorf("rows db.t_zip (ROW_FORMAT=COMPRESSED): exit %d, %s", code, errs)
+	}
+	if _, errs, code := run("rows", s.dir, "db.t_virt"); code != ExitError || !strings.Contains(errs, "VIRTUAL") {
+		t.Errorf("rows db.t_virt (a VIRTUAL column): exit %d, %s", code, errs)
 	}
 	if !mapsEqual(before, lab.HashTree(t, s.dir)) || !mapsEqual(beforeExt, lab.HashTree(t, ext)) {
 		t.Error("rows changed the data directory")

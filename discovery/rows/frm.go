@@ -16,6 +16,9 @@ type FrmField struct {
 	PackFlag uint16
 	Charset  int      // collation id
 	Labels   []string // ENUM/SET labels, in order
+	// Generated: a generated column (VIRTUAL, or STORED/PERSISTENT), whose value the server
+	// computes: `--format sql` writes DEFAULT for it.
+	Generated bool
 }
 
 // Decimals is the number of decimals in the field's pack flag (f_decimals).
@@ -30,7 +33,10 @@ func (f FrmField) Unsigned() bool { return f.PackFlag&1 == 0 }
 // (obsolete) screens at +260, of the field names at +268, of the ENUM/SET label lists at +274.
 // After the block and the screens come 17 bytes per field, then the names (each preceded by a
 // separator byte, 0xff), then the label lists (each label preceded by the list's separator byte,
-// each list ended by a NUL). Nothing else of the file is read.
+// each list ended by a NUL), the comments (length at +284) and the expressions (length at +286:
+// 16 bytes, then per expression its kind (0 virtual, 1 stored generated column, others defaults
+// and checks), the field number and the expression length in 2 bytes each, the name length in 1,
+// the name and the expression). Nothing else of the file is read.
 const (
 	frmHeader    = 64
 	frmFormInfo  = 288
@@ -64,6 +70,8 @@ func parseFrm(b []byte, path string) ([]FrmField, error) {
 	screens := int(le.Uint16(b[fi+260:]))
 	nameLen := int(le.Uint16(b[fi+268:]))
 	intLen := int(le.Uint16(b[fi+274:]))
+	comLen := int(le.Uint16(b[fi+284:]))
+	vcolLen := int(le.Uint16(b[fi+286:]))
 	recs := fi + frmFormInfo + screens
 	names := recs + n*frmFieldPack
 	ints := names + nameLen
@@ -97,6 +105,20 @@ func parseFrm(b []byte, path string) ([]FrmField, error) {
 			f.Labels = lists[k-1]
 		}
 		out[i] = f
+	}
+	vcol := ints + intLen + comLen
+	if vcolLen > 0 && vcol+vcolLen <= len(b) {
+		for at, end := vcol+16, vcol+vcolLen; at+6 <= end; {
+			kind, nr := b[at], int(le.Uint16(b[at+1:]))
+			next := at + 6 + int(le.Uint16(b[at+3:])) + int(b[at+5])
+			if next > end {
+				return nil, bad(at, "expression runs past the end")
+			}
+			if kind <= 1 && nr < n {
+				out[nr].Generated = true
+			}
+			at = next
+		}
 	}
 	return out, nil
 }

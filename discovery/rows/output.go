@@ -97,6 +97,8 @@ func SQL(w *bufio.Writer, t *Table) func(Row) error {
 				w.WriteByte(',')
 			}
 			switch {
+			case t.Cols[i].Frm.Generated:
+				w.WriteString("DEFAULT")
 			case v == nil:
 				w.WriteString("NULL")
 			case binary[i]:

@@ -135,7 +135,10 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 			}
 		}
 		if i < 0 {
-			return nil, fmt.Errorf("%s: column %s is not in SYS_COLUMNS (a virtual column?): not supported", frmPath, f.Name)
+			if f.Generated {
+				return nil, fmt.Errorf("%s: column %s is VIRTUAL (computed by the server, not stored): not supported", frmPath, f.Name)
+			}
+			return nil, fmt.Errorf("%s: column %s is not in SYS_COLUMNS", frmPath, f.Name)
 		}
 		byName[strings.ToLower(f.Name)] = len(t.Cols)
 		t.Cols = append(t.Cols, Column{Name: f.Name, Frm: f, Dict: dcols[i]})
