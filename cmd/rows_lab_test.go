@@ -249,6 +249,7 @@ func TestRowsAgainstServer(t *testing.T) {
 		t.Error("rows changed the data directory")
 	}
 	t.Run("sql", func(t *testing.T) { rowsSQL(t, s.dir, want) })
+	t.Run("pages records", func(t *testing.T) { rowsPageRecords(t, s.dir, want) })
 	t.Run("flipped byte", func(t *testing.T) { rowsFlipped(t, s.dir, want["t_big"], 2000) })
 	// A flipped byte in FIL_PAGE_NEXT: the link cannot be trusted, the rest is read in file order.
 	t.Run("flipped link", func(t *testing.T) { rowsFlipped(t, s.dir, want["t_big"], 13) })
@@ -299,6 +300,53 @@ func rowsSQL(t *testing.T, dir string, want map[string][]byte) {
 		if !bytes.Equal(got, want[tb.name]) {
 			t.Errorf("db.%s loaded from rows --format sql:\n%s", tb.name, firstDiff(string(want[tb.name]), string(got)))
 		}
+	}
+}
+
+// rowsPageRecords: `pages --page N --records` on the root of t_big lists node pointers; on the
+// leaf the first one points to, its live records are the server's first rows; on the leftmost
+// leaf of t_inst2, the metadata record comes first.
+func rowsPageRecords(t *testing.T, dir string, want map[string][]byte) {
+	type rec struct {
+		Status   string    `json:"status"`
+		Deleted  bool      `json:"deleted"`
+		Metadata bool      `json:"metadata"`
+		Values   []*string `json:"values"`
+		Child    *uint32   `json:"child_page"`
+		Error    string    `json:"error"`
+	}
+	recs := func(file string, page uint32) []rec {
+		var rs []rec
+		runJSON(t, &rs, "pages", filepath.Join(dir, "db", file), "--page", fmt.Sprint(page), "--records", "--json")
+		return rs
+	}
+	root := recs("t_big.ibd", 3)
+	if len(root) < 2 || root[0].Status != "node_ptr" || root[0].Child == nil {
+		t.Fatalf("root of t_big: %+v", root)
+	}
+	var lines []string
+	for _, r := range recs("t_big.ibd", *root[0].Child) {
+		if r.Error != "" {
+			t.Fatalf("leaf record: %s", r.Error)
+		}
+		if r.Deleted {
+			continue
+		}
+		var f []string
+		for _, v := range r.Values {
+			if v == nil {
+				f = append(f, "NULL")
+			} else {
+				f = append(f, *v)
+			}
+		}
+		lines = append(lines, strings.Join(f, "\t")+"\n")
+	}
+	if len(lines) == 0 || !strings.HasPrefix(string(want["t_big"]), strings.Join(lines, "")) {
+		t.Errorf("the records of t_big's first leaf are not the server's first rows:\n%s", strings.Join(lines, ""))
+	}
+	if m := recs("t_inst2.ibd", 3); len(m) == 0 || !m[0].Metadata || !m[0].Deleted || m[0].Status != "instant" {
+		t.Errorf("t_inst2's first record is not the metadata record of an instant DROP: %+v", m)
 	}
 }
 
