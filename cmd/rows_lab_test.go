@@ -253,6 +253,18 @@ func TestRowsAgainstServer(t *testing.T) {
 	t.Run("flipped byte", func(t *testing.T) { rowsFlipped(t, s.dir, want["t_big"], 2000) })
 	// A flipped byte in FIL_PAGE_NEXT: the link cannot be trusted, the rest is read in file order.
 	t.Run("flipped link", func(t *testing.T) { rowsFlipped(t, s.dir, want["t_big"], 13) })
+	t.Run("damaged root", func(t *testing.T) {
+		cp := filepath.Join(t.TempDir(), "data")
+		lab.CopyDir(t, s.dir, cp)
+		flip(t, filepath.Join(cp, "db", "t_big.ibd"), 16384, 3, 3000)
+		if _, errs, code := run("rows", cp, "db.t_big"); code != ExitError || !strings.Contains(errs, "page 3") || !strings.Contains(errs, "--scan") {
+			t.Errorf("rows with the root of t_big damaged: exit %d, %s", code, errs)
+		}
+		out, errs, code := run("rows", "--scan", cp, "db.t_big")
+		if code != ExitClean || sortedLines(out) != sortedLines(string(want["t_big"])) {
+			t.Errorf("rows --scan with the root of t_big damaged: exit %d, %s", code, errs)
+		}
+	})
 	t.Run("scan", func(t *testing.T) {
 		out, errs, code := run("rows", "--scan", s.dir, "db.t_inst_big")
 		if code != ExitClean || sortedLines(out) != sortedLines(string(want["t_inst_big"])) {

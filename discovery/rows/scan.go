@@ -35,6 +35,21 @@ func (t *Table) Scan(fn func(Row) error) (*Result, error) {
 // rest reads, in file order, every page of the file not in seen that is a leaf of the index.
 // A page that fails its checksum but carries the index's id at level 0 is counted as lost.
 func (r *reader) rest(seen map[uint32]bool, fn func(Row) error) error {
+	if r.meta == nil {
+		// The leftmost leaf first: its metadata record gives the values of instantly added
+		// columns to the records that lack them.
+		err := r.f.EachPage(0, r.f.Pages(), func(n int64, p []byte) error {
+			no := uint32(n)
+			if !seen[no] && r.ownLeaf(p) && binary.BigEndian.Uint32(p[discovery.FilPagePrev:]) == filNull && r.check(p, no, true) == "" {
+				seen[no] = true
+				return r.page(append([]byte(nil), p...), no, fn)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
 	return r.f.EachPage(0, r.f.Pages(), func(n int64, p []byte) error {
 		no := uint32(n)
 		if seen[no] || !r.ownLeaf(p) {

@@ -56,11 +56,15 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 		return nil, err
 	}
 	defer r.f.Close()
+	seen := map[uint32]bool{}
 	leaf, err := r.leftmostLeaf()
 	if err != nil {
-		return nil, err
+		if r.lay == nil { // the root itself: its record layout (instant ALTER) is unknown
+			return nil, fmt.Errorf("%w (--scan reads the leaf pages without the tree)", err)
+		}
+		r.res.Notes = append(r.res.Notes, fmt.Sprintf("no way down the B-tree (%v): the leaf pages were read in file order", err))
+		return r.res, r.rest(seen, fn)
 	}
-	seen := map[uint32]bool{}
 	for no := leaf; no != filNull; {
 		if seen[no] {
 			return r.res, fmt.Errorf("%s: page %d: the leaf chain loops", t.File, no)
