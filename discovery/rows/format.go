@@ -1,6 +1,7 @@
 package rows
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -101,7 +102,7 @@ func format(c *Column, b []byte, tz *time.Location) ([]byte, error) {
 		if c.Dict.PRType&dataUnsigned != 0 {
 			v = beUint(b)
 		}
-		return fmt.Appendf(nil, "%04d-%02d-%02d", v>>9, v>>5&15, v&31), nil
+		return appendDate(make([]byte, 0, 10), v>>9, v>>5&15, v&31), nil
 	case myDatetime2:
 		fsp := min(max(f.Length-maxDateWidth-1, 0), 6)
 		if len(b) != 5+(fsp+1)/2 {
@@ -110,7 +111,8 @@ func format(c *Column, b []byte, tz *time.Location) ([]byte, error) {
 		v := int64(beUint(b[:5])) - datetimeFOffs
 		ymd, hms := v>>17, v&0x1ffff
 		ym := ymd >> 5
-		out := fmt.Appendf(nil, "%04d-%02d-%02d %02d:%02d:%02d", ym/13, ym%13, ymd&31, hms>>12, hms>>6&63, hms&63)
+		out := appendDate(make([]byte, 0, 26), uint64(ym/13), uint64(ym%13), uint64(ymd&31))
+		out = appendClock(append(out, ' '), uint64(hms>>12), uint64(hms>>6&63), uint64(hms&63))
 		return appendFrac(out, int64(fracOf(b[5:])), fsp), nil
 	case myTimestamp2:
 		fsp := min(max(f.Length-maxDateWidth-1, 0), 6)
@@ -201,8 +203,39 @@ func appendFrac(out []byte, us int64, fsp int) []byte {
 	if fsp == 0 {
 		return out
 	}
-	s := fmt.Sprintf("%06d", us)
-	return append(append(out, '.'), s[:fsp]...)
+	var d [6]byte
+	for i := 5; i >= 0; i-- {
+		d[i] = byte('0' + us%10)
+		us /= 10
+	}
+	return append(append(out, '.'), d[:fsp]...)
+}
+
+// appendPad appends v in at least width digits, zero-padded.
+func appendPad(dst []byte, v uint64, width int) []byte {
+	var d [20]byte
+	i := len(d)
+	for v > 0 || i == len(d) {
+		i--
+		d[i] = byte('0' + v%10)
+		v /= 10
+	}
+	for n := len(d) - i; n < width; n++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, d[i:]...)
+}
+
+// appendDate appends YYYY-MM-DD.
+func appendDate(dst []byte, y, m, d uint64) []byte {
+	dst = append(appendPad(dst, y, 4), '-')
+	return appendPad(append(appendPad(dst, m, 2), '-'), d, 2)
+}
+
+// appendClock appends HH:MM:SS (the hours in at least 2 digits).
+func appendClock(dst []byte, h, m, s uint64) []byte {
+	dst = append(appendPad(dst, h, 2), ':')
+	return appendPad(append(appendPad(dst, m, 2), ':'), s, 2)
 }
 
 // time2 formats a TIME2 value (my_time_packed_from_binary, then the packed value's parts).
@@ -235,7 +268,7 @@ func time2(b []byte, fsp int) []byte {
 		packed = -packed
 	}
 	hms := packed >> 24
-	out = fmt.Appendf(out, "%02d:%02d:%02d", hms>>12%(1<<10), hms>>6%64, hms%64)
+	out = appendClock(out, uint64(hms>>12%(1<<10)), uint64(hms>>6%64), uint64(hms%64))
 	return appendFrac(out, packed%(1<<24), fsp)
 }
 
@@ -281,32 +314,32 @@ func decimal(b []byte, prec, scale int) ([]byte, error) {
 			d[i] ^= 0xff
 		}
 	}
-	var ip, fp strings.Builder
+	var ip, fp []byte
 	at := 0
 	take := func(n int) uint64 { v := beUint(d[at : at+n]); at += n; return v }
 	if k := dig2bytes[intg%9]; k > 0 {
-		fmt.Fprintf(&ip, "%d", take(k))
+		ip = strconv.AppendUint(ip, take(k), 10)
 	}
 	for i := 0; i < intg/9; i++ {
-		fmt.Fprintf(&ip, "%09d", take(4))
+		ip = appendPad(ip, take(4), 9)
 	}
 	for i := 0; i < scale/9; i++ {
-		fmt.Fprintf(&fp, "%09d", take(4))
+		fp = appendPad(fp, take(4), 9)
 	}
 	if k := scale % 9; k > 0 {
-		fmt.Fprintf(&fp, "%0*d", k, take(dig2bytes[k]))
+		fp = appendPad(fp, take(dig2bytes[k]), k)
 	}
-	is := strings.TrimLeft(ip.String(), "0")
-	if is == "" {
-		is = "0"
+	is := bytes.TrimLeft(ip, "0")
+	if len(is) == 0 {
+		is = []byte{'0'}
 	}
-	out := []byte{}
-	if neg && (is != "0" || strings.Trim(fp.String(), "0") != "") {
+	out := make([]byte, 0, len(is)+len(fp)+2)
+	if neg && (!bytes.Equal(is, []byte{'0'}) || len(bytes.Trim(fp, "0")) > 0) {
 		out = append(out, '-')
 	}
 	out = append(out, is...)
 	if scale > 0 {
-		out = append(append(out, '.'), fp.String()...)
+		out = append(append(out, '.'), fp...)
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package rows
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -23,24 +24,23 @@ func TSV(w *bufio.Writer) func(Row) error {
 				w.WriteString("NULL")
 				continue
 			}
-			for _, c := range v {
-				switch c {
-				case 0:
-					w.WriteString(`\0`)
-				case '\t':
-					w.WriteString(`\t`)
-				case '\n':
-					w.WriteString(`\n`)
-				case '\\':
-					w.WriteString(`\\`)
-				default:
-					w.WriteByte(c)
+			for len(v) > 0 {
+				i := bytes.IndexAny(v, "\x00\t\n\\")
+				if i < 0 {
+					w.Write(v)
+					break
 				}
+				w.Write(v[:i])
+				w.WriteString(tsvEscape[v[i]])
+				v = v[i+1:]
 			}
 		}
 		return w.WriteByte('\n')
 	}
 }
+
+// tsvEscape is how the client escapes a byte in --batch output.
+var tsvEscape = map[byte]string{0: `\0`, '\t': `\t`, '\n': `\n`, '\\': `\\`}
 
 // JSON writes one JSON object per row, keyed by column name; a value that is not valid UTF-8
 // (binary data) is written as {"hex": "..."}.
