@@ -18,20 +18,20 @@ rm -rf "$out" && mkdir -p "$out"
 out=$(cd "$out" && pwd)
 go build -o "$out/innoscope" .
 fresh_server "$out" --default-time-zone=+00:00 --innodb-buffer-pool-size=1G --secure-file-priv="$out"
-s=$out/lab.sock
-sql "$s" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a BIGINT, d DECIMAL(12,3), v VARCHAR(100),
+sock=$out/lab.sock
+sql "$sock" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a BIGINT, d DECIMAL(12,3), v VARCHAR(100),
   ts DATETIME(6), f DOUBLE, x TEXT) CHARACTER SET utf8mb4;
   INSERT INTO db.t SELECT seq, seq * 7919, seq / 7, CONCAT('value ', seq, REPEAT('x', seq % 50)),
   '2024-01-01' + INTERVAL seq SECOND, seq / 3, IF(seq % 10 = 0, NULL, REPEAT('t', seq % 200)) FROM seq_1_to_$n;"
 secs() { # wall-clock seconds of the command
   local s e
-  s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+  s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N)
   echo "$e - $s" | bc
 }
 best() { sort -n | head -1; }
-outfile() { rm -f "$out/outfile.tsv"; sql "$s" "SELECT * FROM db.t ORDER BY id INTO OUTFILE '$out/outfile.tsv'"; }
+outfile() { rm -f "$out/outfile.tsv"; sql "$sock" "SELECT * FROM db.t ORDER BY id INTO OUTFILE '$out/outfile.tsv'"; }
 server=$(for r in 1 2 3; do secs outfile; done | best)
-stop_clean "$out/data" "$s"
+stop_clean "$out/data" "$sock"
 rows() { "$out/innoscope" rows "$out/data" db.t >"$out/rows.tsv"; }
 ours=$(for r in 1 2 3; do secs rows; done | best)
 size=$(stat -c %s "$out/data/db/t.ibd")
