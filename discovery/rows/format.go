@@ -48,9 +48,9 @@ const (
 	timeFOffs     = 0x800000
 )
 
-// format renders the stored bytes b of column c as the server prints the value (before the
-// client's escaping). b is the whole value (off-page parts already appended).
-func format(c *Column, b []byte, tz *time.Location) ([]byte, error) {
+// format appends to dst the stored bytes b of column c as the server prints the value (before
+// the client's escaping). b is the whole value (off-page parts already appended).
+func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) {
 	f := &c.Frm
 	bad := func() ([]byte, error) {
 		return nil, fmt.Errorf("column %s: %d bytes for type %d", c.Name, len(b), f.Type)
@@ -61,39 +61,40 @@ func format(c *Column, b []byte, tz *time.Location) ([]byte, error) {
 			return bad()
 		}
 		if c.Dict.PRType&dataUnsigned != 0 {
-			return strconv.AppendUint(nil, beUint(b), 10), nil
+			return strconv.AppendUint(dst, beUint(b), 10), nil
 		}
-		return strconv.AppendInt(nil, beInt(b), 10), nil
+		return strconv.AppendInt(dst, beInt(b), 10), nil
 	case myYear:
 		if len(b) != 1 {
 			return bad()
 		}
 		if b[0] == 0 {
-			return []byte("0000"), nil
+			return append(dst, "0000"...), nil
 		}
-		return strconv.AppendInt(nil, 1900+int64(b[0]), 10), nil
+		return strconv.AppendInt(dst, 1900+int64(b[0]), 10), nil
 	case myFloat:
 		if len(b) != 4 {
 			return bad()
 		}
 		v := math.Float32frombits(binary.LittleEndian.Uint32(b))
 		if d := f.Decimals(); d < notFixedDec && !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
-			return strconv.AppendFloat(nil, float64(v), 'f', d, 64), nil
+			return strconv.AppendFloat(dst, float64(v), 'f', d, 64), nil
 		}
-		return gcvt(float64(v), true), nil
+		return append(dst, gcvt(float64(v), true)...), nil
 	case myDouble:
 		if len(b) != 8 {
 			return bad()
 		}
 		v := math.Float64frombits(binary.LittleEndian.Uint64(b))
 		if d := f.Decimals(); d < notFixedDec && !math.IsNaN(v) && !math.IsInf(v, 0) {
-			return strconv.AppendFloat(nil, v, 'f', d, 64), nil
+			return strconv.AppendFloat(dst, v, 'f', d, 64), nil
 		}
-		return gcvt(v, false), nil
+		return append(dst, gcvt(v, false)...), nil
 	case myNewDecimal:
 		scale := f.Decimals()
 		prec := f.Length - btoi(scale > 0) - btoi(!f.Unsigned())
-		return decimal(b, prec, scale)
+		out, err := decimal(b, prec, scale)
+		return append(dst, out...), err
 	case myNewDate:
 		if len(b) != 3 {
 			return bad()
@@ -102,7 +103,7 @@ func format(c *Column, b []byte, tz *time.Location) ([]byte, error) {
 		if c.Dict.PRType&dataUnsigned != 0 {
 			v = beUint(b)
 		}
-		return appendDate(make([]byte, 0, 10), v>>9, v>>5&15, v&31), nil
+		return appendDate(dst, v>>9, v>>5&15, v&31), nil
 	case myDatetime2:
 		fsp := min(max(f.Length-maxDateWidth-1, 0), 6)
 		if len(b) != 5+(fsp+1)/2 {
@@ -111,7 +112,7 @@ func format(c *Column, b []byte, tz *time.Location) ([]byte, error) {
 		v := int64(beUint(b[:5])) - datetimeFOffs
 		ymd, hms := v>>17, v&0x1ffff
 		ym := ymd >> 5
-		out := appendDate(make([]byte, 0, 26), uint64(ym/13), uint64(ym%13), uint64(ymd&31))
+		out := appendDate(dst, uint64(ym/13), uint64(ym%13), uint64(ymd&31))
 		out = appendClock(append(out, ' '), uint64(hms>>12), uint64(hms>>6&63), uint64(hms&63))
 		return appendFrac(out, int64(fracOf(b[5:])), fsp), nil
 	case myTimestamp2:
@@ -122,22 +123,22 @@ func format(c *Column, b []byte, tz *time.Location) ([]byte, error) {
 		sec := int64(binary.BigEndian.Uint32(b))
 		frac := int64(fracOf(b[4:]))
 		if sec == 0 && frac == 0 {
-			return appendFrac([]byte("0000-00-00 00:00:00"), 0, fsp), nil
+			return appendFrac(append(dst, "0000-00-00 00:00:00"...), 0, fsp), nil
 		}
-		out := time.Unix(sec, 0).In(tz).AppendFormat(nil, "2006-01-02 15:04:05")
+		out := time.Unix(sec, 0).In(tz).AppendFormat(dst, "2006-01-02 15:04:05")
 		return appendFrac(out, frac, fsp), nil
 	case myTime2:
 		fsp := min(max(f.Length-minTimeWidth-1, 0), 6)
 		if len(b) != 3+(fsp+1)/2 {
 			return bad()
 		}
-		return time2(b, fsp), nil
+		return time2(dst, b, fsp), nil
 	case myEnum:
 		v := beUint(b)
 		if v == 0 || int(v) > len(f.Labels) {
-			return []byte{}, nil
+			return dst, nil
 		}
-		return toUTF8([]byte(f.Labels[v-1]), c.Frm.Charset)
+		return appendUTF8(dst, []byte(f.Labels[v-1]), c.Frm.Charset)
 	case mySet:
 		v := beUint(b)
 		var parts []string
@@ -146,9 +147,9 @@ func format(c *Column, b []byte, tz *time.Location) ([]byte, error) {
 				parts = append(parts, l)
 			}
 		}
-		return toUTF8([]byte(strings.Join(parts, ",")), c.Frm.Charset)
+		return appendUTF8(dst, []byte(strings.Join(parts, ",")), c.Frm.Charset)
 	case myBit:
-		return b, nil
+		return append(dst, b...), nil
 	case myString:
 		// CHAR: the server strips the padding spaces (no PAD_CHAR_TO_FULL_LENGTH).
 		if charsetOf(collation(c.Dict.PRType)) != csBinary {
@@ -156,11 +157,17 @@ func format(c *Column, b []byte, tz *time.Location) ([]byte, error) {
 				b = b[:len(b)-1]
 			}
 		}
-		return toUTF8(b, collation(c.Dict.PRType))
+		return appendUTF8(dst, b, collation(c.Dict.PRType))
 	case myVarchar, myVarString, myTinyBlob, myMediumBlob, myLongBlob, myBlob:
-		return toUTF8(b, collation(c.Dict.PRType))
+		return appendUTF8(dst, b, collation(c.Dict.PRType))
 	}
 	return nil, fmt.Errorf("column %s: MySQL type %d is not supported", c.Name, f.Type)
+}
+
+// appendUTF8 appends the string value b of collation coll in UTF-8.
+func appendUTF8(dst, b []byte, coll int) ([]byte, error) {
+	u, err := toUTF8(b, coll)
+	return append(dst, u...), err
 }
 
 func btoi(b bool) int {
@@ -239,7 +246,7 @@ func appendClock(dst []byte, h, m, s uint64) []byte {
 }
 
 // time2 formats a TIME2 value (my_time_packed_from_binary, then the packed value's parts).
-func time2(b []byte, fsp int) []byte {
+func time2(out []byte, b []byte, fsp int) []byte {
 	intpart := int64(beUint(b[:3])) - timeFOffs
 	var packed int64
 	switch len(b) - 3 {
@@ -262,7 +269,6 @@ func time2(b []byte, fsp int) []byte {
 	default:
 		packed = int64(beUint(b[:6])) - 0x800000000000
 	}
-	var out []byte
 	if packed < 0 {
 		out = append(out, '-')
 		packed = -packed

@@ -64,7 +64,7 @@ func FuzzDecodeRecord(f *testing.F) {
 func formatAll(t *Table, vals []value) {
 	for i, v := range vals {
 		if i < len(t.fields) && t.fields[i].col >= 0 && !v.null {
-			format(&t.Cols[t.fields[i].col], v.b, time.UTC)
+			format(nil, &t.Cols[t.fields[i].col], v.b, time.UTC)
 		}
 	}
 }

@@ -128,7 +128,7 @@ func (r *reader) str(c int, v value) *string {
 	if v.null {
 		return nil
 	}
-	b, err := format(&r.t.Cols[c], v.b, r.t.TimeZone)
+	b, err := format(nil, &r.t.Cols[c], v.b, r.t.TimeZone)
 	if err != nil {
 		return nil
 	}

@@ -44,6 +44,9 @@ type reader struct {
 	lay  *layout
 	meta []value // the metadata record's fields: defaults of instantly added columns
 	res  *Result
+	// arena holds the formatted values of one page's rows, spans where each is in it.
+	arena []byte
+	spans []int
 }
 
 // Walk reads the table's rows in clustered index order and calls fn for each. Pages that fail
@@ -198,7 +201,8 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 		origin = int(binary.BigEndian.Uint16(p[infimumOld-2:]))
 	}
 	r.res.Pages++
-	var rows []Row
+	arena, spans := r.arena[:0], r.spans[:0]
+	n := 0
 	for i := 0; ; i++ {
 		if i > len(p)/5 || origin == 0 {
 			r.lose(p, no, "the record list is broken")
@@ -222,17 +226,19 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 		case rec.info&infoDeleted != 0:
 			continue
 		}
-		row, err := r.row(rec.vals)
-		if err != nil {
+		if arena, spans, err = r.cells(arena, spans, rec.vals); err != nil {
 			r.lose(p, no, err.Error())
 			return nil
 		}
-		rows = append(rows, row)
+		n++
 	}
+	r.arena, r.spans = arena, spans
 	// The page's rows are emitted only when all of them decoded: a page is read whole or lost.
-	for _, row := range rows {
+	w := len(r.t.Cols)
+	row := make(Row, w)
+	for i := 0; i < n; i++ {
 		r.res.Rows++
-		if err := fn(row); err != nil {
+		if err := fn(rowOf(row, arena, spans[2*w*i:])); err != nil {
 			return err
 		}
 	}
@@ -277,10 +283,23 @@ func (r *reader) record(p []byte, origin int, compact bool) (record, error) {
 
 // row turns a record's fields into the table's columns.
 func (r *reader) row(vals []value) (Row, error) {
-	row := make(Row, len(r.t.Cols))
+	arena, spans, err := r.cells(nil, nil, vals)
+	if err != nil {
+		return nil, err
+	}
+	return rowOf(make(Row, len(r.t.Cols)), arena, spans), nil
+}
+
+// cells appends the formatted values of a record's columns to arena, and their [start, end)
+// in it to spans, in column order (start -1: NULL).
+func (r *reader) cells(arena []byte, spans []int, vals []value) ([]byte, []int, error) {
 	flds := r.lay.flds
 	if len(vals) > len(flds) {
-		return nil, fmt.Errorf("record with %d fields, the index has %d", len(vals), len(flds))
+		return nil, nil, fmt.Errorf("record with %d fields, the index has %d", len(vals), len(flds))
+	}
+	base := len(spans)
+	for range r.t.Cols {
+		spans = append(spans, -1, -1)
 	}
 	for i, f := range flds {
 		if f.col < 0 {
@@ -293,7 +312,7 @@ func (r *reader) row(vals []value) (Row, error) {
 		case i < len(r.meta):
 			v = r.meta[i] // added by instant ALTER after the record was written: the default
 		default:
-			return nil, fmt.Errorf("record with %d fields and no metadata record for field %s", len(vals), f.name)
+			return nil, nil, fmt.Errorf("record with %d fields and no metadata record for field %s", len(vals), f.name)
 		}
 		if v.null {
 			continue
@@ -302,19 +321,32 @@ func (r *reader) row(vals []value) (Row, error) {
 		if v.ext {
 			var err error
 			if b, err = r.external(b); err != nil {
-				return nil, fmt.Errorf("column %s: %w", f.name, err)
+				return nil, nil, fmt.Errorf("column %s: %w", f.name, err)
 			}
 		}
-		out, err := format(&r.t.Cols[f.col], b, r.t.TimeZone)
-		if err != nil {
-			return nil, err
+		start := len(arena)
+		var err error
+		if arena, err = format(arena, &r.t.Cols[f.col], b, r.t.TimeZone); err != nil {
+			return nil, nil, err
 		}
-		if out == nil {
-			out = []byte{}
-		}
-		row[f.col] = out
+		spans[base+2*f.col], spans[base+2*f.col+1] = start, len(arena)
 	}
-	return row, nil
+	return arena, spans, nil
+}
+
+// rowOf fills row from the first len(row) spans of arena.
+func rowOf(row Row, arena []byte, spans []int) Row {
+	if arena == nil {
+		arena = []byte{}
+	}
+	for c := range row {
+		if s := spans[2*c]; s >= 0 {
+			row[c] = arena[s:spans[2*c+1]:spans[2*c+1]]
+		} else {
+			row[c] = nil
+		}
+	}
+	return row
 }
 
 // external returns the whole value of a field stored off page: its local prefix and the BLOB
