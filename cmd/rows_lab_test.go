@@ -137,6 +137,7 @@ type rowsServer struct {
 	dir, sock string
 	done      chan error
 	srv       *exec.Cmd
+	exited    bool
 }
 
 // newRowsServer installs a data directory under base and starts the server on it with its
@@ -166,7 +167,9 @@ func startRowsServer(t *testing.T, dir string) *rowsServer {
 	srv, sock, errLog, done := launchServer(t, dir, "--default-time-zone=+00:00", "--innodb-log-file-size=16M")
 	for i := 0; i < 600; i++ {
 		if answers(sock) {
-			return &rowsServer{dir: dir, sock: sock, done: done, srv: srv}
+			rs := &rowsServer{dir: dir, sock: sock, done: done, srv: srv}
+			t.Cleanup(rs.kill) // a test that fails before the shutdown leaves no server behind
+			return rs
 		}
 		select {
 		case err := <-done:
@@ -195,6 +198,15 @@ func (s *rowsServer) sql(t *testing.T, stmts string, args ...string) []byte {
 	return out
 }
 
+// kill stops the server with SIGKILL unless it has exited.
+func (s *rowsServer) kill() {
+	if s.srv.ProcessState == nil && !s.exited {
+		s.srv.Process.Kill()
+		<-s.done
+		s.exited = true
+	}
+}
+
 // shutdown stops the server cleanly and waits for it to exit.
 func (s *rowsServer) shutdown(t *testing.T) {
 	t.Helper()
@@ -203,6 +215,7 @@ func (s *rowsServer) shutdown(t *testing.T) {
 	}
 	select {
 	case <-s.done:
+		s.exited = true
 	case <-time.After(2 * time.Minute):
 		s.srv.Process.Kill()
 		t.Fatal("mariadbd did not shut down")

@@ -48,13 +48,13 @@ func FuzzDecodeRecord(f *testing.F) {
 		for _, nCore := range []int{len(t.fields), t.nUniq + 2} {
 			lay := &layout{flds: t.fields, nCore: nCore, nUniq: t.nUniq, nullBytes: 1}
 			for _, mblob := range []bool{false, true} {
-				rec, err := decodeCompact(p, o, lay, mblob)
+				rec, err := decodeCompact(p, o, lay, mblob, nil)
 				if err == nil {
 					formatAll(t, rec.vals)
 				}
 			}
 		}
-		if rec, err := decodeRedundant(p, o); err == nil {
+		if rec, err := decodeRedundant(p, o, nil); err == nil {
 			formatAll(t, rec.vals)
 		}
 	})

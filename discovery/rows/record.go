@@ -65,7 +65,8 @@ func (l *layout) firstUser() int { return l.nUniq + 2 }
 // fewer fields than the index (instant ADD COLUMN) leaves the rest out of vals. mblob: the
 // record is the metadata record of an instant DROP or reorder, with the 20-byte reference to
 // the metadata BLOB after DB_ROLL_PTR (no length byte, no NULL bit), returned in record.mblob.
-func decodeCompact(p []byte, origin int, lay *layout, mblob bool) (record, error) {
+// The fields are appended to buf[:0].
+func decodeCompact(p []byte, origin int, lay *layout, mblob bool, buf []value) (record, error) {
 	if origin < infimumNew || origin >= len(p)-8 {
 		return record{}, fmt.Errorf("record origin %d out of range", origin)
 	}
@@ -117,7 +118,7 @@ func decodeCompact(p []byte, origin int, lay *layout, mblob bool) (record, error
 	}
 	bit := 0
 	at := origin
-	r.vals = make([]value, 0, n+1)
+	r.vals = buf[:0]
 	for i, f := range flds[:n] {
 		if mblob && i == lay.firstUser() {
 			if at+fieldRefSize > len(p)-8 {
@@ -168,7 +169,7 @@ const FilData = 38
 // decodeRedundant decodes the ROW_FORMAT=REDUNDANT record at origin: the end offset of every
 // field is stored before the 6 header bytes, last field first, in 1 or 2 bytes; in 2 bytes the
 // bit 0x4000 marks a field stored off page, 0x8000 (0x80 in 1 byte) SQL NULL.
-func decodeRedundant(p []byte, origin int) (record, error) {
+func decodeRedundant(p []byte, origin int, buf []value) (record, error) {
 	if origin < infimumOld || origin >= len(p)-8 {
 		return record{}, fmt.Errorf("record origin %d out of range", origin)
 	}
@@ -190,7 +191,7 @@ func decodeRedundant(p []byte, origin int) (record, error) {
 		return r, fmt.Errorf("record at %d: %d fields do not fit", origin, n)
 	}
 	start := 0
-	r.vals = make([]value, 0, n)
+	r.vals = buf[:0]
 	for i := 0; i < n; i++ {
 		at := origin - redundantExtra - (i+1)*w
 		var end int

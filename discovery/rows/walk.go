@@ -47,6 +47,7 @@ type reader struct {
 	// arena holds the formatted values of one page's rows, spans where each is in it.
 	arena []byte
 	spans []int
+	vbuf  []value // the fields of the record being decoded (reused)
 }
 
 // Walk reads the table's rows in clustered index order and calls fn for each. Pages that fail
@@ -182,9 +183,9 @@ func (r *reader) leftmostLeaf() (uint32, error) {
 		}
 		var rec record
 		if ip.Compact {
-			rec, err = decodeCompact(p, compactNext(p, infimumNew), r.lay, false)
+			rec, err = decodeCompact(p, compactNext(p, infimumNew), r.lay, false, nil)
 		} else {
-			rec, err = decodeRedundant(p, int(binary.BigEndian.Uint16(p[infimumOld-2:])))
+			rec, err = decodeRedundant(p, int(binary.BigEndian.Uint16(p[infimumOld-2:])), nil)
 		}
 		if err != nil || len(rec.vals) == 0 || len(rec.vals[len(rec.vals)-1].b) != 4 {
 			return 0, fmt.Errorf("%s: page %d: bad node pointer: %v", r.t.File, no, err)
@@ -221,7 +222,7 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 		case rec.status == statusInfimum:
 			continue
 		case rec.info&infoMinRec != 0:
-			r.meta = rec.vals
+			r.meta = append([]value(nil), rec.vals...)
 			continue
 		case rec.info&infoDeleted != 0:
 			continue
@@ -249,7 +250,8 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 // first switches the layout to the one its BLOB gives.
 func (r *reader) record(p []byte, origin int, compact bool) (record, error) {
 	if !compact {
-		rec, err := decodeRedundant(p, origin)
+		rec, err := decodeRedundant(p, origin, r.vbuf)
+		r.vbuf = rec.vals
 		if err != nil || rec.info&(infoMinRec|infoDeleted) != infoMinRec|infoDeleted || rec.status > statusNodePtr {
 			return rec, err
 		}
@@ -278,7 +280,9 @@ func (r *reader) record(p []byte, origin int, compact bool) (record, error) {
 			return record{}, err
 		}
 	}
-	return decodeCompact(p, origin, r.lay, mblob)
+	rec, err := decodeCompact(p, origin, r.lay, mblob, r.vbuf)
+	r.vbuf = rec.vals
+	return rec, err
 }
 
 // row turns a record's fields into the table's columns.
