@@ -37,7 +37,6 @@ const (
 	sysTrxIDLen    = 6
 	sysRollPtrLen  = 7
 	fieldRefSize   = 20 // BTR_EXTERN_FIELD_REF_SIZE
-	maxPrefixLocal = 768
 )
 
 // Column is a user column in the order SELECT * gives them.
