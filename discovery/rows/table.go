@@ -17,26 +17,26 @@ import (
 
 // InnoDB main types (data0type.h).
 const (
-	dataVarchar    = 1
-	dataChar       = 2
-	dataFixBinary  = 3
-	dataBinary     = 4
-	dataBlob       = 5
-	dataInt        = 6
-	dataSys        = 8
-	dataFloat      = 9
-	dataDouble     = 10
-	dataDecimal    = 11
-	dataVarMySQL   = 12
-	dataMySQL      = 13
-	dataGeometry   = 14
-	dataNotNull    = 256
-	dataUnsigned   = 512
-	dictClustered  = 1
-	sysRowIDLen    = 6
-	sysTrxIDLen    = 6
-	sysRollPtrLen  = 7
-	fieldRefSize   = 20 // BTR_EXTERN_FIELD_REF_SIZE
+	dataVarchar   = 1
+	dataChar      = 2
+	dataFixBinary = 3
+	dataBinary    = 4
+	dataBlob      = 5
+	dataInt       = 6
+	dataSys       = 8
+	dataFloat     = 9
+	dataDouble    = 10
+	dataDecimal   = 11
+	dataVarMySQL  = 12
+	dataMySQL     = 13
+	dataGeometry  = 14
+	dataNotNull   = 256
+	dataUnsigned  = 512
+	dictClustered = 1
+	sysRowIDLen   = 6
+	sysTrxIDLen   = 6
+	sysRollPtrLen = 7
+	fieldRefSize  = 20 // BTR_EXTERN_FIELD_REF_SIZE
 )
 
 // Column is a user column in the order SELECT * gives them.
