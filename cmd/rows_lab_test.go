@@ -266,6 +266,7 @@ func TestRowsAgainstServer(t *testing.T) {
 	t.Run("flipped byte", func(t *testing.T) { rowsFlipped(t, s.dir, want["t_big"], 2000) })
 	// A flipped byte in FIL_PAGE_NEXT: the link cannot be trusted, the rest is read in file order.
 	t.Run("flipped link", func(t *testing.T) { rowsFlipped(t, s.dir, want["t_big"], 13) })
+	t.Run("damaged BLOB page", func(t *testing.T) { rowsDamagedBlob(t, s.dir, want["t_long"]) })
 	t.Run("damaged root", func(t *testing.T) {
 		cp := filepath.Join(t.TempDir(), "data")
 		lab.CopyDir(t, s.dir, cp)
@@ -372,6 +373,49 @@ func rowsPageRecords(t *testing.T, dir string, want map[string][]byte) {
 	}
 	if m := recs("t_inst2.ibd", 3); len(m) == 0 || !m[0].Metadata || !m[0].Deleted || m[0].Status != "instant" {
 		t.Errorf("t_inst2's first record is not the metadata record of an instant DROP: %+v", m)
+	}
+}
+
+// rowsDamagedBlob flips a byte in the first BLOB page of t_long in a copy: the row whose value
+// it holds is reported lost (1 row), every other row is printed, exit 1.
+func rowsDamagedBlob(t *testing.T, dir string, want []byte) {
+	cp := filepath.Join(t.TempDir(), "data")
+	lab.CopyDir(t, dir, cp)
+	path := filepath.Join(cp, "db", "t_long.ibd")
+	f, err := discovery.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blob int64 = -1
+	f.EachPage(0, f.Pages(), func(no int64, p []byte) error {
+		if h, _ := discovery.ParseFilHeader(p); h.Type == 10 && blob < 0 { // FIL_PAGE_TYPE_BLOB
+			blob = no
+		}
+		return nil
+	})
+	ps := int64(f.Physical)
+	f.Close()
+	if blob < 0 {
+		t.Fatal("t_long has no BLOB page")
+	}
+	flip(t, path, ps, blob, 500)
+	out, errs, code := run("rows", cp, "db.t_long")
+	if code != ExitFindings || !strings.Contains(errs, fmt.Sprintf("BLOB page %d: checksum", blob)) || !strings.Contains(errs, "1 rows lost") {
+		t.Fatalf("rows with BLOB page %d of t_long damaged: exit %d, %s", blob, code, errs)
+	}
+	w, g := strings.SplitAfter(string(want), "\n"), strings.SplitAfter(out, "\n")
+	i, missing := 0, 0
+	for _, l := range g {
+		for i < len(w) && w[i] != l {
+			i, missing = i+1, missing+1
+		}
+		if i == len(w) {
+			t.Fatal("a printed row is not the server's (or out of order)")
+		}
+		i++
+	}
+	if missing += len(w) - i; missing != 1 {
+		t.Errorf("%d rows missing, want 1", missing)
 	}
 }
 

@@ -2,6 +2,7 @@ package rows
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"innoscope/discovery"
@@ -217,6 +218,7 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 		if rec.status == statusSupremum {
 			break
 		}
+		at := origin
 		origin = rec.next
 		switch {
 		case rec.status == statusInfimum:
@@ -227,9 +229,18 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 		case rec.info&infoDeleted != 0:
 			continue
 		}
+		a0, s0 := arena, spans
 		if arena, spans, err = r.cells(arena, spans, rec.vals); err != nil {
-			r.lose(p, no, err.Error())
-			return nil
+			var off offPageError
+			if !errors.As(err, &off) {
+				r.lose(p, no, err.Error())
+				return nil
+			}
+			// An unreadable off-page value loses its row only.
+			r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("record at %d: %v", at, err), Rows: 1})
+			r.res.LostRows++
+			arena, spans = a0, s0
+			continue
 		}
 		n++
 	}
@@ -325,7 +336,7 @@ func (r *reader) cells(arena []byte, spans []int, vals []value) ([]byte, []int, 
 		if v.ext {
 			var err error
 			if b, err = r.external(b); err != nil {
-				return nil, nil, fmt.Errorf("column %s: %w", f.name, err)
+				return nil, nil, offPageError{fmt.Errorf("column %s: %w", f.name, err)}
 			}
 		}
 		start := len(arena)
@@ -352,6 +363,11 @@ func rowOf(row Row, arena []byte, spans []int) Row {
 	}
 	return row
 }
+
+// offPageError is a value stored off page that cannot be read (its BLOB pages are damaged).
+type offPageError struct{ error }
+
+func (e offPageError) Unwrap() error { return e.error }
 
 // external returns the whole value of a field stored off page: its local prefix and the BLOB
 // pages its 20-byte reference (space, page, offset, length) leads to.
