@@ -89,6 +89,7 @@ var goldenHelp = []goldenCase{
 	{name: "help/diagnose.txt", args: []string{"diagnose", "--help"}},
 	{name: "help/recover.txt", args: []string{"recover", "--help"}},
 	{name: "help/verify.txt", args: []string{"verify", "--help"}},
+	{name: "help/rows.txt", args: []string{"rows", "--help"}},
 }
 
 // goldenPeer runs the commands that apply to the real MySQL files in ../shared/peer-fixtures

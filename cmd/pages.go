@@ -19,7 +19,8 @@ func pagesCommand() *cli.Command {
 		Flags: append(append([]cli.Flag{}, outputFlags...),
 			&cli.BoolFlag{Name: "verify", Usage: "check every page's checksum (server rule, and innochecksum 10.11 parity)"},
 			&cli.BoolFlag{Name: "summary", Usage: "only the page-type summary, no per-page rows"},
-			&cli.Int64Flag{Name: "page", Value: -1, Usage: "only this page"}),
+			&cli.Int64Flag{Name: "page", Value: -1, Usage: "only this page"},
+			&cli.BoolFlag{Name: "records", Usage: "with --page: decode the records of that clustered index page (the table from the dictionary of the file's data directory)"}),
 		Action: pagesAction,
 	}
 }
@@ -46,6 +47,9 @@ func pagesAction(c *cli.Context) error {
 			return fmt.Errorf("%s: page %d is beyond the last page %d", t.Path, p, t.Pages()-1)
 		}
 		opt.From, opt.To = p, p+1
+	}
+	if c.Bool("records") {
+		return pageRecords(c, t.Path, opt.From, opt.To-opt.From == 1)
 	}
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()

@@ -1,0 +1,129 @@
+package cmd
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/discovery"
+	"innoscope/discovery/rows"
+	"innoscope/report"
+)
+
+func rowsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "rows",
+		Usage:     "decode a table's rows offline (clustered index order), as `mariadb --batch` prints them",
+		ArgsUsage: "DIR DB.TABLE",
+		Flags: append(append([]cli.Flag{}, locationFlags...),
+			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (as mariadb --batch --skip-column-names), json (one object per row) or sql (INSERT statements)"},
+			&cli.StringFlag{Name: "time-zone", Value: "+00:00", Usage: "the server's time_zone, in which TIMESTAMP values are shown (+HH:MM, SYSTEM or a zone name)"},
+			&cli.BoolFlag{Name: "scan", Usage: "read every leaf page of the clustered index in file order instead of walking the B-tree (a damaged tree)"}),
+		Action: rowsAction,
+	}
+}
+
+func rowsAction(c *cli.Context) error {
+	dir, name := c.Args().First(), c.Args().Get(1)
+	if c.NArg() == 1 && c.IsSet("datadir") {
+		dir, name = "", c.Args().First()
+	} else if c.NArg() != 2 {
+		return fmt.Errorf("expected DIR and DB.TABLE, got %d arguments", c.NArg())
+	}
+	db, table, ok := strings.Cut(name, ".")
+	if !ok || db == "" || table == "" {
+		return fmt.Errorf("%q: give the table as DB.TABLE", name)
+	}
+	s, err := loadSettings(c, dir)
+	if err != nil {
+		return err
+	}
+	tz, err := rows.ParseTimeZone(c.String("time-zone"))
+	if err != nil {
+		return err
+	}
+	opt := rows.Options{Format: c.String("format"), Scan: c.Bool("scan"), TimeZone: tz}
+	res, err := rows.Dump(s, db, table, opt, bufio.NewWriterSize(c.App.Writer, 1<<16))
+	if err != nil {
+		return err
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s: %s\n", res.File, n)
+	}
+	for _, l := range res.Lost {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s: page %d: %s: %d rows lost\n", res.File, l.Page, l.Reason, l.Rows)
+	}
+	if len(res.Lost) > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s: %d rows printed, %d rows lost on %d pages\n", res.Table, res.Rows, res.LostRows, len(res.Lost))
+		return errFindings
+	}
+	return nil
+}
+
+// pageRecords is `pages FILE --page N --records`: the records of one clustered index page,
+// decoded with the table's definition from the data directory FILE is in (DIR/db/t.ibd, or
+// DIR/ibdata1).
+func pageRecords(c *cli.Context, path string, page int64, one bool) error {
+	if !one {
+		return fmt.Errorf("--records needs --page N")
+	}
+	dir := filepath.Dir(filepath.Dir(path))
+	if _, err := os.Stat(filepath.Join(dir, "ibdata1")); err != nil {
+		dir = filepath.Dir(path)
+	}
+	s, err := discovery.NewLayout(map[string]string{"datadir": dir})
+	if err != nil {
+		return err
+	}
+	t, recs, err := rows.PageRecords(s, path, uint32(page))
+	if err != nil {
+		return err
+	}
+	out := report.New(c.App.Writer, c.Bool("json"))
+	defer out.Flush()
+	if out.JSON {
+		if recs == nil {
+			recs = []rows.PageRecord{}
+		}
+		return out.WriteJSON(recs)
+	}
+	head := []string{"OFFSET", "STATUS", "FLAGS", "CHILD"}
+	for _, col := range t.Cols {
+		head = append(head, col.Name)
+	}
+	var tab [][]string
+	for _, r := range recs {
+		var flags []string
+		if r.Deleted {
+			flags = append(flags, "deleted")
+		}
+		if r.Metadata {
+			flags = append(flags, "metadata")
+		}
+		if r.Error != "" {
+			flags = append(flags, "error: "+r.Error)
+		}
+		child := ""
+		if r.Child != nil {
+			child = fmt.Sprint(*r.Child)
+		}
+		row := []string{fmt.Sprint(r.Offset), r.Status, strings.Join(flags, ","), child}
+		for _, v := range r.Values {
+			if v == nil {
+				row = append(row, "NULL")
+			} else {
+				row = append(row, strconv.Quote(*v)[1:len(strconv.Quote(*v))-1])
+			}
+		}
+		for len(row) < len(head) {
+			row = append(row, "")
+		}
+		tab = append(tab, row)
+	}
+	return out.Table(head, tab)
+}

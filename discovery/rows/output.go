@@ -1,0 +1,220 @@
+package rows
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"innoscope/discovery"
+	"innoscope/logformat/redo"
+)
+
+// TSV writes rows as `mariadb --batch --skip-column-names` prints them: values separated by a
+// tab, NULL as NULL, and NUL, tab, newline and backslash escaped as \0 \t \n \\.
+func TSV(w *bufio.Writer) func(Row) error {
+	return func(row Row) error {
+		for i, v := range row {
+			if i > 0 {
+				w.WriteByte('\t')
+			}
+			if v == nil {
+				w.WriteString("NULL")
+				continue
+			}
+			for len(v) > 0 {
+				i := bytes.IndexAny(v, "\x00\t\n\\")
+				if i < 0 {
+					w.Write(v)
+					break
+				}
+				w.Write(v[:i])
+				w.WriteString(tsvEscape[v[i]])
+				v = v[i+1:]
+			}
+		}
+		return w.WriteByte('\n')
+	}
+}
+
+// tsvEscape is how the client escapes a byte in --batch output.
+var tsvEscape = map[byte]string{0: `\0`, '\t': `\t`, '\n': `\n`, '\\': `\\`}
+
+// JSON writes one JSON object per row, keyed by column name; a value that is not valid UTF-8
+// (binary data) is written as {"hex": "..."}.
+func JSON(w *bufio.Writer, t *Table) func(Row) error {
+	return func(row Row) error {
+		m := make(map[string]any, len(row))
+		keys := make([]string, len(row))
+		for i, v := range row {
+			keys[i] = t.Cols[i].Name
+			switch {
+			case v == nil:
+				m[keys[i]] = nil
+			case utf8.Valid(v):
+				m[keys[i]] = string(v)
+			default:
+				m[keys[i]] = map[string]string{"hex": fmt.Sprintf("%x", v)}
+			}
+		}
+		w.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			kb, _ := json.Marshal(k)
+			vb, err := json.Marshal(m[k])
+			if err != nil {
+				return err
+			}
+			w.Write(kb)
+			w.WriteByte(':')
+			w.Write(vb)
+		}
+		w.WriteString("}\n")
+		return nil
+	}
+}
+
+// SQL writes one INSERT statement per row, after setting the character set and the time zone
+// the values are written in (utf8mb4; TIMESTAMPs in UTC); every value is a quoted string
+// literal (the server converts it to the column's type), binary strings and BIT values
+// hexadecimal literals.
+func SQL(w *bufio.Writer, t *Table) func(Row) error {
+	prefix := "INSERT INTO " + t.SQLName + " VALUES ("
+	t.TimeZone = time.UTC // a zone's offset can change (DST): TIMESTAMPs are written in UTC
+	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\n")
+	binary := make([]bool, len(t.Cols))
+	for i, c := range t.Cols {
+		binary[i] = c.Frm.Type == myBit || isString(c.Frm.Type) && charsetOf(collation(c.Dict.PRType)) == csBinary
+	}
+	return func(row Row) error {
+		w.WriteString(prefix)
+		for i, v := range row {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			switch {
+			case t.Cols[i].Frm.Generated:
+				w.WriteString("DEFAULT")
+			case v == nil:
+				w.WriteString("NULL")
+			case binary[i]:
+				if len(v) == 0 {
+					w.WriteString("''")
+				} else {
+					fmt.Fprintf(w, "0x%x", v)
+				}
+			default:
+				w.WriteByte('\'')
+				for _, c := range v {
+					switch c {
+					case 0:
+						w.WriteString(`\0`)
+					case '\'':
+						w.WriteString(`\'`)
+					case '\\':
+						w.WriteString(`\\`)
+					case '\n':
+						w.WriteString(`\n`)
+					case '\r':
+						w.WriteString(`\r`)
+					default:
+						w.WriteByte(c)
+					}
+				}
+				w.WriteByte('\'')
+			}
+		}
+		w.WriteString(");\n")
+		return nil
+	}
+}
+
+// isString: a string type (CHAR, VARCHAR, TEXT, BLOB and their binary forms).
+func isString(t byte) bool {
+	switch t {
+	case myTinyBlob, myMediumBlob, myLongBlob, myBlob, myVarchar, myVarString, myString:
+		return true
+	}
+	return false
+}
+
+// ErrNeedsRecovery is returned by CheckClean for a data directory whose redo log holds changes
+// not yet in its datafiles.
+type ErrNeedsRecovery struct{ Log string }
+
+func (e ErrNeedsRecovery) Error() string {
+	return fmt.Sprintf("%s: the redo log holds changes not yet in the datafiles (crash recovery needed): "+
+		"run `innoscope recover DIR --into COPY` first and read the rows of the copy", e.Log)
+}
+
+// CheckClean refuses a data directory that needs crash recovery: its pages are not what the
+// server would read.
+func CheckClean(s discovery.Layout) error {
+	l, err := redo.Open(redo.Location{Arg: s.Datadir, Datadir: s.Datadir, LogDir: s.LogDir})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	st, err := l.Stats(redo.ScanOptions{})
+	if err != nil {
+		return err
+	}
+	if st.CrashRecovery {
+		return ErrNeedsRecovery{Log: l.Path}
+	}
+	return nil
+}
+
+// Options of Dump.
+type Options struct {
+	Format string // tsv (default), json or sql
+	// AllowCrashed reads a directory that needs crash recovery as it is (else it is refused).
+	AllowCrashed bool
+	// TimeZone is the server's time zone (nil: UTC), in which tsv and json show TIMESTAMPs.
+	TimeZone *time.Location
+	// Scan reads every leaf page of the clustered index in file order instead of walking
+	// the B-tree (Table.Scan).
+	Scan bool
+}
+
+// Dump writes the rows of table db.name of the data directory of layout s to w in the given
+// format, after refusing a directory that needs crash recovery. The Result lists the pages
+// whose rows were lost.
+func Dump(s discovery.Layout, db, name string, opt Options, out *bufio.Writer) (*Result, error) {
+	if !opt.AllowCrashed {
+		if err := CheckClean(s); err != nil {
+			return nil, err
+		}
+	}
+	t, err := Open(s, db, name)
+	if err != nil {
+		return nil, err
+	}
+	if opt.TimeZone != nil {
+		t.TimeZone = opt.TimeZone
+	}
+	var fn func(Row) error
+	switch opt.Format {
+	case "", "tsv":
+		fn = TSV(out)
+	case "json":
+		fn = JSON(out, t)
+	case "sql":
+		fn = SQL(out, t)
+	default:
+		return nil, fmt.Errorf("unknown --format %q (tsv, json, sql)", opt.Format)
+	}
+	walk := t.Walk
+	if opt.Scan {
+		walk = t.Scan
+	}
+	res, err := walk(fn)
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return res, err
+}

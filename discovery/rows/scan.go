@@ -1,0 +1,96 @@
+package rows
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"innoscope/discovery"
+)
+
+// Scan reads the rows of every leaf page of the clustered index in file order instead of
+// following the B-tree (for a damaged tree): the leftmost leaf first when the tree leads to
+// it (it holds the instant ALTER metadata), then every other page of the file that is a valid
+// leaf of the index. Rows come in key order within a page only.
+func (t *Table) Scan(fn func(Row) error) (*Result, error) {
+	r, err := t.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.f.Close()
+	seen := map[uint32]bool{}
+	if leaf, err := r.leftmostLeaf(); err == nil {
+		if err := r.leaf(leaf, fn); err != nil {
+			return r.res, err
+		}
+		seen[leaf] = true
+	} else {
+		r.res.Notes = append(r.res.Notes, fmt.Sprintf("no way down the B-tree (%v): the record layout is the dictionary's", err))
+		if r.lay == nil {
+			r.lay = &layout{flds: t.fields, nCore: len(t.fields), nUniq: t.nUniq, nullBytes: nullBytesOf(t.fields)}
+		}
+	}
+	return r.res, r.rest(seen, fn)
+}
+
+// rest reads, in file order, every page of the file not in seen that is a leaf of the index.
+// A page that fails its checksum but carries the index's id at level 0 is counted as lost.
+func (r *reader) rest(seen map[uint32]bool, fn func(Row) error) error {
+	if r.meta == nil {
+		// The leftmost leaf first: its metadata record gives the values of instantly added
+		// columns to the records that lack them.
+		err := r.f.EachPage(0, r.f.Pages(), func(n int64, p []byte) error {
+			no := uint32(n)
+			if !seen[no] && r.ownLeaf(p) && binary.BigEndian.Uint32(p[discovery.FilPagePrev:]) == filNull && r.check(p, no, true) == "" {
+				seen[no] = true
+				return r.page(append([]byte(nil), p...), no, fn)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return r.f.EachPage(0, r.f.Pages(), func(n int64, p []byte) error {
+		no := uint32(n)
+		if seen[no] || !r.ownLeaf(p) {
+			return nil
+		}
+		seen[no] = true
+		if why := r.check(p, no, true); why != "" {
+			r.lose(p, no, why)
+			return nil
+		}
+		return r.page(append([]byte(nil), p...), no, fn)
+	})
+}
+
+// ownLeaf: the page says it is a leaf page of the clustered index (checksum not verified).
+func (r *reader) ownLeaf(p []byte) bool {
+	typ := binary.BigEndian.Uint16(p[discovery.FilPageType:])
+	ip, err := discovery.ParseIndexPage(p)
+	return err == nil && (typ == pageTypeIdx || typ == pageTypeInst) && ip.IndexID == r.t.IndexID && ip.Level == 0
+}
+
+// leaf reads one leaf page by number and emits its rows (or records it as lost).
+func (r *reader) leaf(no uint32, fn func(Row) error) error {
+	p, err := r.f.ReadPage(no)
+	if err != nil {
+		return err
+	}
+	if why := r.check(p, no, true); why != "" {
+		r.lose(p, no, why)
+		return nil
+	}
+	return r.page(p, no, fn)
+}
+
+// nullBytesOf is the NULL bitmap size of records of all of flds.
+func nullBytesOf(flds []field) int {
+	n := 0
+	for _, f := range flds {
+		if f.nullable {
+			n++
+		}
+	}
+	return (n + 7) / 8
+}

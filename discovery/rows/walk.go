@@ -1,0 +1,411 @@
+package rows
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"innoscope/discovery"
+)
+
+const (
+	filNull      = 0xffffffff
+	pageTypeIdx  = 17855 // FIL_PAGE_INDEX
+	pageTypeInst = 18    // FIL_PAGE_TYPE_INSTANT: MariaDB's clustered index root after instant ALTER
+	pageHeader   = FilData
+	maxDepth     = 32
+)
+
+// Loss is a page whose records could not be read.
+type Loss struct {
+	Page   uint32 `json:"page"`
+	Reason string `json:"reason"`
+	Rows   int    `json:"rows"` // PAGE_N_RECS of the page (user records it held, delete-marked included)
+}
+
+// Result is what a walk read.
+type Result struct {
+	Table    string   `json:"table"`
+	File     string   `json:"file"`
+	Rows     int64    `json:"rows"`
+	Pages    int      `json:"leaf_pages"`
+	Lost     []Loss   `json:"lost,omitempty"`
+	LostRows int      `json:"lost_rows"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// Row is one row: a value per column of Table.Cols, nil for SQL NULL (an empty value is a
+// non-nil empty slice). The slices are only valid during the call.
+type Row [][]byte
+
+// reader reads one table's tablespace.
+type reader struct {
+	t    *Table
+	f    *discovery.File
+	lay  *layout
+	meta []value // the metadata record's fields: defaults of instantly added columns
+	res  *Result
+	// arena holds the formatted values of one page's rows, spans where each is in it.
+	arena []byte
+	spans []int
+	vbuf  []value // the fields of the record being decoded (reused)
+}
+
+// Walk reads the table's rows in clustered index order and calls fn for each. Pages that fail
+// their checksum or cannot be decoded are reported in Result.Lost and skipped; when the link
+// from such a page to the next cannot be trusted, the rest of the leaf pages are read in file
+// order (as Scan does) and Result.Notes says so. fn's error stops the walk.
+func (t *Table) Walk(fn func(Row) error) (*Result, error) {
+	r, err := t.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.f.Close()
+	seen := map[uint32]bool{}
+	leaf, err := r.leftmostLeaf()
+	if err != nil {
+		if r.lay == nil { // the root itself: its record layout (instant ALTER) is unknown
+			return nil, fmt.Errorf("%w (--scan reads the leaf pages without the tree)", err)
+		}
+		r.res.Notes = append(r.res.Notes, fmt.Sprintf("no way down the B-tree (%v): the leaf pages were read in file order", err))
+		return r.res, r.rest(seen, fn)
+	}
+	for no := leaf; no != filNull; {
+		if seen[no] {
+			return r.res, fmt.Errorf("%s: page %d: the leaf chain loops", t.File, no)
+		}
+		seen[no] = true
+		p, err := r.f.ReadPage(no)
+		if err != nil {
+			return r.res, err
+		}
+		next := binary.BigEndian.Uint32(p[discovery.FilPageNext:])
+		if why := r.check(p, no, true); why != "" {
+			r.lose(p, no, why)
+			if !r.trustNext(no, next) {
+				r.res.Notes = append(r.res.Notes, fmt.Sprintf("page %d: the leaf chain cannot be followed: the remaining leaf pages were read in file order", no))
+				return r.res, r.rest(seen, fn)
+			}
+			no = next
+			continue
+		}
+		if err := r.page(p, no, fn); err != nil {
+			return r.res, err
+		}
+		no = next
+	}
+	return r.res, nil
+}
+
+// reader opens the table's tablespace file.
+func (t *Table) reader() (*reader, error) {
+	f, err := discovery.OpenFile(t.File)
+	if err != nil {
+		return nil, err
+	}
+	if fl := f.FSP.Flags; fl.ZipSize != 0 || fl.PageCompression {
+		f.Close()
+		return nil, fmt.Errorf("%s: ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED tablespaces are not supported", t.File)
+	}
+	return &reader{t: t, f: f, res: &Result{Table: t.Name, File: t.File}}, nil
+}
+
+// checksum returns why page no fails its checksum ("" when it does not).
+func (r *reader) checksum(p []byte, no uint32) string {
+	if v := discovery.CheckPage(p, r.f.FSP.Flags, no, r.t.SpaceID); v.Corrupt {
+		return "checksum: " + v.Reason
+	}
+	return ""
+}
+
+// check returns why page no cannot be used ("" when it can).
+func (r *reader) check(p []byte, no uint32, leaf bool) string {
+	if why := r.checksum(p, no); why != "" {
+		return why
+	}
+	typ := binary.BigEndian.Uint16(p[discovery.FilPageType:])
+	ip, err := discovery.ParseIndexPage(p)
+	switch {
+	case typ != pageTypeIdx && typ != pageTypeInst:
+		return fmt.Sprintf("page type %d is not an index page", typ)
+	case err != nil:
+		return err.Error()
+	case ip.IndexID != r.t.IndexID:
+		return fmt.Sprintf("index id %d, not the clustered index's %d", ip.IndexID, r.t.IndexID)
+	case leaf && ip.Level != 0:
+		return fmt.Sprintf("level %d on the leaf level", ip.Level)
+	}
+	return ""
+}
+
+// lose records page no as lost.
+func (r *reader) lose(p []byte, no uint32, why string) {
+	n := int(binary.BigEndian.Uint16(p[pageHeader+16:]))
+	if n > len(p)/5 {
+		n = 0
+	}
+	r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: why, Rows: n})
+	r.res.LostRows += n
+}
+
+// trustNext: the link from a corrupt page to next is used when next is a valid leaf of the
+// index that links back to it.
+func (r *reader) trustNext(no, next uint32) bool {
+	if next == filNull {
+		return true
+	}
+	p, err := r.f.ReadPage(next)
+	return err == nil && r.check(p, next, true) == "" && binary.BigEndian.Uint32(p[discovery.FilPagePrev:]) == no
+}
+
+// leftmostLeaf descends from the root along the first node pointer of each level.
+func (r *reader) leftmostLeaf() (uint32, error) {
+	no := r.t.Root
+	for depth := 0; ; depth++ {
+		p, err := r.f.ReadPage(no)
+		if err != nil {
+			return 0, err
+		}
+		if why := r.check(p, no, false); why != "" {
+			return 0, fmt.Errorf("%s: page %d (clustered index of %s): %s", r.t.File, no, r.t.Name, why)
+		}
+		ip, _ := discovery.ParseIndexPage(p)
+		if depth == 0 {
+			inst := binary.BigEndian.Uint16(p[discovery.FilPageType:]) == pageTypeInst
+			if r.lay, err = r.t.rootLayout(p, ip.Compact, inst, int(ip.Instant)); err != nil {
+				return 0, fmt.Errorf("%s: page %d (clustered index root of %s): %w", r.t.File, no, r.t.Name, err)
+			}
+		}
+		if ip.Level == 0 {
+			return no, nil
+		}
+		if depth >= maxDepth || !ip.HasUserRecs {
+			return 0, fmt.Errorf("%s: page %d: no way down the B-tree", r.t.File, no)
+		}
+		var rec record
+		if ip.Compact {
+			rec, err = decodeCompact(p, compactNext(p, infimumNew), r.lay, false, nil)
+		} else {
+			rec, err = decodeRedundant(p, int(binary.BigEndian.Uint16(p[infimumOld-2:])), nil)
+		}
+		if err != nil || len(rec.vals) == 0 || len(rec.vals[len(rec.vals)-1].b) != 4 {
+			return 0, fmt.Errorf("%s: page %d: bad node pointer: %v", r.t.File, no, err)
+		}
+		no = binary.BigEndian.Uint32(rec.vals[len(rec.vals)-1].b)
+	}
+}
+
+// page emits the user records of one leaf page.
+func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
+	ip, _ := discovery.ParseIndexPage(p)
+	origin := compactNext(p, infimumNew)
+	if !ip.Compact {
+		origin = int(binary.BigEndian.Uint16(p[infimumOld-2:]))
+	}
+	r.res.Pages++
+	arena, spans := r.arena[:0], r.spans[:0]
+	n := 0
+	for i := 0; ; i++ {
+		if i > len(p)/5 || origin == 0 {
+			r.lose(p, no, "the record list is broken")
+			return nil
+		}
+		rec, err := r.record(p, origin, ip.Compact)
+		if err != nil {
+			r.lose(p, no, err.Error())
+			return nil
+		}
+		if rec.status == statusSupremum {
+			break
+		}
+		at := origin
+		origin = rec.next
+		switch {
+		case rec.status == statusInfimum:
+			continue
+		case rec.info&infoMinRec != 0:
+			r.meta = append([]value(nil), rec.vals...)
+			continue
+		case rec.info&infoDeleted != 0:
+			continue
+		}
+		a0, s0 := arena, spans
+		if arena, spans, err = r.cells(arena, spans, rec.vals); err != nil {
+			var off offPageError
+			if !errors.As(err, &off) {
+				r.lose(p, no, err.Error())
+				return nil
+			}
+			// An unreadable off-page value loses its row only.
+			r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("record at %d: %v", at, err), Rows: 1})
+			r.res.LostRows++
+			arena, spans = a0, s0
+			continue
+		}
+		n++
+	}
+	r.arena, r.spans = arena, spans
+	// The page's rows are emitted only when all of them decoded: a page is read whole or lost.
+	w := len(r.t.Cols)
+	row := make(Row, w)
+	for i := 0; i < n; i++ {
+		r.res.Rows++
+		if err := fn(rowOf(row, arena, spans[2*w*i:])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record decodes the record at origin; the metadata record of an instant DROP or reorder
+// first switches the layout to the one its BLOB gives.
+func (r *reader) record(p []byte, origin int, compact bool) (record, error) {
+	if !compact {
+		rec, err := decodeRedundant(p, origin, r.vbuf)
+		r.vbuf = rec.vals
+		if err != nil || rec.info&(infoMinRec|infoDeleted) != infoMinRec|infoDeleted || rec.status > statusNodePtr {
+			return rec, err
+		}
+		k := r.lay.firstUser()
+		if len(rec.vals) <= k || len(rec.vals[k].b) != fieldRefSize {
+			return rec, fmt.Errorf("record at %d: metadata record without its BLOB reference", origin)
+		}
+		if err := r.metadataLayout(rec.vals[k].b); err != nil {
+			return rec, err
+		}
+		rec.vals = append(rec.vals[:k:k], rec.vals[k+1:]...)
+		return rec, nil
+	}
+	mblob := p[origin-5]&(infoMinRec|infoDeleted) == infoMinRec|infoDeleted && p[origin-3]&7 == statusInstant
+	if mblob {
+		// The key's variable-length fields are empty in the metadata record: the reference is
+		// after the fixed-length ones, DB_TRX_ID and DB_ROLL_PTR.
+		at := origin + sysTrxIDLen + sysRollPtrLen
+		for _, f := range r.lay.flds[:r.lay.nUniq] {
+			at += f.fixed
+		}
+		if at+fieldRefSize > len(p)-8 {
+			return record{}, fmt.Errorf("record at %d: metadata BLOB reference out of range", origin)
+		}
+		if err := r.metadataLayout(p[at : at+fieldRefSize]); err != nil {
+			return record{}, err
+		}
+	}
+	rec, err := decodeCompact(p, origin, r.lay, mblob, r.vbuf)
+	r.vbuf = rec.vals
+	return rec, err
+}
+
+// row turns a record's fields into the table's columns.
+func (r *reader) row(vals []value) (Row, error) {
+	arena, spans, err := r.cells(nil, nil, vals)
+	if err != nil {
+		return nil, err
+	}
+	return rowOf(make(Row, len(r.t.Cols)), arena, spans), nil
+}
+
+// cells appends the formatted values of a record's columns to arena, and their [start, end)
+// in it to spans, in column order (start -1: NULL).
+func (r *reader) cells(arena []byte, spans []int, vals []value) ([]byte, []int, error) {
+	flds := r.lay.flds
+	if len(vals) > len(flds) {
+		return nil, nil, fmt.Errorf("record with %d fields, the index has %d", len(vals), len(flds))
+	}
+	base := len(spans)
+	for range r.t.Cols {
+		spans = append(spans, -1, -1)
+	}
+	for i, f := range flds {
+		if f.col < 0 {
+			continue
+		}
+		var v value
+		switch {
+		case i < len(vals):
+			v = vals[i]
+		case i < len(r.meta):
+			v = r.meta[i] // added by instant ALTER after the record was written: the default
+		default:
+			return nil, nil, fmt.Errorf("record with %d fields and no metadata record for field %s", len(vals), f.name)
+		}
+		if v.null {
+			continue
+		}
+		b := v.b
+		if v.ext {
+			var err error
+			if b, err = r.external(b); err != nil {
+				return nil, nil, offPageError{fmt.Errorf("column %s: %w", f.name, err)}
+			}
+		}
+		start := len(arena)
+		var err error
+		if arena, err = format(arena, &r.t.Cols[f.col], b, r.t.TimeZone); err != nil {
+			return nil, nil, err
+		}
+		spans[base+2*f.col], spans[base+2*f.col+1] = start, len(arena)
+	}
+	return arena, spans, nil
+}
+
+// rowOf fills row from the first len(row) spans of arena.
+func rowOf(row Row, arena []byte, spans []int) Row {
+	if arena == nil {
+		arena = []byte{}
+	}
+	for c := range row {
+		if s := spans[2*c]; s >= 0 {
+			row[c] = arena[s:spans[2*c+1]:spans[2*c+1]]
+		} else {
+			row[c] = nil
+		}
+	}
+	return row
+}
+
+// offPageError is a value stored off page that cannot be read (its BLOB pages are damaged).
+type offPageError struct{ error }
+
+func (e offPageError) Unwrap() error { return e.error }
+
+// external returns the whole value of a field stored off page: its local prefix and the BLOB
+// pages its 20-byte reference (space, page, offset, length) leads to.
+func (r *reader) external(local []byte) ([]byte, error) {
+	if len(local) < fieldRefSize {
+		return nil, fmt.Errorf("off-page field of %d bytes has no reference", len(local))
+	}
+	ref := local[len(local)-fieldRefSize:]
+	be := binary.BigEndian
+	no, off := be.Uint32(ref[4:]), int(be.Uint32(ref[8:]))
+	want := int(be.Uint32(ref[16:]))
+	out := append(make([]byte, 0, len(local)-fieldRefSize+want), local[:len(local)-fieldRefSize]...)
+	got := 0
+	for n := 0; no != filNull && got < want; n++ {
+		if n > int(r.f.Pages()) {
+			return nil, fmt.Errorf("BLOB chain loops")
+		}
+		p, err := r.f.ReadPage(no)
+		if err != nil {
+			return nil, err
+		}
+		if why := r.checksum(p, no); why != "" {
+			return nil, fmt.Errorf("BLOB page %d: %s", no, why)
+		}
+		if off+8 > len(p) {
+			return nil, fmt.Errorf("BLOB page %d: offset %d", no, off)
+		}
+		part := int(be.Uint32(p[off:]))
+		next := be.Uint32(p[off+4:])
+		if off+8+part > len(p)-8 {
+			return nil, fmt.Errorf("BLOB page %d: part of %d bytes at %d", no, part, off)
+		}
+		out = append(out, p[off+8:off+8+part]...)
+		got += part
+		no, off = next, FilData
+	}
+	if got != want {
+		return nil, fmt.Errorf("BLOB chain holds %d bytes, the reference says %d", got, want)
+	}
+	return out, nil
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# bench-rows.sh — decode a table's rows with innoscope (offline, the cleanly shut down
+# directory) and with the real server (SELECT * INTO OUTFILE, the server running, its buffer
+# pool warm), on the same table of the same machine; both outputs are compared.
+#
+#   bash scripts/bench-rows.sh [ROWS [OUT]]   ROWS (default 2000000) rows of ints, a DECIMAL, a
+#   VARCHAR, a DATETIME(6), a DOUBLE and a TEXT; OUT the work directory (default
+#   /tmp/innoscope-bench-rows, removed first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+n=${1:-2000000}
+out=${2:-/tmp/innoscope-bench-rows}
+bash scripts/mariadb-lab.sh install
+# shellcheck source=mariadb-lab.sh
+source scripts/mariadb-lab.sh functions
+rm -rf "$out" && mkdir -p "$out"
+out=$(cd "$out" && pwd)
+go build -o "$out/innoscope" .
+fresh_server "$out" --default-time-zone=+00:00 --innodb-buffer-pool-size=1G --secure-file-priv="$out"
+sock=$out/lab.sock
+sql "$sock" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a BIGINT, d DECIMAL(12,3), v VARCHAR(100),
+  ts DATETIME(6), f DOUBLE, x TEXT) CHARACTER SET utf8mb4;
+  INSERT INTO db.t SELECT seq, seq * 7919, seq / 7, CONCAT('value ', seq, REPEAT('x', seq % 50)),
+  '2024-01-01' + INTERVAL seq SECOND, seq / 3, IF(seq % 10 = 0, NULL, REPEAT('t', seq % 200)) FROM seq_1_to_$n;"
+secs() { # wall-clock seconds of the command
+  local s e
+  s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N)
+  echo "$e - $s" | bc
+}
+best() { sort -n | head -1; }
+outfile() { rm -f "$out/outfile.tsv"; sql "$sock" "SELECT * FROM db.t ORDER BY id INTO OUTFILE '$out/outfile.tsv'"; }
+server=$(for r in 1 2 3; do secs outfile; done | best)
+stop_clean "$out/data" "$sock"
+rows() { "$out/innoscope" rows "$out/data" db.t >"$out/rows.tsv"; }
+ours=$(for r in 1 2 3; do secs rows; done | best)
+size=$(stat -c %s "$out/data/db/t.ibd")
+echo "table: $n rows, db/t.ibd $size bytes"
+printf 'SELECT * INTO OUTFILE (server): %6.3f s\n' "$server"
+printf 'innoscope rows (offline):       %6.3f s\n' "$ours"
+printf 'ratio server/innoscope: %.2f\n' "$(echo "$server / $ours" | bc -l)"
+# INTO OUTFILE writes NULL as \N; --batch (and rows) as NULL: compare after mapping.
+if sed 's/\\N/NULL/g' "$out/outfile.tsv" | cmp -s - "$out/rows.tsv"; then echo "outputs: identical (NULL spelled alike)"; else echo "outputs: DIFFER"; exit 1; fi
