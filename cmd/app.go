@@ -27,7 +27,7 @@ var errFindings = errors.New("findings at or above --fail-on")
 
 // App builds the command tree; stdout and stderr are where results and errors go.
 func App(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "innoscope",
 		Usage: "offline crash-recovery and redo-log forensics for InnoDB data directories",
 		Description: "innoscope reads a MariaDB/MySQL data directory (never writing to it), tells what crash\n" +
@@ -39,13 +39,18 @@ func App(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand: true,
 		Commands:        []*cli.Command{logCommand(), spacesCommand(), pagesCommand(), mapCommand(), diagnoseCommand(), recoverCommand(), verifyCommand(), rowsCommand()},
 		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError:    usageError,
 	}
+	prepareCommands(app.Commands)
+	return app
 }
 
 // Run runs innoscope with os.Args-style args and returns the process exit code.
 func Run(args []string, stdout, stderr io.Writer) int {
 	app := App(stdout, stderr)
 	defer handleSignals(stderr)()
+	report.SetColor("auto")
+	args = helpTopic(args)
 	args, err := hoistFlags(app, args)
 	if err == nil {
 		err = app.Run(args)
@@ -57,6 +62,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return ExitFindings
 	}
 	fmt.Fprintf(stderr, "innoscope: %v\n", err)
+	if wantsJSON(args) {
+		printJSONError(stdout, err)
+	}
 	return ExitError
 }
 
@@ -65,7 +73,8 @@ func Main() { os.Exit(Run(os.Args, os.Stdout, os.Stderr)) }
 
 // outputFlags are on every command that prints a result.
 var outputFlags = []cli.Flag{
-	&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
+	&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table (a failure prints {\"error\", \"file\", \"offset\"})"},
+	&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always, never"},
 	&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity (info, warning, error, none)"},
 }
 

@@ -52,6 +52,7 @@ func diagnoseAction(c *cli.Context) error {
 		return writeJSON(c, out, diagnoseJSON{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
 			Findings: orEmpty(fs), Summary: sum, Dictionary: dict}, fs)
 	}
+	out.Verdict(report.MakeVerdict(fs, report.Outcome{Pages: len(d.Analysis.Pages)}))
 	if len(fs) > 0 {
 		if err := out.Findings(fs); err != nil {
 			return err

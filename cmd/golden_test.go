@@ -155,12 +155,14 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
+	t.Setenv("COLUMNS", "") // unlimited width, whatever the shell exports; widthGolden sets it
 	g := goldenRun{base: base, tmp: filepath.Join(base, "tmp")}
 	crash := filepath.Join(base, "crash")
 	lab.CopyDir(t, filepath.Join(lab.Root(), "fixtures", "mariadb-10.11-crash"), crash)
 	before := lab.HashTree(t, crash)
 	g.run(t, goldenCrash, map[string]string{"$CRASH": crash})
 	g.run(t, goldenHelp, nil)
+	g.runWidths(t, map[string]string{"$CRASH": crash})
 	if !reflect.DeepEqual(before, lab.HashTree(t, crash)) {
 		t.Errorf("a command changed %s", crash)
 	}
@@ -181,7 +183,7 @@ func TestGolden(t *testing.T) {
 // checkNoStaleGolden fails on a golden file no case writes (a case renamed or removed).
 func checkNoStaleGolden(t *testing.T) {
 	want := map[string]bool{}
-	for _, cs := range [][]goldenCase{goldenCrash, goldenHelp, goldenPeer} {
+	for _, cs := range [][]goldenCase{goldenCrash, goldenHelp, goldenPeer, widthCases(80), widthCases(200)} {
 		for _, gc := range cs {
 			want[filepath.FromSlash(gc.name)+".golden"] = true
 		}

@@ -82,7 +82,7 @@ func newRecordPrinter(c *cli.Context, typeWidth int) (*recordPrinter, error) {
 	}
 	var err error
 	rp.table, err = rp.out.Stream([]string{"MTR LSN", "#", "TYPE", "SPACE", "PAGE", "LEN", "PAYLOAD"},
-		[]int{12, 4, typeWidth, 10, 10, 6, 77 - typeWidth})
+		[]int{12, 4, typeWidth, 12, 10, 6, 75 - typeWidth})
 	return rp, err
 }
 

@@ -61,7 +61,7 @@ func pagesAction(c *cli.Context) error {
 			opt.Each = func(pi discovery.PageInfo) { list = append(list, pi) }
 		} else {
 			if table, err = out.Stream([]string{"PAGE", "TYPE", "LSN", "SPACE", "CHECKSUM", "INDEX"},
-				[]int{10, 16, 14, 8, 24, 40}); err != nil {
+				[]int{10, 16, 14, 12, 28, 40}); err != nil {
 				return err
 			}
 			opt.Each = func(pi discovery.PageInfo) { table.Row(pageRow(out, pi)...) }

@@ -129,6 +129,7 @@ func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, erro
 }
 
 func printPlan(out *report.Output, pl *replay.Plan) error {
+	out.Verdict(planVerdict(pl))
 	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords)
 	if err := out.Table([]string{"SPACE", "FILE", "PAGES"}, pl.SpaceRows()); err != nil {
 		return err

@@ -82,6 +82,8 @@ func verifyAction(c *cli.Context) error {
 		j.Findings = orEmpty(j.Findings)
 		return writeJSON(c, out, j, j.Findings)
 	}
+	out.Verdict(report.MakeVerdict(j.Findings, report.Outcome{Pages: j.PagesApplied,
+		After: "the replayed copy verified (" + report.Thousands(j.PagesVerified) + " pages)"}))
 	if len(j.Findings) > 0 {
 		if err := out.Findings(j.Findings); err != nil {
 			return err

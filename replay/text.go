@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // SpaceRows are the tablespaces with records as SPACE/FILE/PAGES rows, by space id.
@@ -84,7 +85,7 @@ func (r *RecoverResult) SpaceRows() [][]string {
 		if s.ExtendedTo > 0 {
 			ops = append(ops, fmt.Sprintf("extended to %d pages", s.ExtendedTo))
 		}
-		rows = append(rows, []string{fmt.Sprint(s.ID), s.Path, fmt.Sprint(s.PagesWritten), fmt.Sprint(ops)})
+		rows = append(rows, []string{fmt.Sprint(s.ID), s.Path, fmt.Sprint(s.PagesWritten), strings.Join(ops, ", ")})
 	}
 	return rows
 }

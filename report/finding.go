@@ -75,7 +75,7 @@ func (s Severity) Tone() Tone { return [...]Tone{Plain, Warn, Bad}[s] }
 // Findings prints findings as a table (severity coloured on a terminal).
 func (o *Output) Findings(fs []Finding) error {
 	rows := make([][]string, 0, len(fs))
-	for _, f := range fs {
+	for _, f := range SortFindings(fs) {
 		sp, lsn := "-", "-"
 		if f.SpaceID != nil {
 			sp = fmt.Sprint(*f.SpaceID)

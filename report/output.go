@@ -1,17 +1,20 @@
-// Package report renders results: tables (tablewriter), JSON, JSON Lines, colour and progress.
-// It knows nothing about InnoDB.
+// Package report renders results: tables fitted to the terminal, JSON, JSON Lines, colour,
+// progress, the verdict line and the HTML report. It knows nothing about InnoDB.
 package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"syscall"
+	"unsafe"
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // Output is where a command prints its result.
@@ -19,22 +22,115 @@ type Output struct {
 	w     *bufio.Writer
 	JSON  bool // print JSON instead of tables
 	color bool
+	width int // the widest a line may be; 0: unlimited
+	lines *lineWrapper
 }
 
-// New returns an Output on w. Colour is used only when w is a terminal and NO_COLOR is unset.
+// colorMode is the --color setting of the running command: auto, always or never.
+var colorMode = "auto"
+
+// SetColor sets how later Outputs colour: "auto" (on a terminal, unless NO_COLOR is set or
+// TERM is dumb), "always" or "never".
+func SetColor(mode string) error {
+	switch mode {
+	case "auto", "always", "never":
+		colorMode = mode
+		return nil
+	}
+	return fmt.Errorf("--color %q: want auto, always or never", mode)
+}
+
+// New returns an Output on w, coloured as SetColor says and as wide as Width(w).
 func New(w io.Writer, jsonOut bool) *Output {
 	o := &Output{w: bufio.NewWriterSize(w, 1<<16), JSON: jsonOut}
-	if f, ok := w.(*os.File); ok && !jsonOut && os.Getenv("NO_COLOR") == "" {
-		o.color = isatty.IsTerminal(f.Fd())
+	if !jsonOut {
+		o.color = UseColor(w)
+		o.width = Width(w)
 	}
 	return o
 }
 
-// Flush writes out buffered output; call it once at the end.
-func (o *Output) Flush() error { return o.w.Flush() }
+// UseColor tells whether output to w is coloured: --color always, or auto on a terminal
+// with NO_COLOR unset and TERM not dumb.
+func UseColor(w io.Writer) bool {
+	switch colorMode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" && isatty.IsTerminal(f.Fd())
+}
 
-// Writer is the buffered writer under the output, for free-form lines.
-func (o *Output) Writer() io.Writer { return o.w }
+// Width is the widest a line written to w may be: COLUMNS when set (tests and scripts force
+// a width with it), else the terminal's width when w is a terminal, else 0 (unlimited: a
+// pipe or a file gets whole lines).
+func Width(w io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	f, ok := w.(*os.File)
+	if !ok || !isatty.IsTerminal(f.Fd()) {
+		return 0
+	}
+	var ws struct{ row, col, x, y uint16 }
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCGWINSZ, uintptr(unsafe.Pointer(&ws))); e != 0 {
+		return 0
+	}
+	return int(ws.col)
+}
+
+// Width is the widest a line of this output may be (0: unlimited).
+func (o *Output) Width() int { return o.width }
+
+// Flush writes out buffered output; call it once at the end.
+func (o *Output) Flush() error {
+	if o.lines != nil {
+		o.lines.flush()
+	}
+	return o.w.Flush()
+}
+
+// Writer is the buffered writer under the output, for free-form lines: on a width-limited
+// output, lines longer than the width are wrapped at spaces.
+func (o *Output) Writer() io.Writer {
+	if o.width == 0 {
+		return o.w
+	}
+	if o.lines == nil {
+		o.lines = &lineWrapper{o: o}
+	}
+	return o.lines
+}
+
+// lineWrapper wraps the lines written through it at the output's width.
+type lineWrapper struct {
+	o       *Output
+	pending []byte
+}
+
+func (l *lineWrapper) Write(p []byte) (int, error) {
+	l.pending = append(l.pending, p...)
+	for {
+		i := bytes.IndexByte(l.pending, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		for _, s := range wrapCell(string(l.pending[:i]), l.o.width) {
+			l.o.w.WriteString(s)
+			l.o.w.WriteByte('\n')
+		}
+		l.pending = l.pending[i+1:]
+	}
+}
+
+func (l *lineWrapper) flush() {
+	if len(l.pending) > 0 {
+		l.o.w.Write(l.pending)
+		l.pending = nil
+	}
+}
 
 // Tone is the meaning of a value, used to colour it on a terminal.
 type Tone int
@@ -59,50 +155,6 @@ func (o *Output) Paint(t Tone, s string) string {
 	p := color.New(c)
 	p.EnableColor()
 	return p.Sprint(s)
-}
-
-// Table prints rows under headers as a boxed table.
-func (o *Output) Table(headers []string, rows [][]string) error {
-	t := tablewriter.NewTable(o.w, tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone))
-	t.Header(toAny(headers)...)
-	if err := t.Bulk(rows); err != nil {
-		return err
-	}
-	return t.Render()
-}
-
-// Stream is a table printed row by row, for listings too long to hold in memory.
-type Stream struct{ t *tablewriter.Table }
-
-// Stream starts a streaming table with fixed column widths.
-func (o *Output) Stream(headers []string, widths []int) (*Stream, error) {
-	cw := tw.NewMapper[int, int]()
-	for i, w := range widths {
-		cw.Set(i, w)
-	}
-	t := tablewriter.NewTable(o.w, tablewriter.WithStreaming(tw.StreamConfig{Enable: true}),
-		tablewriter.WithColumnWidths(cw), tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapTruncate))
-	if err := t.Start(); err != nil {
-		return nil, err
-	}
-	t.Header(toAny(headers)...)
-	return &Stream{t}, nil
-}
-
-// Row appends one row.
-func (s *Stream) Row(cells ...string) error { return s.t.Append(cells) }
-
-// Close prints the table's bottom border.
-func (s *Stream) Close() error { return s.t.Close() }
-
-func toAny(s []string) []any {
-	a := make([]any, len(s))
-	for i, x := range s {
-		a[i] = x
-	}
-	return a
 }
 
 // WriteJSON prints v as indented JSON.

@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/logformat"
+	"innoscope/report"
+)
+
+// prepareCommands gives every command of the tree the same usage-error handling (one line,
+// not the whole help) and sets the colour mode from --color before a command runs.
+func prepareCommands(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = usageError
+		if len(c.Subcommands) > 0 {
+			prepareCommands(c.Subcommands)
+			continue
+		}
+		c.Before = func(c *cli.Context) error {
+			if m := c.String("color"); m != "" {
+				return report.SetColor(m)
+			}
+			return nil
+		}
+	}
+}
+
+// usageError is a bad flag or argument: one line naming where the help is.
+func usageError(c *cli.Context, err error, _ bool) error {
+	name := "innoscope"
+	if c.Command != nil && c.Command.FullName() != "" {
+		name += " " + c.Command.FullName()
+	}
+	return fmt.Errorf("%v (see %s --help)", err, name)
+}
+
+// helpTopic turns `innoscope help CMD [SUB]` into `innoscope CMD [SUB] --help`.
+func helpTopic(args []string) []string {
+	if len(args) < 2 || args[1] != "help" {
+		return args
+	}
+	if len(args) == 2 {
+		return []string{args[0], "--help"}
+	}
+	return append(append([]string{args[0]}, args[2:]...), "--help")
+}
+
+// wantsJSON tells whether the command line asked for JSON output.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "-json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonError is what a failed command prints on stdout with --json.
+type jsonError struct {
+	Error  string  `json:"error"`
+	File   *string `json:"file"`   // null when no file is concerned
+	Offset *int64  `json:"offset"` // null when not known
+	LSN    *uint64 `json:"lsn,omitempty"`
+}
+
+// printJSONError prints err as one JSON object, with the file, byte offset and LSN an
+// error of the log's format carries.
+func printJSONError(w io.Writer, err error) {
+	j := jsonError{Error: err.Error()}
+	var fe *logformat.FormatError
+	if errors.As(err, &fe) {
+		j.File = &fe.File
+		if fe.Offset >= 0 {
+			off := fe.Offset
+			j.Offset = &off
+		}
+		if fe.LSN != 0 {
+			lsn := fe.LSN
+			j.LSN = &lsn
+		}
+	} else if f := fileOf(err.Error()); f != "" {
+		j.File = &f
+	}
+	b, _ := json.Marshal(j)
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// fileOf is the path an error message starts with ("/d/ib_logfile0: ..."), or "".
+func fileOf(msg string) string {
+	if !strings.HasPrefix(msg, "/") {
+		return ""
+	}
+	if i := strings.Index(msg, ": "); i > 0 && !strings.Contains(msg[:i], " ") {
+		return msg[:i]
+	}
+	return ""
+}
