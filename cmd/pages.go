@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -88,7 +89,7 @@ func pagesAction(c *cli.Context) error {
 	}
 	if err := out.Table([]string{"FIELD", "VALUE"}, [][]string{
 		{"file", r.Path}, {"space id", fmt.Sprint(r.SpaceID)},
-		{"flags", fmt.Sprintf("0x%x %v", r.Flags.Raw, r.Flags.Names)},
+		{"flags", strings.TrimSpace(fmt.Sprintf("0x%x %s", r.Flags.Raw, strings.Join(r.Flags.Names, " ")))},
 		{"page size", fmt.Sprintf("%d (physical %d)", r.PageSize, r.PhysicalSize)},
 		{"pages", fmt.Sprint(r.Pages)},
 	}); err != nil {
@@ -112,8 +113,8 @@ func pagesAction(c *cli.Context) error {
 		}
 	}
 	if opt.Verify {
-		fmt.Fprintf(out.Writer(), "checksums: %v; corrupt pages: %d; pages innochecksum 10.11 would report: %d\n",
-			r.Algorithms, len(r.Corrupt), len(r.InnochecksumCorrupt))
+		fmt.Fprintf(out.Writer(), "checksums: %s; corrupt pages: %d; pages innochecksum 10.11 would report: %d\n",
+			countList(r.Algorithms), len(r.Corrupt), len(r.InnochecksumCorrupt))
 		if len(fs) > 0 {
 			if err := out.Findings(fs); err != nil {
 				return err
@@ -152,4 +153,16 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(k)
 	return k
+}
+
+// countList prints counts by name as "crc32 21, empty 1" (names in order).
+func countList(m map[string]int) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	if parts == nil {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -93,7 +93,11 @@ func recoverAction(c *cli.Context) error {
 	for _, l := range o.Result.Links {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", l)
 	}
-	return printRecovery(out, into, o)
+	if err := printRecovery(out, into, o); err != nil {
+		return err
+	}
+	fmt.Fprintf(out.Writer(), "start the server on the copy:\n  %s\n", serverCommand(into, p.Layout, p.Log.PageSize))
+	return nil
 }
 
 // openSource opens the command's data directory for recovery (replay.Open), refusing a live

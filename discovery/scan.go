@@ -128,8 +128,10 @@ func Scan(s Layout) ([]Tablespace, error) {
 	if len(s.TempFiles) == 0 {
 		s.TempFiles = []string{"ibtmp1"}
 	}
-	if fi, err := os.Stat(s.Datadir); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(s.Datadir); err != nil {
 		return nil, fmt.Errorf("%s: not a data directory: %v", s.Datadir, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: not a data directory: not a directory", s.Datadir)
 	}
 	var cands []candidate
 	for _, f := range s.DataFiles {
