@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -17,12 +18,16 @@ func mapCommand() *cli.Command {
 		ArgsUsage: "DIR|FILE",
 		Flags: dirFlags(
 			&cli.Uint64Flag{Name: "at-lsn", Usage: "the map as it stands before the first mini-transaction at or after this LSN"},
-			&cli.Uint64Flag{Name: "from-lsn", Usage: "start here instead of the checkpoint (a mini-transaction start)"}),
+			&cli.Uint64Flag{Name: "from-lsn", Usage: "start here instead of the checkpoint (a mini-transaction start)"},
+			&cli.Int64Flag{Name: "space", Value: -1, Usage: "answer for one space id as `spaces --space` does: page 0, the log and the dictionary"}),
 		Action: mapAction,
 	}
 }
 
 func mapAction(c *cli.Context) error {
+	if c.Int64("space") >= 0 {
+		return spacesAction(c)
+	}
 	m, fs, err := buildMap(c)
 	if err != nil {
 		return err
@@ -38,10 +43,7 @@ func mapAction(c *cli.Context) error {
 	}
 	var rows [][]string
 	for _, s := range spaces {
-		state := "exists"
-		if s.Deleted {
-			state = out.Paint(report.Warn, "deleted")
-		}
+		state := fileState(c, s)
 		var ev []string
 		for _, e := range s.Events {
 			x := fmt.Sprintf("%s@%d", e.Kind, e.LSN)
@@ -73,4 +75,26 @@ func buildMap(c *cli.Context) (*analysis.Map, []report.Finding, error) {
 	}
 	defer r.Close()
 	return analysis.MapLog(r, scanOptions(c), c.Uint64("at-lsn"))
+}
+
+// fileState is a space's STATE in the map: whether the log deletes it, and whether its file
+// (the log's last name, relative to the data directory) is on disk.
+func fileState(c *cli.Context, s *replay.Space) string {
+	set, err := settingsOf(c)
+	if err != nil {
+		if s.Deleted {
+			return "deleted"
+		}
+		return "in the log"
+	}
+	_, serr := os.Stat(replay.SourcePath(set.Datadir)(s.Name))
+	switch {
+	case s.Deleted && serr == nil:
+		return "deleted, still on disk"
+	case s.Deleted:
+		return "deleted"
+	case serr == nil:
+		return "on disk"
+	}
+	return "not on disk"
 }

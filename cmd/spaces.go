@@ -15,8 +15,9 @@ func spacesCommand() *cli.Command {
 		Name:      "spaces",
 		Usage:     "every tablespace file: how found, space id, flags, page size, pages, checksum, first-page LSN, location",
 		ArgsUsage: "DIR",
-		Flags:     dirFlags(),
-		Action:    spacesAction,
+		Flags: dirFlags(&cli.Int64Flag{Name: "space", Value: -1,
+			Usage: "answer for one space id: its table, its file, and what page 0, the redo log and the dictionary say"}),
+		Action: spacesAction,
 	}
 }
 
@@ -35,6 +36,20 @@ func spacesAction(c *cli.Context) error {
 	fs := analysis.LocationFindings(ts, analysis.PolicyMariaDB)
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
+	src := readSpaceSources(c, s, ts)
+	if id := c.Int64("space"); id >= 0 {
+		if id > 0xFFFFFFFF {
+			return fmt.Errorf("--space %d: a space id is at most 4294967295", id)
+		}
+		a, err := src.lookupSpace(uint32(id))
+		if err != nil {
+			return err
+		}
+		if out.JSON {
+			return out.WriteJSON(a)
+		}
+		return printSpaceAnswer(out, a)
+	}
 	if out.JSON {
 		if ts == nil {
 			ts = []discovery.Tablespace{}
@@ -61,7 +76,7 @@ func spacesAction(c *cli.Context) error {
 		if t.Error != "" {
 			extra = out.Paint(report.Bad, t.Error)
 		}
-		rows = append(rows, []string{fmt.Sprint(t.SpaceID), t.Path, t.FoundBy, fmt.Sprintf("0x%x", t.Flags.Raw), sz,
+		rows = append(rows, []string{src.shownID(t), t.Path, t.FoundBy, fmt.Sprintf("0x%x", t.Flags.Raw), sz,
 			fmt.Sprint(t.Pages), t.ChecksumAlgorithm, fmt.Sprint(t.FirstPageLSN), loc, extra})
 	}
 	if err := out.Table([]string{"SPACE", "PATH", "FOUND BY", "FLAGS", "PAGE SIZE", "PAGES", "CHECKSUM", "PAGE 0 LSN", "LOCATION", "NOTE"}, rows); err != nil {
@@ -73,4 +88,16 @@ func spacesAction(c *cli.Context) error {
 		}
 	}
 	return finish(c, fs)
+}
+
+// shownID is a file's space id as the table shows it: unknown ("?") when page 0 is all zero
+// or unreadable, with the id the log gives the file when it names it.
+func (src *spaceSources) shownID(t discovery.Tablespace) string {
+	if !blankPage0(t) && t.Error == "" {
+		return fmt.Sprint(t.SpaceID)
+	}
+	if id, ok := src.logIDOf(t.Path); ok {
+		return fmt.Sprintf("? (log: %d)", id)
+	}
+	return "?"
 }
