@@ -118,6 +118,7 @@ var goldenPeer = []goldenCase{
 	{name: "innodb-ruby/pages-hello-world.table", args: []string{"pages", "$PEER/innodb_ruby/hello_world.ibd"}},
 	{name: "innodb-ruby/pages-hello-world.json", args: []string{"pages", "--json", "$PEER/innodb_ruby/hello_world.ibd"}},
 	{name: "innodb-ruby/pages-hello-world-verify.table", args: []string{"pages", "--verify", "$PEER/innodb_ruby/hello_world.ibd"}},
+	{name: "innodb-ruby/pages-hello-world-verify-all.table", args: []string{"pages", "--verify", "--all", "$PEER/innodb_ruby/hello_world.ibd"}},
 	{name: "innodb-ruby/pages-t-10k-rows-verify.json", args: []string{"pages", "--verify", "--json", "$PEER/innodb_ruby/t_10k_rows.ibd"}},
 	{name: "innodb-ruby/pages-t-record-describer-summary.table", args: []string{"pages", "--verify", "--summary", "$PEER/innodb_ruby/t_record_describer.ibd"}},
 	{name: "innodb-ruby/pages-t-empty-page3.json", args: []string{"pages", "--json", "--page", "3", "$PEER/innodb_ruby/t_empty.ibd"}},

@@ -20,6 +20,7 @@ func pagesCommand() *cli.Command {
 		Flags: append(append([]cli.Flag{}, outputFlags...),
 			&cli.BoolFlag{Name: "verify", Usage: "check every page's checksum (server rule, and innochecksum 10.11 parity)"},
 			&cli.BoolFlag{Name: "summary", Usage: "only the page-type summary, no per-page rows"},
+			&cli.BoolFlag{Name: "all", Usage: "with --verify, a row for every page (default: only the bad ones)"},
 			&cli.Int64Flag{Name: "page", Value: -1, Usage: "only this page"},
 			&cli.BoolFlag{Name: "records", Usage: "with --page: decode the records of that clustered index page (the table from the dictionary of the file's data directory)"}),
 		Action: pagesAction,
@@ -37,7 +38,11 @@ func pagesAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return fmt.Errorf("expected one FILE argument (a tablespace file such as ibdata1 or db/t.ibd)")
 	}
-	t, err := discovery.OpenFile(discovery.AbsPath(c.Args().First()))
+	path := discovery.AbsPath(c.Args().First())
+	if err := refuseNonTablespace(path); err != nil {
+		return err
+	}
+	t, err := discovery.OpenFile(path)
 	if err != nil {
 		return err
 	}
@@ -55,11 +60,18 @@ func pagesAction(c *cli.Context) error {
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
 	summary := c.Bool("summary")
-	var list []discovery.PageInfo
+	var list, bad []discovery.PageInfo
 	var table *report.Stream
+	onlyBad := opt.Verify && !c.Bool("all") && !out.JSON
 	if !summary {
 		if out.JSON {
 			opt.Each = func(pi discovery.PageInfo) { list = append(list, pi) }
+		} else if onlyBad {
+			opt.Each = func(pi discovery.PageInfo) {
+				if v := pi.Verdict; v != nil && (v.Corrupt || v.InnochecksumCorrupt) {
+					bad = append(bad, pi)
+				}
+			}
 		} else {
 			if table, err = out.Stream([]string{"PAGE", "TYPE", "LSN", "SPACE", "CHECKSUM", "INDEX"},
 				[]int{10, 16, 14, 12, 28, 40}); err != nil {
@@ -87,6 +99,9 @@ func pagesAction(c *cli.Context) error {
 	if out.JSON {
 		return writeJSON(c, out, pagesJSON{Report: r, PageList: list, Findings: fs}, fs)
 	}
+	if opt.Verify {
+		out.Verdict(pagesVerdict(r))
+	}
 	if err := out.Table([]string{"FIELD", "VALUE"}, [][]string{
 		{"file", r.Path}, {"space id", fmt.Sprint(r.SpaceID)},
 		{"flags", strings.TrimSpace(fmt.Sprintf("0x%x %s", r.Flags.Raw, strings.Join(r.Flags.Names, " ")))},
@@ -109,6 +124,18 @@ func pagesAction(c *cli.Context) error {
 				fmt.Sprint(in.MetadataRecord), fmt.Sprint(in.MetadataPage)})
 		}
 		if err := out.Table([]string{"INSTANT ROOT", "INDEX ID", "CORE FIELDS", "METADATA RECORD", "ON PAGE"}, irows); err != nil {
+			return err
+		}
+	}
+	if onlyBad && !summary && len(bad) > 0 {
+		rows := make([][]string, len(bad))
+		for i, pi := range bad {
+			rows[i] = pageRow(out, pi)
+			if why := r.Reasons[pi.No]; why != "" {
+				rows[i][5] = why
+			}
+		}
+		if err := out.Table([]string{"BAD PAGE", "TYPE", "LSN", "SPACE", "CHECKSUM", "WHY"}, rows); err != nil {
 			return err
 		}
 	}

@@ -57,3 +57,16 @@ func TestSpaceLookupAgainstServer(t *testing.T) {
 		})
 	}
 }
+
+// TestPagesRefusesFrm: `pages` on a .frm the server wrote is one line, exit 2.
+func TestPagesRefusesFrm(t *testing.T) {
+	s := lab.Get(t, "dml")
+	frms, _ := filepath.Glob(filepath.Join(s.Crashed, "*", "*.frm"))
+	if len(frms) == 0 {
+		t.Fatal("no .frm in the dml scenario")
+	}
+	out, errs, code := run("pages", "--verify", frms[0])
+	if code != ExitError || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, ".frm") {
+		t.Errorf("exit %d\nstdout %q\nstderr %q", code, out, errs)
+	}
+}
