@@ -79,7 +79,7 @@ func buildMap(c *cli.Context) (*analysis.Map, []report.Finding, error) {
 
 // fileState is a space's STATE in the map: whether the log deletes it, and whether its file
 // (the log's last name, relative to the data directory) is on disk.
-func fileState(c *cli.Context, s *replay.Space) string {
+func fileState(c *cli.Context, s *analysis.Space) string {
 	set, err := settingsOf(c)
 	if err != nil {
 		if s.Deleted {
@@ -87,7 +87,7 @@ func fileState(c *cli.Context, s *replay.Space) string {
 		}
 		return "in the log"
 	}
-	_, serr := os.Stat(replay.SourcePath(set.Datadir)(s.Name))
+	_, serr := os.Stat(analysis.SourcePath(set.Datadir)(s.Name))
 	switch {
 	case s.Deleted && serr == nil:
 		return "deleted, still on disk"

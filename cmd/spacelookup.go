@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
-	"innoscope/replay"
 	"innoscope/report"
 )
 
@@ -19,7 +19,7 @@ import (
 type spaceSources struct {
 	datadir string
 	ts      []discovery.Tablespace
-	log     *replay.Map
+	log     *analysis.Map
 	logErr  string
 	dict    []discovery.DictTable
 	dictErr string
@@ -32,13 +32,13 @@ type spaceSources struct {
 // cannot be read is noted, not fatal (the answer says which sources it had).
 func readSpaceSources(c *cli.Context, s discovery.Layout, ts []discovery.Tablespace) *spaceSources {
 	src := &spaceSources{datadir: s.Datadir, ts: ts, logIDs: map[string]uint32{}}
-	if a, _, _, err := analyzeLog(c); err != nil {
+	if a, err := readLogAnalysis(c); err != nil {
 		src.logErr = err.Error()
 	} else if a != nil && a.Map != nil {
 		src.log = a.Map
 		for _, sp := range a.Map.Sorted() {
 			if !sp.Deleted && sp.Name != "" {
-				src.logIDs[discovery.ResolvePath(replay.SourcePath(s.Datadir)(sp.Name))] = sp.ID
+				src.logIDs[discovery.ResolvePath(analysis.SourcePath(s.Datadir)(sp.Name))] = sp.ID
 			}
 		}
 	}
@@ -83,7 +83,7 @@ type spaceAnswer struct {
 	Trusted string                `json:"trusted"`
 	Why     string                `json:"why"`
 	Page0   []spaceFile           `json:"page0"` // files whose page 0 (or, blank, the log) gives the id
-	Log     *replay.Space         `json:"log"`   // the log's file records for the id (null: none)
+	Log     *analysis.Space       `json:"log"`   // the log's file records for the id (null: none)
 	Dict    []discovery.DictTable `json:"dictionary"`
 	Sources []string              `json:"unreadable_sources,omitempty"`
 }
@@ -123,13 +123,13 @@ func (src *spaceSources) lookupSpace(id uint32) (*spaceAnswer, error) {
 	}
 	switch {
 	case a.Log != nil && !a.Log.Deleted:
-		a.Trusted, a.File = "redo log", replay.SourcePath(src.datadir)(a.Log.Name)
+		a.Trusted, a.File = "redo log", analysis.SourcePath(src.datadir)(a.Log.Name)
 		a.Why = "the log changes the tablespace after the checkpoint: crash recovery opens it by the log's last name for it, and the table takes that name"
 	case a.Log != nil:
-		a.Trusted, a.File = "redo log", replay.SourcePath(src.datadir)(a.Log.Name)
+		a.Trusted, a.File = "redo log", analysis.SourcePath(src.datadir)(a.Log.Name)
 		a.Why = "the log deletes the tablespace after the checkpoint: crash recovery deletes its file"
 	case len(a.Dict) > 0:
-		a.Trusted, a.File = "dictionary", replay.SourcePath(src.datadir)("./"+a.Dict[0].Name+".ibd")
+		a.Trusted, a.File = "dictionary", analysis.SourcePath(src.datadir)("./"+a.Dict[0].Name+".ibd")
 		a.Why = "the log does not name it: the server opens the table's file (or its .isl) by SYS_TABLES"
 		for _, f := range a.Page0 {
 			if strings.HasSuffix(f.Path, ".ibd") && strings.TrimSuffix(f.Path, ".ibd") != strings.TrimSuffix(a.File, ".ibd") && len(a.Page0) == 1 {
@@ -221,4 +221,15 @@ func printSpaceAnswer(out *report.Output, a *spaceAnswer) error {
 	}
 	rows = append(rows, []string{"trusted", a.Trusted + ": " + a.Why})
 	return out.Table([]string{"SOURCE", "SAYS"}, rows)
+}
+
+// readLogAnalysis reads the command's redo log from its checkpoint (analysis.ReadLog).
+func readLogAnalysis(c *cli.Context) (*analysis.Analysis, error) {
+	r, err := openRedo(c)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	a, _, _, err := analysis.ReadLog(r, scanOptions(c))
+	return a, err
 }
