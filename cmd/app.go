@@ -37,7 +37,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{logCommand(), spacesCommand(), pagesCommand(), mapCommand(), diagnoseCommand(), recoverCommand(), verifyCommand(), rowsCommand()},
+		Commands:        []*cli.Command{logCommand(), spacesCommand(), pagesCommand(), mapCommand(), diagnoseCommand(), recoverCommand(), verifyCommand(), rowsCommand(), reportCommand()},
 		ExitErrHandler:  func(*cli.Context, error) {},
 		OnUsageError:    usageError,
 	}

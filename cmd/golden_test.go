@@ -72,6 +72,7 @@ var goldenCrash = []goldenCase{
 	{name: "crash/recover.json", args: []string{"recover", "--json", "$CRASH", "--into", "$TMP/copy"}, files: true},
 	{name: "crash/recover-dry-run.table", args: []string{"recover", "--dry-run", "$CRASH", "--into", "$TMP/copy"}, files: true},
 	{name: "crash/recover-dry-run.json", args: []string{"recover", "--dry-run", "--json", "$CRASH", "--into", "$TMP/copy"}, files: true},
+	{name: "crash/report.table", args: []string{"report", "$CRASH", "--out", "$TMP/report.html"}, files: true},
 	{name: "crash/verify.table", args: []string{"verify", "--tmpdir", "$TMP", "$CRASH"}, files: true},
 	{name: "crash/verify.json", args: []string{"verify", "--json", "--tmpdir", "$TMP", "$CRASH"}, files: true},
 	{name: "crash/verify-keep.json", args: []string{"verify", "--json", "--keep", "$TMP/keep", "$CRASH"}, files: true},
@@ -93,6 +94,7 @@ var goldenHelp = []goldenCase{
 	{name: "help/recover.txt", args: []string{"recover", "--help"}},
 	{name: "help/verify.txt", args: []string{"verify", "--help"}},
 	{name: "help/rows.txt", args: []string{"rows", "--help"}},
+	{name: "help/report.txt", args: []string{"report", "--help"}},
 }
 
 // goldenPeer runs the commands that apply to the real MySQL files in ../shared/peer-fixtures
