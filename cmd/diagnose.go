@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
+	"innoscope/discovery"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -31,6 +32,8 @@ type diagnoseJSON struct {
 	Summary       map[string]int   `json:"summary"`
 	// Dictionary: SYS_TABLES as on disk (changes still in the log are not in it).
 	Dictionary []analysis.DictEntry `json:"dictionary"`
+	// Rollback is what crash recovery will roll back (absent when the undo logs were not read).
+	Rollback *discovery.RollbackForecast `json:"rollback,omitempty"`
 }
 
 func diagnoseAction(c *cli.Context) error {
@@ -50,9 +53,9 @@ func diagnoseAction(c *cli.Context) error {
 			dict = []analysis.DictEntry{}
 		}
 		return writeJSON(c, out, diagnoseJSON{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
-			Findings: orEmpty(fs), Summary: sum, Dictionary: dict}, fs)
+			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: rollbackForecast(d)}, fs)
 	}
-	out.Verdict(report.MakeVerdict(fs, report.Outcome{Pages: len(d.Analysis.Pages)}))
+	out.Verdict(report.MakeVerdict(fs, diagnoseOutcome(d)))
 	if len(fs) > 0 {
 		if err := out.Findings(fs); err != nil {
 			return err
@@ -79,6 +82,10 @@ func runDiagnosis(c *cli.Context) (*analysis.Diagnosis, error) {
 	}
 	prog, done := progress("verifying datafiles")
 	defer done()
-	return analysis.Run(s, analysis.Options{Policy: pol, SkipPages: c.Bool("skip-pages"), Scan: scanOptions(c),
+	d, err := analysis.Run(s, analysis.Options{Policy: pol, SkipPages: c.Bool("skip-pages"), Scan: scanOptions(c),
 		Undo: replay.RecoveredUndo, Progress: prog})
+	if err == nil {
+		addRollbackFinding(d)
+	}
+	return d, err
 }

@@ -77,7 +77,7 @@ func insideDir(path, dir string) bool {
 // is set, every datafile's page LSNs.
 func reportPage(d *analysis.Diagnosis, heat bool) *report.Page {
 	p := &report.Page{Title: d.Layout.Datadir, Version: Version, Findings: d.Findings, Summary: d.Summary,
-		Verdict:  report.MakeVerdict(d.Findings, report.Outcome{Pages: len(d.Analysis.Pages)}),
+		Verdict:  report.MakeVerdict(d.Findings, diagnoseOutcome(d)),
 		Timeline: report.Timeline{Checkpoint: d.CheckpointLSN, End: d.Analysis.Map.EndLSN, NoLog: d.Input.Analysis == nil}}
 	toRecover := map[uint32]int{}
 	for id := range d.Analysis.Pages {

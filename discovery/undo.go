@@ -299,3 +299,51 @@ func muchCompressed(b []byte, i int) (uint64, int, error) {
 	v, j, err := compressed(b, i)
 	return uint64(v), j, err
 }
+
+// RollbackForecast is what crash recovery says at start-up of the transactions the undo logs
+// leave ("N transaction(s) which must be rolled back or cleaned up in total M row operations to
+// undo"): every transaction with an active or prepared undo log is resurrected; the active ones
+// are rolled back, each with as many row operations as its undo number after its newest record.
+type RollbackForecast struct {
+	Transactions int           `json:"transactions"` // resurrected: active and prepared
+	Prepared     int           `json:"prepared"`     // XA PREPAREd, left for the coordinator
+	RowsToUndo   uint64        `json:"rows_to_undo"` // over the active ones
+	Trxs         []TrxRollback `json:"trxs"`
+}
+
+// TrxRollback is one resurrected transaction of a RollbackForecast.
+type TrxRollback struct {
+	ID       uint64 `json:"trx_id"`
+	Prepared bool   `json:"prepared"`
+	Rows     uint64 `json:"rows"` // its newest undo record's number + 1 (0: no record)
+}
+
+// ForecastRollback counts the transactions of trxs (ReadUndoTrxs) by id, as the server
+// resurrects them: a transaction's undo logs in one rollback segment (insert and update) make
+// one transaction, whose rows to undo are its highest undo number + 1.
+func ForecastRollback(trxs []UndoTrx) RollbackForecast {
+	var f RollbackForecast
+	at := map[uint64]int{}
+	for _, t := range trxs {
+		i, ok := at[t.ID]
+		if !ok {
+			i = len(f.Trxs)
+			at[t.ID] = i
+			f.Trxs = append(f.Trxs, TrxRollback{ID: t.ID, Prepared: t.Prepared()})
+		}
+		for _, r := range t.Records {
+			if r.UndoNo+1 > f.Trxs[i].Rows {
+				f.Trxs[i].Rows = r.UndoNo + 1
+			}
+		}
+	}
+	for _, t := range f.Trxs {
+		if t.Prepared {
+			f.Prepared++
+		} else {
+			f.RowsToUndo += t.Rows
+		}
+	}
+	f.Transactions = len(f.Trxs)
+	return f
+}

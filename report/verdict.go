@@ -12,6 +12,9 @@ type Outcome struct {
 	Pages int
 	// After is said after the outcome when nothing is wrong ("the replayed copy verified").
 	After string
+	// RollBack is the number of transactions the server rolls back after recovery, and their
+	// row operations.
+	RollBack, RowsToUndo int64
 }
 
 // refusers are the finding codes whose error means the server refuses to start (or stops
@@ -61,9 +64,13 @@ func MakeVerdict(fs []Finding, o Outcome) Verdict {
 	if o.Pages > 0 {
 		apply = "apply " + Thousands(int64(o.Pages)) + " " + plural(o.Pages, "page", "pages")
 	}
+	if o.RollBack > 0 {
+		apply += fmt.Sprintf(", then roll back %s %s (%s row operations)", Thousands(o.RollBack),
+			plural(int(o.RollBack), "transaction", "transactions"), Thousands(o.RowsToUndo))
+	}
 	if len(s) == 0 || s[0].Severity == Info {
 		v := Verdict{Severity: Info, Sentence: "mariadbd will start and " + apply}
-		if o.Pages == 0 {
+		if o.Pages == 0 && o.RollBack == 0 {
 			v.Sentence = "mariadbd will start: nothing to recover"
 		}
 		if o.After != "" {
