@@ -96,7 +96,8 @@ func recoverAction(c *cli.Context) error {
 	if err := printRecovery(out, into, o); err != nil {
 		return err
 	}
-	fmt.Fprintf(out.Writer(), "start the server on the copy:\n  %s\n", serverCommand(into, p.Layout, p.Log.PageSize))
+	fmt.Fprintln(out.Writer(), "start the server on the copy:")
+	out.Unwrapped("  " + serverCommand(into, p.Layout, p.Log.PageSize))
 	return nil
 }
 

@@ -214,7 +214,7 @@ func printSpaceAnswer(out *report.Output, a *spaceAnswer) error {
 		rows = append(rows, []string{"dictionary", fmt.Sprintf("%s (table id %d)", d.Name, d.ID)})
 	}
 	if len(a.Dict) == 0 {
-		rows = append(rows, []string{"dictionary", "no live SYS_TABLES row for this id"})
+		rows = append(rows, []string{"dictionary", "no live SYS_TABLES row on disk for this id (a row the log inserts is not read here)"})
 	}
 	for _, s := range a.Sources {
 		rows = append(rows, []string{"unreadable", s})

@@ -104,6 +104,15 @@ func (o *Output) Writer() io.Writer {
 	return o.lines
 }
 
+// Unwrapped prints s as one line whatever the width (a command line to copy).
+func (o *Output) Unwrapped(s string) {
+	if o.lines != nil {
+		o.lines.flush()
+	}
+	o.w.WriteString(s)
+	o.w.WriteByte('\n')
+}
+
 // lineWrapper wraps the lines written through it at the output's width.
 type lineWrapper struct {
 	o       *Output

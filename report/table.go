@@ -14,8 +14,12 @@ import (
 // minWrapWidth is the narrowest a column is wrapped to before a table becomes a block list.
 const minWrapWidth = 16
 
+// readableWidth is the narrowest the last column (a message) may be wrapped to in a table:
+// narrower, the rows are printed as blocks.
+const readableWidth = 40
+
 // lastColumnWidth is the narrowest the last column is made before other columns are narrowed.
-const lastColumnWidth = 30
+const lastColumnWidth = readableWidth
 
 // visibleLen is the number of characters of s a terminal shows (colour escapes take none).
 func visibleLen(s string) int {
@@ -224,9 +228,13 @@ func (o *Output) Table(headers []string, rows [][]string) error {
 			}
 		}
 	}
-	if o.width > 0 && !fitWidths(widths, o.width) {
-		o.blocks(headers, rows)
-		return nil
+	if o.width > 0 {
+		last := len(widths) - 1
+		natural := widths[last]
+		if !fitWidths(widths, o.width) || widths[last] < min(natural, readableWidth) {
+			o.blocks(headers, rows)
+			return nil
+		}
 	}
 	border(o.w, widths, "┌", "┬", "┐")
 	writeRow(o.w, widths, headers, true)
