@@ -92,3 +92,22 @@ func TestNoGoInternals(t *testing.T) {
 		t.Errorf("spaces on a file: %s", errs)
 	}
 }
+
+// TestColorFlag: --color always colours a table even into a pipe, never and auto (not a
+// terminal) do not; NO_COLOR does not override always.
+func TestColorFlag(t *testing.T) {
+	dir := filepath.Join("..", "fixtures", "mariadb-10.11-crash")
+	t.Setenv("NO_COLOR", "1")
+	for _, c := range []struct {
+		mode string
+		want bool
+	}{{"always", true}, {"never", false}, {"auto", false}} {
+		out, _, _ := run("diagnose", "--color", c.mode, dir)
+		if got := strings.Contains(out, "\x1b["); got != c.want {
+			t.Errorf("--color %s: colour %v, want %v", c.mode, got, c.want)
+		}
+	}
+	if _, errs, code := run("diagnose", "--color", "sometimes", dir); code != ExitError || !strings.Contains(errs, "--color") {
+		t.Errorf("--color sometimes: exit %d %s", code, errs)
+	}
+}

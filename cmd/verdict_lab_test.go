@@ -1,0 +1,58 @@
+package cmd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"innoscope/internal/lab"
+	"innoscope/report"
+)
+
+// verdictScenarios are the lab crashes the verdict line is checked on: every scenario of
+// scripts/mariadb-lab.sh (the fixture scenario is the committed fixture's source) but
+// encrypted, whose encrypted pages diagnose reports as CORRUPT_PAGE_NEEDED (page id mismatch:
+// it does not decrypt them) while the server, with its key, recovers them: the verdict follows
+// those findings ("refuse to start"); the disagreement is the diagnosis's, not the verdict's.
+var verdictScenarios = []string{"dml", "ddl", "alter_force", "data_directory", "instant", "undo", "wrapped",
+	"clean", "compressed", "pages64k", "layout", "formats_default", "formats_crc32", "formats_4k",
+	"formats_64k", "compressed_new", "compressed_new_4k", "ddl_churn", "tmp_partition", "tmp_partition_create",
+	"tmp_partition_dd"}
+
+// TestVerdictFirstLine: on every lab crash the first line of `diagnose` is the verdict, judged
+// against what the real server did with the same crash: it started (no "refuse"), ran crash
+// recovery ("apply N pages") or did not ("nothing to recover"), and the sentence names the most
+// severe finding's code when there is a warning or an error.
+func TestVerdictFirstLine(t *testing.T) {
+	for _, name := range verdictScenarios {
+		t.Run(name, func(t *testing.T) {
+			s := lab.Get(t, name)
+			where, _ := splitOptions(s.Options)
+			args := append([]string{"diagnose", s.Crashed}, where...)
+			out, errs, code := run(args...)
+			if code == ExitError {
+				t.Fatalf("diagnose: exit %d: %s", code, errs)
+			}
+			first := strings.SplitN(out, "\n", 2)[0]
+			t.Logf("%s", first)
+			var d diagnoseJSON
+			jout, _, _ := run(append(args, "--json")...)
+			if err := json.Unmarshal([]byte(jout), &d); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(first, "mariadbd will ") {
+				t.Fatalf("the first line is no verdict: %q", first)
+			}
+			if s.Verdict.Started != !strings.Contains(first, "refuse to start") {
+				t.Errorf("the server started=%v; the verdict: %q", s.Verdict.Started, first)
+			}
+			if s.Verdict.CrashRecovery != strings.Contains(first, " apply ") {
+				t.Errorf("the server ran crash recovery=%v; the verdict: %q", s.Verdict.CrashRecovery, first)
+			}
+			if sorted := report.SortFindings(d.Findings); len(sorted) > 0 && sorted[0].Severity > report.Info &&
+				!strings.Contains(first, sorted[0].Code) {
+				t.Errorf("the verdict %q does not name the most severe finding %s", first, sorted[0].Code)
+			}
+		})
+	}
+}
