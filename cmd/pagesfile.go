@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -11,12 +10,10 @@ import (
 	"innoscope/report"
 )
 
-// fspHdrType is FIL_PAGE_TYPE_FSP_HDR, the type of every tablespace's page 0.
-const fspHdrType = 8
-
 // refuseNonTablespace refuses, in one line, a file that is recognisably not a tablespace: a
-// redo log, a .frm, or any file whose page 0 is neither all zero (not yet written) nor an FSP
-// header. A file that cannot be read is left to the page reader's own error.
+// redo log (its header block) or a .frm (its magic bytes). Any other file is left to the page
+// reader, whose own errors name what is wrong with page 0 (MySQL 5.0 files have no page type on
+// page 0, so the type is not asked for).
 func refuseNonTablespace(path string) error {
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 		return nil // the page reader names it
@@ -39,8 +36,6 @@ func refuseNonTablespace(path string) error {
 		n >= 24 && (bytes.HasPrefix(head[16:], []byte("MariaDB")) || bytes.HasPrefix(head[16:], []byte("MySQL")) ||
 			bytes.HasPrefix(head[16:], []byte("ibbackup"))):
 		what = "a redo log (read it with `innoscope log`)"
-	case binary.BigEndian.Uint16(head[24:]) != fspHdrType:
-		what = fmt.Sprintf("page 0 has FIL_PAGE_TYPE %d, not FSP_HDR", binary.BigEndian.Uint16(head[24:]))
 	default:
 		return nil
 	}
