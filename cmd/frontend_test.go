@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"innoscope/internal/lab"
 )
 
 // TestHelpTopic: `innoscope help CMD [SUB]` prints the command's help.
@@ -109,5 +111,20 @@ func TestColorFlag(t *testing.T) {
 	}
 	if _, errs, code := run("diagnose", "--color", "sometimes", dir); code != ExitError || !strings.Contains(errs, "--color") {
 		t.Errorf("--color sometimes: exit %d %s", code, errs)
+	}
+}
+
+// TestReportOutInsideSource: `report --out` inside the data directory is refused before
+// anything is read or written.
+func TestReportOutInsideSource(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "crash")
+	lab.CopyDir(t, filepath.Join("..", "fixtures", "mariadb-10.11-crash"), dir)
+	before := lab.HashTree(t, dir)
+	_, errs, code := run("report", dir, "--out", filepath.Join(dir, "r.html"))
+	if code != ExitError || !strings.Contains(errs, "inside the data directory") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	if !mapsEqual(before, lab.HashTree(t, dir)) {
+		t.Error("report wrote into the data directory")
 	}
 }

@@ -37,12 +37,13 @@ func reportAction(c *cli.Context) error {
 	if outPath == "" {
 		return fmt.Errorf("--out FILE.html is required")
 	}
+	if s, err := loadSettings(c, c.Args().First()); err == nil &&
+		insideDir(discovery.ResolvePath(outPath), discovery.ResolvePath(s.Datadir)) {
+		return fmt.Errorf("--out %s is inside the data directory %s, which is only read", outPath, s.Datadir)
+	}
 	d, err := runDiagnosis(c)
 	if err != nil {
 		return err
-	}
-	if insideDir(discovery.ResolvePath(outPath), discovery.ResolvePath(d.Layout.Datadir)) {
-		return fmt.Errorf("--out %s is inside the data directory %s, which is only read", outPath, d.Layout.Datadir)
 	}
 	p := reportPage(d, !c.Bool("skip-pages"))
 	f, err := os.Create(outPath)

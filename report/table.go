@@ -251,9 +251,13 @@ func (o *Output) Table(headers []string, rows [][]string) error {
 // blocks prints each row as a block: its first two cells on one line, then one line per other
 // non-empty cell ("HEADER  value", the value wrapped under itself), a blank line between rows.
 func (o *Output) blocks(headers []string, rows [][]string) {
+	labels := make([]string, len(headers))
 	label := 0
-	for _, h := range headers[min(2, len(headers)):] {
-		label = max(label, len(h))
+	for i, h := range headers {
+		labels[i], _, _ = strings.Cut(h, " (") // "EVENTS (kind@LSN)": EVENTS
+		if i >= 2 {
+			label = max(label, len(labels[i]))
+		}
 	}
 	indent := 2 + label + 2
 	for n, r := range rows {
@@ -270,7 +274,7 @@ func (o *Output) blocks(headers []string, rows [][]string) {
 			}
 			for j, l := range wrapCell(r[i], max(o.width-indent, minWrapWidth)) {
 				if j == 0 {
-					o.w.WriteString("  " + headers[i] + strings.Repeat(" ", indent-2-len(headers[i])) + l + "\n")
+					o.w.WriteString("  " + labels[i] + strings.Repeat(" ", indent-2-len(labels[i])) + l + "\n")
 				} else {
 					o.w.WriteString(strings.Repeat(" ", indent) + l + "\n")
 				}
