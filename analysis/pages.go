@@ -33,3 +33,26 @@ func PageFindings(r *discovery.Report) []report.Finding {
 	}
 	return fs
 }
+
+// PagesVerdict is the first line of `pages --verify`: how many pages are corrupt by the
+// server's rule, and what innochecksum 10.11 would say.
+func PagesVerdict(r *discovery.Report) report.Verdict {
+	ic := ""
+	if n := len(r.InnochecksumCorrupt); n > 0 {
+		ic = fmt.Sprintf("; innochecksum 10.11 would report %s", report.Thousands(int64(n)))
+		if r.InnochecksumStops {
+			ic += " (it stops at page 0)"
+		}
+	}
+	if n := len(r.Corrupt); n > 0 {
+		return report.Verdict{Severity: report.Error, Code: "CORRUPT_PAGE", Count: n,
+			Sentence: fmt.Sprintf("%s: CORRUPT_PAGE: %s of %s pages corrupt by the server's rule (first: page %d)%s",
+				r.Path, report.Thousands(int64(n)), report.Thousands(r.Pages), r.Corrupt[0], ic)}
+	}
+	v := report.Verdict{Severity: report.Info,
+		Sentence: fmt.Sprintf("%s: all %s pages valid by the server's rule%s", r.Path, report.Thousands(r.Pages), ic)}
+	if ic != "" {
+		v.Severity = report.Warning
+	}
+	return v
+}

@@ -77,6 +77,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 		return nil, err
 	}
 	fs = append(fs, Diagnose(in)...)
+	fs = append(fs, rollbackFinding(in, s)...)
 	sum := map[string]int{"error": 0, "warning": 0, "info": 0}
 	end := a.Map.EndLSN
 	for i := range fs {

@@ -53,9 +53,9 @@ func diagnoseAction(c *cli.Context) error {
 			dict = []analysis.DictEntry{}
 		}
 		return writeJSON(c, out, diagnoseJSON{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
-			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: rollbackForecast(d)}, fs)
+			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: d.RollbackForecast()}, fs)
 	}
-	out.Verdict(report.MakeVerdict(fs, diagnoseOutcome(d)))
+	out.Verdict(report.MakeVerdict(fs, d.Outcome()))
 	if len(fs) > 0 {
 		if err := out.Findings(fs); err != nil {
 			return err
@@ -82,10 +82,6 @@ func runDiagnosis(c *cli.Context) (*analysis.Diagnosis, error) {
 	}
 	prog, done := progress("verifying datafiles")
 	defer done()
-	d, err := analysis.Run(s, analysis.Options{Policy: pol, SkipPages: c.Bool("skip-pages"), Scan: scanOptions(c),
+	return analysis.Run(s, analysis.Options{Policy: pol, SkipPages: c.Bool("skip-pages"), Scan: scanOptions(c),
 		Undo: replay.RecoveredUndo, Progress: prog})
-	if err == nil {
-		addRollbackFinding(d)
-	}
-	return d, err
 }

@@ -39,7 +39,7 @@ func pagesAction(c *cli.Context) error {
 		return fmt.Errorf("expected one FILE argument (a tablespace file such as ibdata1 or db/t.ibd)")
 	}
 	path := discovery.AbsPath(c.Args().First())
-	if err := refuseNonTablespace(path); err != nil {
+	if err := discovery.NotTablespace(path); err != nil {
 		return err
 	}
 	t, err := discovery.OpenFile(path)
@@ -100,7 +100,7 @@ func pagesAction(c *cli.Context) error {
 		return writeJSON(c, out, pagesJSON{Report: r, PageList: list, Findings: fs}, fs)
 	}
 	if opt.Verify {
-		out.Verdict(pagesVerdict(r))
+		out.Verdict(analysis.PagesVerdict(r))
 	}
 	if err := out.Table([]string{"FIELD", "VALUE"}, [][]string{
 		{"file", r.Path}, {"space id", fmt.Sprint(r.SpaceID)},

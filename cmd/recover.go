@@ -97,7 +97,7 @@ func recoverAction(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintln(out.Writer(), "start the server on the copy:")
-	out.Unwrapped("  " + serverCommand(into, p.Layout, p.Log.PageSize))
+	out.Unwrapped("  " + replay.ServerCommand(into, p.Layout, p.Log.PageSize))
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/internal/lab"
 )
@@ -32,7 +33,7 @@ func TestSpaceLookupAgainstServer(t *testing.T) {
 				if err != nil || len(f) < 5 || id == 0 || f[1] == "innodb_temporary" || strings.HasPrefix(f[1], "innodb_undo") {
 					continue
 				}
-				var a spaceAnswer
+				var a analysis.SpaceAnswer
 				runJSON(t, &a, append([]string{"spaces", s.Crashed, "--json", "--space", f[0]}, where...)...)
 				if want := strings.ReplaceAll(f[1], "/", "."); a.Table != want {
 					t.Errorf("space %d: table %q, the server had %q", id, a.Table, want)

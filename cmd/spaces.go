@@ -36,12 +36,12 @@ func spacesAction(c *cli.Context) error {
 	fs := analysis.LocationFindings(ts, analysis.PolicyMariaDB)
 	out := report.New(c.App.Writer, c.Bool("json"))
 	defer out.Flush()
-	src := readSpaceSources(c, s, ts)
+	src := analysis.ReadSpaceSources(s, ts, scanOptions(c))
 	if id := c.Int64("space"); id >= 0 {
 		if id > 0xFFFFFFFF {
 			return fmt.Errorf("--space %d: a space id is at most 4294967295", id)
 		}
-		a, err := src.lookupSpace(uint32(id))
+		a, err := src.Lookup(uint32(id))
 		if err != nil {
 			return err
 		}
@@ -76,7 +76,7 @@ func spacesAction(c *cli.Context) error {
 		if t.Error != "" {
 			extra = out.Paint(report.Bad, t.Error)
 		}
-		rows = append(rows, []string{src.shownID(t), t.Path, t.FoundBy, fmt.Sprintf("0x%x", t.Flags.Raw), sz,
+		rows = append(rows, []string{src.ShownID(t), t.Path, t.FoundBy, fmt.Sprintf("0x%x", t.Flags.Raw), sz,
 			fmt.Sprint(t.Pages), t.ChecksumAlgorithm, fmt.Sprint(t.FirstPageLSN), loc, extra})
 	}
 	if err := out.Table([]string{"SPACE", "PATH", "FOUND BY", "FLAGS", "PAGE SIZE", "PAGES", "CHECKSUM", "PAGE 0 LSN", "LOCATION", "NOTE"}, rows); err != nil {
@@ -88,16 +88,4 @@ func spacesAction(c *cli.Context) error {
 		}
 	}
 	return finish(c, fs)
-}
-
-// shownID is a file's space id as the table shows it: unknown ("?") when page 0 is all zero
-// or unreadable, with the id the log gives the file when it names it.
-func (src *spaceSources) shownID(t discovery.Tablespace) string {
-	if !blankPage0(t) && t.Error == "" {
-		return fmt.Sprint(t.SpaceID)
-	}
-	if id, ok := src.logIDOf(t.Path); ok {
-		return fmt.Sprintf("? (log: %d)", id)
-	}
-	return "?"
 }

@@ -1,4 +1,4 @@
-package cmd
+package replay
 
 import (
 	"fmt"
@@ -14,11 +14,11 @@ import (
 // undoFile is the name of an undo tablespace (undo001).
 var undoFile = regexp.MustCompile(`^undo[0-9]{3}$`)
 
-// serverCommand is the command line that starts mariadbd on a recovered copy: the copy as the
+// ServerCommand is the command line that starts mariadbd on a recovered copy: the copy as the
 // data directory, no option file (one naming the source's directories would send the server
 // there), the system tablespace's file list and page size when they are not the defaults, as
 // many undo tablespaces as the copy holds (they are in its root), and a socket in the copy.
-func serverCommand(into string, s discovery.Layout, pageSize int) string {
+func ServerCommand(into string, s discovery.Layout, pageSize int) string {
 	args := []string{"mariadbd", "--no-defaults", "--datadir=" + quoteArg(into),
 		"--socket=" + quoteArg(filepath.Join(into, "mysqld.sock")), "--skip-networking"}
 	if s.DataFilePath != "" {

@@ -1,30 +1,31 @@
-package cmd
+package analysis
 
 import (
 	"fmt"
 	"strings"
 
-	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/report"
 )
 
-// rollbackForecast is what crash recovery will roll back, from the undo logs as the diagnosis
+// RollbackForecast is what crash recovery will roll back, from the undo logs as the diagnosis
 // read them after applying the log in memory (nil when they were not read).
-func rollbackForecast(d *analysis.Diagnosis) *discovery.RollbackForecast {
-	if d.Input.Undo == nil {
+func (d *Diagnosis) RollbackForecast() *discovery.RollbackForecast { return rollbackForecast(d.Input) }
+
+func rollbackForecast(in Input) *discovery.RollbackForecast {
+	if in.Undo == nil {
 		return nil
 	}
-	f := discovery.ForecastRollback(d.Input.Undo.Trxs)
+	f := discovery.ForecastRollback(in.Undo.Trxs)
 	return &f
 }
 
-// addRollbackFinding adds ROLLBACK_PENDING (info) to a diagnosis whose undo logs leave
+// rollbackFinding is ROLLBACK_PENDING (info) when the undo logs as recovery leaves them hold
 // transactions to roll back or to clean up, in the words the server prints at start-up.
-func addRollbackFinding(d *analysis.Diagnosis) {
-	f := rollbackForecast(d)
+func rollbackFinding(in Input, s discovery.Layout) []report.Finding {
+	f := rollbackForecast(in)
 	if f == nil || f.Transactions == 0 {
-		return
+		return nil
 	}
 	msg := fmt.Sprintf("%d transaction(s) which must be rolled back or cleaned up in total %d row operations to undo",
 		f.Transactions, f.RowsToUndo)
@@ -41,18 +42,15 @@ func addRollbackFinding(d *analysis.Diagnosis) {
 		}
 	}
 	msg += " (" + strings.Join(each, "; ") + "); the server rolls the active ones back when it starts"
-	end := d.Analysis.Map.EndLSN
-	dir, name := d.Layout.SystemFile()
-	d.Findings = append(d.Findings, report.Finding{Severity: report.Info, Code: "ROLLBACK_PENDING",
-		File: dir + "/" + name, LSN: &end, Message: msg})
-	d.Summary["info"]++
+	dir, name := s.SystemFile()
+	return []report.Finding{{Severity: report.Info, Code: "ROLLBACK_PENDING", File: dir + "/" + name, Message: msg}}
 }
 
-// diagnoseOutcome is the verdict's outcome of a diagnosis: the pages recovery applies records
-// to and the transactions it rolls back.
-func diagnoseOutcome(d *analysis.Diagnosis) report.Outcome {
+// Outcome is the verdict's outcome of the diagnosis: the pages recovery applies records to and
+// the transactions it rolls back.
+func (d *Diagnosis) Outcome() report.Outcome {
 	o := report.Outcome{Pages: len(d.Analysis.Pages)}
-	if f := rollbackForecast(d); f != nil {
+	if f := d.RollbackForecast(); f != nil {
 		o.RollBack, o.RowsToUndo = int64(f.Transactions-f.Prepared), int64(f.RowsToUndo)
 	}
 	return o

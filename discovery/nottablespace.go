@@ -1,0 +1,40 @@
+package discovery
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// NotTablespace refuses, in one line, a file that is recognisably not a tablespace: a
+// redo log (its header block) or a .frm (its magic bytes). Any other file is left to the page
+// reader, whose own errors name what is wrong with page 0 (MySQL 5.0 files have no page type on
+// page 0, so the type is not asked for).
+func NotTablespace(path string) error {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil // the page reader names it
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, MinPhysicalPageSize)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	what := ""
+	switch {
+	case n < 38 || IsZero(head):
+		return nil
+	case bytes.HasPrefix(head, []byte{0xfe, 0x01}):
+		what = "a .frm table definition"
+	case bytes.HasPrefix(head, []byte("Phys")) || bytes.HasPrefix(head, []byte("PHYS")) ||
+		n >= 24 && (bytes.HasPrefix(head[16:], []byte("MariaDB")) || bytes.HasPrefix(head[16:], []byte("MySQL")) ||
+			bytes.HasPrefix(head[16:], []byte("ibbackup"))):
+		what = "a redo log (read it with `innoscope log`)"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%s: offset 0: not a tablespace: %s", path, what)
+}
