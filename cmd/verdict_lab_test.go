@@ -10,14 +10,13 @@ import (
 )
 
 // verdictScenarios are the lab crashes the verdict line is checked on: every scenario of
-// scripts/mariadb-lab.sh (the fixture scenario is the committed fixture's source) but
-// encrypted, whose encrypted pages diagnose reports as CORRUPT_PAGE_NEEDED (page id mismatch:
-// it does not decrypt them) while the server, with its key, recovers them: the verdict follows
-// those findings ("refuse to start"); the disagreement is the diagnosis's, not the verdict's.
+// scripts/mariadb-lab.sh (the fixture scenario is the committed fixture's source). encrypted
+// is the regression test of full_crc32 encrypted pages, whose space id field is encrypted:
+// diagnose reported them as CORRUPT_PAGE_NEEDED (page id mismatch) while the server recovers.
 var verdictScenarios = []string{"dml", "ddl", "alter_force", "data_directory", "instant", "undo", "wrapped",
 	"clean", "compressed", "pages64k", "layout", "formats_default", "formats_crc32", "formats_4k",
 	"formats_64k", "compressed_new", "compressed_new_4k", "ddl_churn", "tmp_partition", "tmp_partition_create",
-	"tmp_partition_dd"}
+	"tmp_partition_dd", "encrypted"}
 
 // TestVerdictFirstLine: on every lab crash the first line of `diagnose` is the verdict, judged
 // against what the real server did with the same crash: it started (no "refuse"), ran crash

@@ -112,8 +112,10 @@ func IsZero(p []byte) bool {
 func CheckPage(p []byte, fl Flags, no, spaceID uint32) Verdict {
 	be := binary.BigEndian
 	storedNo, storedSpace := be.Uint32(p[FilPageOffset:]), be.Uint32(p[FilPageSpaceID:])
-	// innochecksum skips the space id for full_crc32 page_compressed (or encrypted) spaces.
-	spaceMatters := !fl.FullCRC32 || !fl.PageCompression
+	// innochecksum skips the space id for full_crc32 page_compressed spaces; in a full_crc32
+	// encrypted page (a key version in bytes 0..3) the space id is among the encrypted bytes
+	// and the server compares it only after decrypting (the checksum covers the encrypted page).
+	spaceMatters := !fl.FullCRC32 || (!fl.PageCompression && KeyVersion(p, fl, no) == 0)
 	if storedNo != no || (storedSpace != spaceID && spaceMatters) {
 		if IsZero(p) {
 			return Verdict{Algorithm: AlgEmpty}
