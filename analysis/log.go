@@ -131,6 +131,7 @@ func analyzeScan(l *redo.Log, sc *logformat.Scanner, cpLSN uint64) (*Analysis, [
 	}
 	fcp := l.FileCheckpointFinding(a.Map.FromLSN, a.Map.EndLSN, a.FileCheckpointEnd, cpLSN)
 	fs := logcheck.Scan(l.Path, cps, sc, a.Map.EndLSN, fcp, cpLSN, a.PageRecords, len(a.Pages))
+	fs = append(fs, l.DamageFindings(sc)...)
 	return a, l.AtEnd(fs, a.Map.EndLSN, cpLSN), nil
 }
 

@@ -215,9 +215,16 @@ func TestCorruptMTRAgainstServer(t *testing.T) {
 		return 0
 	})
 	var st statsJSON
-	runJSON(t, &st, "log", "stats", "--json", dir)
+	out, _, code := run("log", "stats", "--json", dir)
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
 	if st.EndLSN != mtrLSN || st.StopReason != string(logformat.StopChecksum) {
 		t.Errorf("end %d (%s: %s), want %d (checksum)", st.EndLSN, st.StopReason, st.StopDetail, mtrLSN)
+	}
+	// Whole mini-transactions follow the damaged one: the server silently loses them.
+	if code != ExitFindings || !strings.Contains(out, "LOG_DAMAGED") {
+		t.Errorf("log stats: exit %d, no LOG_DAMAGED", code)
 	}
 	server := filepath.Join(t.TempDir(), "server")
 	lab.CopyDir(t, dir, server)

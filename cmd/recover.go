@@ -32,7 +32,7 @@ func recoverCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "use an existing empty --into, or restart an interrupted one"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be applied (pages per space, file operations); write nothing"},
 			&cli.Int64Flag{Name: "cache-mib", Value: 512, Usage: "page images held in memory before a batch is written"},
-			allowLiveFlag),
+			allowLiveFlag, salvageFlag),
 		Action: recoverAction,
 	}
 }
@@ -50,6 +50,9 @@ type recoverJSON struct {
 	// Relinked are .isl files of the copy that name another file than the source's (see
 	// analysis.ISLRedirect).
 	Relinked []analysis.ISLRedirect `json:"isl_redirects,omitempty"`
+	// Salvage is what --salvage repaired or declared lost; Findings one per action.
+	Salvage  []replay.SalvageAction `json:"salvage,omitempty"`
+	Findings []report.Finding       `json:"findings,omitempty"`
 }
 
 func recoverAction(c *cli.Context) error {
@@ -68,12 +71,21 @@ func recoverAction(c *cli.Context) error {
 	}
 	defer p.Close()
 	j := recoverJSON{Source: p.Layout.Datadir, Into: into, DryRun: c.Bool("dry-run")}
+	if p.Salvage != nil {
+		j.Salvage, j.Findings = p.Salvage.Actions, salvageFindings(p.Salvage)
+		for _, n := range p.Salvage.Notes {
+			fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", n)
+		}
+	}
 	if j.DryRun {
 		j.Plan = p.Plan()
 		if out.JSON {
-			return out.WriteJSON(j)
+			return orSalvageExit(out.WriteJSON(j), p.Salvage)
 		}
-		return printPlan(out, j.Plan)
+		if err := printPlan(out, j.Plan); err != nil {
+			return err
+		}
+		return orSalvageExit(printSalvage(out, p.Salvage), p.Salvage)
 	}
 	o, err := runRecovery(p, replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
 		CacheBytes: c.Int64("cache-mib") << 20})
@@ -82,7 +94,7 @@ func recoverAction(c *cli.Context) error {
 	}
 	j.Copy, j.Result, j.Seconds, j.Relinked = &o.Copy, o.Result, o.Seconds, p.Redirects
 	if out.JSON {
-		return out.WriteJSON(j)
+		return orSalvageExit(out.WriteJSON(j), p.Salvage)
 	}
 	for _, r := range p.Redirects {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
@@ -98,7 +110,7 @@ func recoverAction(c *cli.Context) error {
 	}
 	fmt.Fprintln(out.Writer(), "start the server on the copy:")
 	out.Unwrapped("  " + replay.ServerCommand(into, p.Layout, p.Log.PageSize))
-	return nil
+	return orSalvageExit(printSalvage(out, p.Salvage), p.Salvage)
 }
 
 // openSource opens the command's data directory for recovery (replay.Open), refusing a live
@@ -110,6 +122,9 @@ func openSource(c *cli.Context) (*replay.Source, error) {
 	}
 	if err := refuseLive(c, s); err != nil {
 		return nil, err
+	}
+	if c.Bool("salvage") {
+		return replay.OpenSalvage(s, scanOptions(c), absFlag(c, "into"))
 	}
 	return replay.Open(s, scanOptions(c))
 }

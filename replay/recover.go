@@ -30,6 +30,9 @@ type RecoverOptions struct {
 	CacheBytes int64
 	// Progress, if set, is called with the records processed and their total.
 	Progress func(done, total int)
+	// Skip are tablespaces whose records are not applied (a salvage's skipped_records and
+	// quarantined: SalvagePlan.Skip).
+	Skip map[uint32]bool
 }
 
 // SpaceResult is what recovery did to one tablespace.

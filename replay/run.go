@@ -21,7 +21,9 @@ type Source struct {
 	Analysis      *analysis.Analysis
 	// Redirects are the .isl files whose copy names the file the log gives their table.
 	Redirects []analysis.ISLRedirect
-	scan      redo.ScanOptions
+	// Salvage is what OpenSalvage decided to repair or declare lost (nil after Open).
+	Salvage *SalvagePlan
+	scan    redo.ScanOptions
 }
 
 // Open opens the log of the data directory laid out as s and runs the pre-pass. It refuses,
@@ -29,6 +31,11 @@ type Source struct {
 // log, a missing system tablespace, an encrypted tablespace the log changes, a page 0 the server
 // cannot recover past.
 func Open(s discovery.Layout, scan redo.ScanOptions) (*Source, error) {
+	return open(s, scan, salvageOptions{})
+}
+
+// open is Open, or OpenSalvage when so.salvage is set.
+func open(s discovery.Layout, scan redo.ScanOptions, so salvageOptions) (*Source, error) {
 	l, err := analysis.OpenLog(s, "")
 	if err != nil {
 		return nil, err
@@ -38,7 +45,7 @@ func Open(s discovery.Layout, scan redo.ScanOptions) (*Source, error) {
 		l.Close()
 		return nil, err
 	}
-	return prepare(s, l, a, cpLSN, fs, scan)
+	return prepare(s, l, a, cpLSN, fs, scan, so)
 }
 
 // OpenDiagnosed is Open for the source the diagnosis d read: recovery follows d's reading of
@@ -59,16 +66,16 @@ func OpenDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions) (*Source, error
 		l.Close()
 		return nil, err
 	}
-	return prepare(d.Layout, l, d.Analysis, d.CheckpointLSN, d.LogFindings, scan)
+	return prepare(d.Layout, l, d.Analysis, d.CheckpointLSN, d.LogFindings, scan, salvageOptions{})
 }
 
 // prepare refuses what the server would refuse to recover (see Open) and finds the .isl
 // redirects; it closes l when it refuses.
-func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64, fs []report.Finding, scan redo.ScanOptions) (*Source, error) {
+func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64, fs []report.Finding, scan redo.ScanOptions, so salvageOptions) (*Source, error) {
 	var err error
 	for _, f := range fs {
-		if f.Severity == report.Error {
-			err = fmt.Errorf("%s: %s: %s", f.File, f.Code, f.Message)
+		if f.Severity == report.Error && !(so.salvage && salvageable(f.Code)) {
+			err = fmt.Errorf("%s: %s: %s%s", f.File, f.Code, f.Message, salvageHint(f.Code))
 			break
 		}
 	}
@@ -85,11 +92,15 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 	if err == nil { // a torn page 0 the server cannot recover past: say so before copying
 		err = analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts})
 	}
+	var plan *SalvagePlan
+	if err == nil { // every other refusal, before copying: the salvage's plan
+		plan, err = planSalvage(s, l, a, fs, scan, so)
+	}
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
-	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts), scan: scan}, nil
+	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts), Salvage: plan, scan: scan}, nil
 }
 
 // Close closes the source's log.
@@ -216,6 +227,9 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("copying %s to %s: %w", s.Datadir, opt.Target, err)
 	}
+	if err := p.Salvage.ApplyToCopy(cp.Path); err != nil {
+		return nil, err
+	}
 	t1 := time.Now()
 	sc, _, err := p.Log.Scanner(p.scan)
 	if err != nil {
@@ -227,7 +241,7 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 			if opt.ApplyProgress != nil {
 				opt.ApplyProgress(int64(done), int64(total))
 			}
-		}})
+		}, Skip: p.Salvage.SkipSet()})
 	if err != nil {
 		return nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", opt.Target, err)
 	}

@@ -59,7 +59,7 @@ func (r *recovery) space(id uint32) (*tsFile, error) {
 	if t, ok := r.spaces[id]; ok {
 		return t, nil
 	}
-	if r.only != nil && !r.only[id] {
+	if (r.only != nil && !r.only[id]) || r.opt.Skip[id] {
 		return nil, nil
 	}
 	t, err := r.openSpace(id)

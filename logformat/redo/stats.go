@@ -68,6 +68,7 @@ func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 	if l.blocks == nil {
 		j.CrashRecovery = st.EndLSN != cpLSN+sizeOfFileCheckpoint
 		j.Findings = logcheck.Scan(l.Path, cps, sc, st.EndLSN, logcheck.FileCheckpoint(l.v108, l.Path, l.PageSize), cpLSN, pageRecs, st.PagesTouched)
+		j.Findings = append(j.Findings, l.DamageFindings(sc)...)
 		return j, nil
 	}
 	j.Blocks, j.StopOffset = true, -1

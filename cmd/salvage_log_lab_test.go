@@ -1,0 +1,206 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"innoscope/internal/lab"
+	"innoscope/logformat"
+	"innoscope/replay"
+)
+
+// midLogWrite picks the last data byte of a WRITE record in the second half of the log (the
+// framing stays whole: the mini-transaction fails its checksum) and returns its mini-transaction.
+func midLogWrite(t *testing.T, l *logformat.Log, cp uint64) (byteLSN, mtrLSN uint64) {
+	sc := l.Scan(cp, logformat.ScanOptions{})
+	var all []logformat.MTR
+	for sc.Next() {
+		m := *sc.MTR()
+		m.Records = append([]logformat.Record(nil), m.Records...)
+		all = append(all, m)
+	}
+	for _, m := range all[len(all)/2:] {
+		for _, r := range m.Records {
+			if r.Type == logformat.Write && len(r.Data) >= 2 {
+				return m.LSN + uint64(r.Pos+r.Len-1), m.LSN
+			}
+		}
+	}
+	t.Fatal("no WRITE record in the second half of the log")
+	return 0, 0
+}
+
+// zeroLogFrom overwrites the log of dir with zeros from LSN from to end (the log cut there).
+func zeroLogFrom(t *testing.T, dir string, from, end uint64) {
+	p := filepath.Join(dir, "ib_logfile0")
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	l, _, err := logformat.Open(f, fi.Size(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lsn := from; lsn < end; lsn++ {
+		if _, err := f.WriteAt([]byte{0}, l.FileOffset(lsn)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSalvageDamagedLog: a byte flipped inside a mini-transaction in the middle of a real
+// crash's log, after the end the checkpoint promises. The real server starts and silently stops
+// at the damaged mini-transaction, losing the whole ones after it; diagnose reports LOG_DAMAGED
+// (where, how many bytes and mini-transactions follow); recover refuses before copying and
+// names the salvage; `recover --salvage` recovers up to the damage and declares log_truncated
+// with the LSN range; the server on the copy runs no crash recovery, logs no error and gives
+// every table the CHECK TABLE and CHECKSUM TABLE of its own recovery of the log cut at the
+// damage.
+func TestSalvageDamagedLog(t *testing.T) {
+	s := lab.Get(t, "dml")
+	var mtrLSN uint64
+	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 {
+		b, m := midLogWrite(t, l, cp)
+		mtrLSN = m
+		return b
+	})
+	d := &damaged{s: s, base: t.TempDir(), dir: dir}
+	server := filepath.Join(d.base, "server")
+	lab.CopyDir(t, dir, server)
+	d.server = s.ServerVerdict(t, server)
+	t.Logf("server on the damaged log:\n%s", serverLines(t, d.server.ErrLog))
+	if !d.server.Started || d.server.EndLSN != mtrLSN {
+		t.Fatalf("the server: started=%v, end of log %d; the damaged mini-transaction is at %d", d.server.Started, d.server.EndLSN, mtrLSN)
+	}
+	j, code := d.diagnose(t)
+	fs := findings(j, "LOG_DAMAGED")
+	if code != ExitFindings || len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != mtrLSN {
+		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want one at LSN %d", code, fs, mtrLSN)
+	}
+	t.Logf("diagnose: %s", fs[0].Message)
+	sv := runSalvage(t, d, salvageCase{want: map[string]int{replay.SalvageLogTruncated: 1}})
+	var cut uint64
+	for _, a := range sv.j.Salvage {
+		if a.Action == replay.SalvageLogTruncated {
+			if a.LSN != mtrLSN || a.EndLSN <= a.LSN || a.Records == 0 || !strings.Contains(fs[0].Message, "to "+strconv.FormatUint(a.EndLSN, 10)) {
+				t.Errorf("log_truncated %+v; the damage is at %d; diagnose: %s", a, mtrLSN, fs[0].Message)
+			}
+			cut = a.EndLSN
+		}
+	}
+	if sv.j.Result == nil || sv.j.Result.EndLSN != mtrLSN {
+		t.Errorf("recovered to %+v, want the damage's LSN %d", sv.j.Result, mtrLSN)
+	}
+	cutDir := filepath.Join(d.base, "cut")
+	lab.CopyDir(t, s.Crashed, cutDir)
+	zeroLogFrom(t, cutDir, mtrLSN, cut)
+	v := s.ServerVerdict(t, cutDir)
+	t.Logf("server on the log cut at the damage: started=%v end=%d tables_ok=%v\n%s", v.Started, v.EndLSN, v.TablesOK, serverLines(t, v.ErrLog))
+	if !v.Started || v.EndLSN != mtrLSN {
+		t.Fatalf("the server on the cut log: started=%v end %d", v.Started, v.EndLSN)
+	}
+	judgeCopy(t, s, sv, v.Checksums)
+}
+
+// TestSalvageMissingFileCheckpoint: the checkpoint block's end LSN (CRC valid) points past the
+// FILE_CHECKPOINT record, and a copy of a table's file lies beside it. The real server refuses
+// ("Missing FILE_CHECKPOINT"); recover refuses before copying and names the salvage; `recover
+// --salvage` replays the log from the checkpoint, moves the copy out as ignored_duplicate (the
+// file the log names wins), and the server on the copy gives every table its CHECK TABLE and the
+// CHECKSUM TABLE of its own recovery of the unmutated crash.
+func TestSalvageMissingFileCheckpoint(t *testing.T) {
+	s := lab.Get(t, "dml")
+	var h headerJSON
+	runJSON(t, &h, "log", "header", "--json", s.Crashed)
+	var st statsJSON
+	runJSON(t, &st, "log", "stats", "--json", s.Crashed)
+	var sel checkpointJSON
+	for _, c := range h.Checkpoints {
+		if c.Selected {
+			sel = c
+		}
+	}
+	if st.FileCheckpointEndLSN == nil {
+		t.Fatal("no FILE_CHECKPOINT in the scenario's log")
+	}
+	d := damage(t, "dml", func(t *testing.T, dir string) {
+		patchCheckpointEnd(t, dir, sel.Offset, *st.FileCheckpointEndLSN)
+		cp(t, filepath.Join(dir, "db/t1.ibd"), filepath.Join(dir, "db/t1_copy.ibd"))
+	})
+	if d.server.Started || !missingFCP.MatchString(d.errLog) {
+		t.Fatalf("the server started or did not say Missing FILE_CHECKPOINT")
+	}
+	sv := runSalvage(t, d, salvageCase{want: map[string]int{replay.SalvageIgnoredDuplicate: 1}})
+	judgeCopy(t, s, sv, s.Checksums(t))
+}
+
+// TestSalvageDamageBeforeCheckpointEnd: the wrapped crash's checkpoint promises an end LSN past
+// its checkpoint LSN; a byte flipped inside a mini-transaction between the two makes the real
+// server refuse the log ("The log was only scanned up to"). diagnose says LOG_DAMAGED (before the
+// promised end), recover refuses naming the salvage, and `recover --salvage` refuses too, before
+// copying: pages of the system tablespace carry LSNs after the damage (the server flushed them
+// before the crash), so recovery up to the damage is not a consistent point. (Without that check
+// the salvaged copy was started by the server with 40 errors, "log sequence number ... is in the
+// future", and db.t failed CHECK TABLE.)
+func TestSalvageDamageBeforeCheckpointEnd(t *testing.T) {
+	s := lab.Get(t, "wrapped")
+	var mtrLSN, promised uint64
+	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 {
+		c, _ := l.Checkpoint()
+		promised = c.EndLSN
+		sc := l.Scan(cp, logformat.ScanOptions{})
+		var cands [][2]uint64
+		for sc.Next() {
+			m := sc.MTR()
+			if m.EndLSN >= c.EndLSN {
+				break
+			}
+			for _, r := range m.Records {
+				if r.Type == logformat.Write && len(r.Data) >= 2 {
+					cands = append(cands, [2]uint64{m.LSN + uint64(r.Pos+r.Len-1), m.LSN})
+					break
+				}
+			}
+		}
+		if len(cands) == 0 {
+			t.Fatal("no WRITE record before the promised end")
+		}
+		mtrLSN = cands[len(cands)/2][1]
+		return cands[len(cands)/2][0]
+	})
+	d := &damaged{s: s, base: t.TempDir(), dir: dir}
+	server := filepath.Join(d.base, "server")
+	lab.CopyDir(t, dir, server)
+	d.server = s.ServerVerdict(t, server)
+	t.Logf("server on the damaged log (damage at %d, promised end %d):\n%s", mtrLSN, promised, serverLines(t, d.server.ErrLog))
+	if d.server.Started {
+		t.Fatal("the server started")
+	}
+	j, code := d.diagnose(t)
+	fs := findings(j, "LOG_DAMAGED")
+	if code != ExitFindings || len(fs) != 1 || *fs[0].LSN != mtrLSN || !strings.Contains(fs[0].Message, "refuses") {
+		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v", code, fs)
+	}
+	before := lab.HashTree(t, d.dir)
+	copyDir := filepath.Join(d.base, "copy")
+	_, errs, code := run("recover", d.dir, "--into", copyDir)
+	if code != ExitError || !strings.Contains(errs, "--salvage") {
+		t.Errorf("recover: exit %d, %s", code, errs)
+	}
+	_, errs, code = run("recover", "--salvage", d.dir, "--into", copyDir)
+	t.Logf("recover --salvage: exit %d: %s", code, errs)
+	if code != ExitError || !strings.Contains(errs, "ibdata1") || !strings.Contains(errs, "not a consistent point") {
+		t.Errorf("recover --salvage: exit %d, %s; want a refusal naming ibdata1's pages after the damage", code, errs)
+	}
+	if _, err := os.Stat(copyDir); err == nil {
+		t.Error("the refused salvage created the copy")
+	}
+	if after := lab.HashTree(t, d.dir); !mapsEqual(before, after) {
+		t.Error("the source changed")
+	}
+}

@@ -1,0 +1,73 @@
+package logcheck
+
+import (
+	"fmt"
+
+	"innoscope/logformat"
+	"innoscope/report"
+)
+
+// resyncWindow is how far past a damaged mini-transaction the next whole one is looked for (a
+// mini-transaction is at most logformat.MaxMTRSize bytes).
+const resyncWindow = 2 * logformat.MaxMTRSize
+
+// Damage is a scan that stopped at a damaged mini-transaction although whole ones follow.
+type Damage struct {
+	At      uint64 // where the scan stopped: the start of the damaged mini-transaction
+	Resume  uint64 // the first whole mini-transaction after it
+	End     uint64 // where the whole ones after it end
+	MTRs    int    // whole mini-transactions from Resume to End
+	Records int    // their records
+	Pages   int    // the pages their page records change
+}
+
+// Bytes is the part of the log a recovery that stops at At loses.
+func (d *Damage) Bytes() uint64 { return d.End - d.At }
+
+// Damaged reports whether a scan of l that stopped at end for the reason stop (a checksum or
+// length failure: not the ordinary end of the log, and not a record of a whole mini-transaction
+// that CORRUPT_LOG reports) left whole mini-transactions behind:
+// the first one within reach past end, and how many follow it; nil when none.
+func Damaged(l *logformat.Log, stop logformat.StopReason, end uint64, pageSize int) (*Damage, error) {
+	if l == nil || (stop != logformat.StopChecksum && stop != logformat.StopLength) {
+		return nil, nil
+	}
+	return DamagedAt(l, end, pageSize)
+}
+
+// DamagedAt is Damaged for a scan known to have stopped at damage at end.
+func DamagedAt(l *logformat.Log, end uint64, pageSize int) (*Damage, error) {
+	r, err := l.Resync(end, resyncWindow)
+	if err != nil || r == 0 {
+		return nil, err
+	}
+	d := &Damage{At: end, Resume: r}
+	sc := l.Scan(r, logformat.ScanOptions{PageSize: pageSize})
+	pages := map[[2]uint32]bool{}
+	for sc.Next() {
+		d.MTRs++
+		d.Records += len(sc.MTR().Records)
+		for _, r := range sc.MTR().Records {
+			if r.Type < logformat.FileCreate && !r.SamePage {
+				pages[[2]uint32{r.Space, r.Page}] = true
+			}
+		}
+	}
+	d.Pages = len(pages)
+	d.End = sc.LSN()
+	return d, sc.Err()
+}
+
+// DamageFinding is LOG_DAMAGED: the scan of the log at path stops at damage that whole
+// mini-transactions follow. promised is the end LSN the checkpoint block promises: damage before
+// it makes the server refuse the log; after it, the server silently stops there.
+func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail string, promised uint64) report.Finding {
+	what := "the server's recovery silently stops there and loses them"
+	if d.At < promised {
+		what = fmt.Sprintf("this is before the end LSN %d the checkpoint promises, so the server refuses to start", promised)
+	}
+	at := d.At
+	return report.Finding{Severity: report.Error, Code: "LOG_DAMAGED", File: path, LSN: &at,
+		Message: fmt.Sprintf("the log is damaged at LSN %d (%s: %s), but %d whole mini-transactions (%d records) follow from LSN %d to %d (%d bytes from the damage): %s; `recover --salvage` recovers up to LSN %d and declares LSN %d-%d lost",
+			d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, d.Bytes(), what, d.At, d.At, d.End)}
+}

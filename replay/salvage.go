@@ -1,0 +1,207 @@
+package replay
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"innoscope/analysis"
+	"innoscope/discovery"
+	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
+	"innoscope/logformat/redo"
+	"innoscope/report"
+)
+
+// OpenSalvage is Open for a salvage: what Open refuses and the salvage repairs or cuts losses in
+// is planned (Source.Salvage) instead; into is the copy the plan names.
+func OpenSalvage(s discovery.Layout, scan redo.ScanOptions, into string) (*Source, error) {
+	return open(s, scan, salvageOptions{salvage: true, into: into})
+}
+
+// salvageOptions: whether open plans a salvage (salvage) instead of refusing what it repairs,
+// and the copy the plan names (into).
+type salvageOptions struct {
+	salvage bool
+	into    string
+}
+
+// planSalvage plans the salvage of the source (PlanSalvage, with the records each lost
+// tablespace had). Without salvage, a plan with a refusal is an error naming the salvage that
+// would apply, and the plan is dropped.
+func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []report.Finding, scan redo.ScanOptions, so salvageOptions) (*SalvagePlan, error) {
+	into, salvage := so.into, so.salvage
+	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into})
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fs {
+		if f.Code == "MISSING_FILE_CHECKPOINT" {
+			pl.Notes = append(pl.Notes, fmt.Sprintf("%s: %s; salvage replays the log from the checkpoint LSN: a tablespace without a file record after it is the one file on disk carrying its id (two such files are refused)", f.File, f.Message))
+		}
+		if f.Code != "LOG_DAMAGED" || f.LSN == nil {
+			continue
+		}
+		if *f.LSN <= a.Map.FromLSN {
+			return nil, fmt.Errorf("%s: %s; the damage is where recovery starts (LSN %d): nothing can be recovered before it, no salvage", f.File, f.Message, a.Map.FromLSN)
+		}
+		d, err := logcheck.DamagedAt(l.V108(), *f.LSN, l.PageSize)
+		if err != nil || d == nil {
+			return nil, fmt.Errorf("%s: the damage at LSN %d: %v", l.Path, *f.LSN, err)
+		}
+		pl.Actions = append(pl.Actions, SalvageAction{Action: SalvageLogTruncated, File: l.Path, LSN: d.At, EndLSN: d.End,
+			Pages: d.Pages, Records: d.Records, refused: true,
+			Detail: fmt.Sprintf("recovery stops at LSN %d, the end of the last whole mini-transaction before the damage; LSN %d-%d (%d bytes, %d whole mini-transactions after the damaged one, %d records on %d pages) are lost",
+				d.At, d.At, d.End, d.Bytes(), d.MTRs, d.Records, d.Pages)})
+		if err := pl.quarantineAhead(s, d.At, into); err != nil {
+			return nil, err
+		}
+	}
+	if pl.Lost() {
+		sc, _, err := l.Scanner(scan)
+		if err != nil {
+			return nil, err
+		}
+		n, err := CountRecords(sc)
+		if err != nil {
+			return nil, err
+		}
+		pl.SetRecords(n)
+	}
+	if !salvage {
+		return nil, pl.Refusal()
+	}
+	return pl, nil
+}
+
+// CountRecords reads sc to its end and counts the page records of each tablespace (what a
+// salvage that skips a tablespace declares lost).
+func CountRecords(sc *logformat.Scanner) (map[uint32]int, error) {
+	n := map[uint32]int{}
+	for sc.Next() {
+		for _, r := range sc.MTR().Records {
+			if r.Type < logformat.FileCreate && r.Type != logformat.Padding {
+				n[r.Space]++
+			}
+		}
+	}
+	return n, sc.Err()
+}
+
+// ApplyToCopy does the plan's file moves in a copy that has just been made: files relocated to
+// the name the log gives their tablespace, quarantined and duplicate files moved (unchanged)
+// out of the copy. copyPath maps a source file or a log name to its path in the copy.
+func (p *SalvagePlan) ApplyToCopy(copyPath func(string) string) error {
+	if p == nil {
+		return nil
+	}
+	type move struct{ from, tmp, to string }
+	var moves []move
+	for i, a := range p.Actions {
+		if a.from == "" {
+			continue
+		}
+		from := copyPath(a.from)
+		to := a.MovedTo
+		if a.Action == SalvageRelocated {
+			to = copyPath(a.to)
+		}
+		// Every file leaves its place before any arrives (two files swapped).
+		tmp := fmt.Sprintf("%s.innoscope-salvage-%d", from, i)
+		if err := os.Rename(from, tmp); err != nil {
+			return fmt.Errorf("salvage: %w", err)
+		}
+		moves = append(moves, move{from, tmp, to})
+	}
+	for _, m := range moves {
+		if err := os.MkdirAll(filepath.Dir(m.to), 0o750); err != nil {
+			return fmt.Errorf("salvage: %w", err)
+		}
+		if _, err := os.Lstat(m.to); err == nil {
+			return fmt.Errorf("salvage: cannot move %s to %s: the target exists", m.from, m.to)
+		}
+		if err := os.Rename(m.tmp, m.to); err != nil {
+			return fmt.Errorf("salvage: moving %s to %s: %w", m.from, m.to, err)
+		}
+	}
+	return nil
+}
+
+// SetRecords fills in the records each lost tablespace had in the log (CountRecords).
+func (p *SalvagePlan) SetRecords(n map[uint32]int) {
+	for i := range p.Actions {
+		if a := &p.Actions[i]; a.SpaceID != nil && (a.Action == SalvageSkippedRecords || a.Action == SalvageQuarantined) {
+			a.Records = n[*a.SpaceID]
+		}
+	}
+}
+
+// SkipSet is RecoverOptions.Skip for the plan (nil for no plan).
+func (p *SalvagePlan) SkipSet() map[uint32]bool {
+	if p == nil {
+		return nil
+	}
+	return p.Skip
+}
+
+// salvageable reports a finding that refuses recovery and that a salvage repairs or cuts the
+// losses of: a damaged log (log_truncated), a missing FILE_CHECKPOINT (the files on disk).
+func salvageable(code string) bool {
+	return code == "LOG_DAMAGED" || code == "MISSING_FILE_CHECKPOINT"
+}
+
+// salvageHint is what a refusal for the finding code says the salvage would do.
+func salvageHint(code string) string {
+	if code == "MISSING_FILE_CHECKPOINT" {
+		return "; --salvage would replay the log from the checkpoint LSN, binding a tablespace that has no file record after it to the one file on disk carrying its id"
+	}
+	return ""
+}
+
+// quarantineAhead makes recovery up to lsn a consistent point: a file holding pages written
+// after lsn (their changes are in the part of the log that is lost) is quarantined, or, for the
+// system and undo tablespaces, the salvage is refused.
+func (p *SalvagePlan) quarantineAhead(s discovery.Layout, lsn uint64, into string) error {
+	ts, err := discovery.Scan(s)
+	if err != nil {
+		return err
+	}
+	moved := map[string]bool{}
+	for _, a := range p.Actions {
+		moved[a.from] = true
+	}
+	if into == "" {
+		into = "COPY"
+	}
+	for _, t := range ts {
+		if t.Error != "" || t.FoundBy == discovery.FoundTemporary {
+			continue
+		}
+		f, err := discovery.OpenFile(t.Path)
+		if err != nil {
+			return err
+		}
+		r, err := discovery.Inspect(f, discovery.InspectOptions{Verify: true, To: -1, FutureLSN: lsn})
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if len(r.Future) == 0 {
+			continue
+		}
+		why := fmt.Sprintf("%s: %d pages carry LSNs after LSN %d, where recovery of the damaged log stops (page %d; largest LSN %d): they hold changes of the part of the log that is lost",
+			t.Path, len(r.Future), lsn, r.Future[0], r.MaxLSN)
+		if t.FoundBy == discovery.FoundSystem || t.FoundBy == discovery.FoundUndo {
+			return fmt.Errorf("%s; no salvage for the system or an undo tablespace (recovery up to the damage is not a consistent point)", why)
+		}
+		path := discovery.ResolvePath(t.Path)
+		if moved[path] || p.Skip[t.SpaceID] {
+			continue
+		}
+		p.Skip[t.SpaceID] = true
+		p.Actions = append(p.Actions, SalvageAction{Action: SalvageQuarantined, SpaceID: ptr32(t.SpaceID), File: path,
+			MovedTo: quarantinePath(into+QuarantineSuffix, s.Datadir, path), Pages: len(r.Future), refused: true, from: path,
+			Detail: why})
+	}
+	return nil
+}
