@@ -31,7 +31,11 @@ type salvageOptions struct {
 // would apply, and the plan is dropped.
 func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []report.Finding, scan redo.ScanOptions, so salvageOptions) (*SalvagePlan, error) {
 	into, salvage := so.into, so.salvage
-	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into})
+	var dict []discovery.DictTable
+	if salvage { // only the salvage relocates what the dictionary alone names (the server starts)
+		dict = readDict(s)
+	}
+	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into, Dict: dict})
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +74,14 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 	}
 	if !salvage {
 		return nil, pl.Refusal()
+	}
+	for _, a := range pl.Actions {
+		if a.from == "" || a.Action == SalvageRelocated || into == "" {
+			continue
+		}
+		if _, err := os.Lstat(a.MovedTo); err == nil {
+			return nil, fmt.Errorf("%s exists (left by an earlier salvage?): the salvage would move %s there; remove it first", a.MovedTo, a.File)
+		}
 	}
 	return pl, nil
 }
@@ -204,4 +216,15 @@ func (p *SalvagePlan) quarantineAhead(s discovery.Layout, lsn uint64, into strin
 			Detail: why})
 	}
 	return nil
+}
+
+// readDict is SYS_TABLES of s, nil when it cannot be read.
+func readDict(s discovery.Layout) []discovery.DictTable {
+	sys, err := discovery.OpenFile(filepath.Join(s.SystemFile()))
+	if err != nil {
+		return nil
+	}
+	defer sys.Close()
+	dict, _ := discovery.ReadDictTables(sys)
+	return dict
 }

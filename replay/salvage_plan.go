@@ -124,6 +124,9 @@ type SalvageInput struct {
 	Records map[uint32]int
 	// Into is the copy (for the paths the plan names; "" in a dry run without --into).
 	Into string
+	// Dict is SYS_TABLES of the source (nil: unreadable): a table the log does not name is
+	// expected at its dictionary name.
+	Dict []discovery.DictTable
 }
 
 // PlanSalvage decides, before anything is copied, what recovery of the source would refuse and
@@ -202,6 +205,7 @@ func PlanSalvage(in SalvageInput) (*SalvagePlan, error) {
 				id, logged.Name, len(cands), strings.Join(cands, " and "))
 		}
 	}
+	r.planDictionary(pl, in.Dict, path, into, taken)
 	// A file a relocation displaces from its place, and that nothing relocates in turn,
 	// would stand in for the tablespace named there: it leaves the copy.
 	for _, a := range pl.Actions {
@@ -340,4 +344,39 @@ func ptr32(v uint32) *uint32 { return &v }
 func isRegular(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// planDictionary relocates the files of tables the log does not name: a table whose file at its
+// dictionary name is absent or carries another space id, while exactly one file on disk carries
+// its id, gets that file. The server starts without it (the table is unusable), so plain recover
+// does not refuse this; the salvage repairs it.
+func (r *recovery) planDictionary(pl *SalvagePlan, dict []discovery.DictTable, path func(string) string, into string, taken map[string]bool) {
+	named := map[string]bool{} // names the log gives some tablespace (they supersede the dictionary)
+	for _, s := range r.an.Map.Spaces {
+		for _, n := range s.Names {
+			named[discovery.ResolvePath(path(n))] = true
+		}
+	}
+	for _, t := range dict {
+		if t.Deleted || t.SpaceID == 0 || t.DataDir() || strings.HasPrefix(t.Name, "SYS_") || strings.Contains(t.Name, "#sql") ||
+			r.an.Map.Spaces[t.SpaceID] != nil || pl.Skip[t.SpaceID] {
+			continue
+		}
+		name := "./" + t.Name + ".ibd"
+		want := discovery.ResolvePath(path(name))
+		if named[want] {
+			continue
+		}
+		if st, _ := pageZero(want, r.opt.PageSize); st.Exists && (st.Deferred || st.SpaceID == t.SpaceID) {
+			continue
+		}
+		cands := r.found[t.SpaceID]
+		if len(cands) != 1 || cands[0] == want || taken[cands[0]] {
+			continue
+		}
+		taken[cands[0]] = true
+		pl.Actions = append(pl.Actions, SalvageAction{Action: SalvageRelocated, SpaceID: ptr32(t.SpaceID), File: cands[0],
+			MovedTo: filepath.Join(into, name), from: cands[0], to: name,
+			Detail: fmt.Sprintf("table %s (space %d) is not at %s, where the dictionary names it: %s carries its id", t.Name, t.SpaceID, name, cands[0])})
+	}
 }
