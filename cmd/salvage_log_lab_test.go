@@ -204,3 +204,34 @@ func TestSalvageDamageBeforeCheckpointEnd(t *testing.T) {
 		t.Error("the source changed")
 	}
 }
+
+// TestLogDamagedFraming: the termination byte of a mini-transaction in the middle of a real
+// crash's log flipped (the framing itself is damaged). The real
+// server silently stops there; diagnose's LOG_DAMAGED finds the next whole mini-transaction by
+// trying each LSN past the damage, and names the one that really follows.
+func TestLogDamagedFraming(t *testing.T) {
+	s := lab.Get(t, "dml")
+	var at, next uint64
+	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 {
+		sc := l.Scan(cp, logformat.ScanOptions{})
+		var all [][2]uint64
+		for sc.Next() {
+			all = append(all, [2]uint64{sc.MTR().LSN, sc.MTR().EndLSN})
+		}
+		at, next = all[len(all)/2][0], all[len(all)/2][1]
+		return next - 5 // its termination byte: the record lengths walk on into the next one
+	})
+	server := filepath.Join(t.TempDir(), "server")
+	lab.CopyDir(t, dir, server)
+	v := s.ServerVerdict(t, server)
+	if !v.Started || v.EndLSN != at {
+		t.Fatalf("the server: started=%v, end of log %d; the damaged mini-transaction is at %d", v.Started, v.EndLSN, at)
+	}
+	d := &damaged{s: s, base: t.TempDir(), dir: dir}
+	j, code := d.diagnose(t)
+	fs := findings(j, "LOG_DAMAGED")
+	if code != ExitFindings || len(fs) != 1 || *fs[0].LSN != at || !strings.Contains(fs[0].Message, "follow from LSN "+strconv.FormatUint(next, 10)+" ") {
+		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want the damage at %d and whole ones from %d", code, fs, at, next)
+	}
+	t.Logf("diagnose: %s", fs[0].Message)
+}

@@ -25,19 +25,33 @@ type Damage struct {
 func (d *Damage) Bytes() uint64 { return d.End - d.At }
 
 // Damaged reports whether a scan of l that stopped at end for the reason stop (a checksum or
-// length failure: not the ordinary end of the log, and not a record of a whole mini-transaction
-// that CORRUPT_LOG reports) left whole mini-transactions behind:
+// length failure, or a termination byte with the wrong sequence bit; not a zero byte, and not a
+// record of a whole mini-transaction, which CORRUPT_LOG reports) left whole mini-transactions
+// behind:
 // the first one within reach past end, and how many follow it; nil when none.
 func Damaged(l *logformat.Log, stop logformat.StopReason, end uint64, pageSize int) (*Damage, error) {
-	if l == nil || (stop != logformat.StopChecksum && stop != logformat.StopLength) {
+	switch {
+	case l == nil:
 		return nil, nil
+	case stop == logformat.StopChecksum || stop == logformat.StopLength:
+		return DamagedAt(l, end, pageSize)
+	case stop == logformat.StopSequenceBit:
+		// The ordinary end of a log that has wrapped, or a flipped termination byte: then the
+		// walk went on into the next mini-transaction, which starts within it.
+		return damagedWithin(l, end, -1, pageSize)
 	}
-	return DamagedAt(l, end, pageSize)
+	return nil, nil
 }
 
 // DamagedAt is Damaged for a scan known to have stopped at damage at end.
 func DamagedAt(l *logformat.Log, end uint64, pageSize int) (*Damage, error) {
-	r, err := l.Resync(end, resyncWindow)
+	return damagedWithin(l, end, resyncWindow, pageSize)
+}
+
+// damagedWithin is Damaged with the next whole mini-transaction looked for within window bytes
+// (logformat.Log.Resync).
+func damagedWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage, error) {
+	r, err := l.Resync(end, window)
 	if err != nil || r == 0 {
 		return nil, err
 	}
