@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -24,7 +25,7 @@ func salvageFindings(pl *replay.SalvagePlan) []report.Finding {
 		if !a.Lost() {
 			sev = report.Info
 		}
-		f := report.Finding{Severity: sev, Code: "SALVAGE_" + upper(a.Action), SpaceID: a.SpaceID, File: a.File, Message: a.Detail}
+		f := report.Finding{Severity: sev, Code: "SALVAGE_" + strings.ToUpper(a.Action), SpaceID: a.SpaceID, File: a.File, Message: a.Detail}
 		if a.MovedTo != "" {
 			f.Message += "; moved to " + a.MovedTo
 		}
@@ -35,16 +36,6 @@ func salvageFindings(pl *replay.SalvagePlan) []report.Finding {
 		fs = append(fs, f)
 	}
 	return fs
-}
-
-func upper(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'a' && c <= 'z' {
-			b[i] = c - 32
-		}
-	}
-	return string(b)
 }
 
 // printSalvage prints the plan's actions as a table.
