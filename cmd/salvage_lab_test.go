@@ -176,6 +176,8 @@ var salvageCases = []salvageCase{
 	{name: "file copied over another", scenario: "dml",
 		want:   map[string]int{replay.SalvageSkippedRecords: 1, replay.SalvageIgnoredDuplicate: 1},
 		mutate: func(t *testing.T, d string) { cp(t, filepath.Join(d, "db/t1.ibd"), filepath.Join(d, "db/t2.ibd")) }},
+	{name: "page 0 of a table the log changes zeroed", scenario: "dml", want: map[string]int{replay.SalvageQuarantined: 1},
+		mutate: func(t *testing.T, d string) { zeroBytes(t, filepath.Join(d, "db/t1.ibd"), 0, 16384) }},
 	{name: "corrupt page recovery needs", scenario: "dml", want: map[string]int{replay.SalvageQuarantined: 1},
 		mutate: func(t *testing.T, d string) {
 			p := filepath.Join(d, "db/t1.ibd")

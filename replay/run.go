@@ -89,8 +89,8 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 	if err == nil {
 		err = refuseEncrypted(ts, a)
 	}
-	if err == nil { // a torn page 0 the server cannot recover past: say so before copying
-		err = analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts})
+	if err == nil && !so.salvage { // a torn page 0 the server cannot recover past: say so before copying (the salvage quarantines it)
+		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}))
 	}
 	var plan *SalvagePlan
 	if err == nil { // every other refusal, before copying: the salvage's plan

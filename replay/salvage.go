@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
@@ -227,4 +228,13 @@ func readDict(s discovery.Layout) []discovery.DictTable {
 	defer sys.Close()
 	dict, _ := discovery.ReadDictTables(sys)
 	return dict
+}
+
+// page0Hint names the salvage in a refusal for a torn page 0 (analysis.Page0Refusal) of a
+// tablespace other than the system one: --salvage quarantines it.
+func page0Hint(s discovery.Layout, err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), filepath.Join(s.SystemFile())+":") {
+		return err
+	}
+	return fmt.Errorf("%w; --salvage would quarantine the file (moved unchanged to COPY%s/) and skip its records", err, QuarantineSuffix)
 }

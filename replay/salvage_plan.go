@@ -172,6 +172,21 @@ func PlanSalvage(in SalvageInput) (*SalvagePlan, error) {
 		if id == 0 || (logged != nil && logged.Deleted) || r.creates(id, logged) {
 			continue
 		}
+		if b, ok := r.bound[id]; ok && b.Deferred && logged != nil {
+			zerr, err := r.zeroPage0(id, b.Path)
+			if err != nil {
+				return nil, err
+			}
+			if zerr != nil { // page 0 torn, and the log reads pages of it: the server refuses
+				p := discovery.ResolvePath(b.Path)
+				taken[p] = true
+				pl.Skip[id] = true
+				pl.Actions = append(pl.Actions, SalvageAction{Action: SalvageQuarantined, SpaceID: ptr32(id), File: p,
+					MovedTo: quarantinePath(quarantineDir, src.Datadir, p), Pages: pages[id], Records: in.Records[id],
+					refused: true, from: p, Detail: zerr.Error()})
+				continue
+			}
+		}
 		_, err := r.space(id)
 		var missing *MissingError
 		if !errors.As(err, &missing) {
@@ -379,4 +394,15 @@ func (r *recovery) planDictionary(pl *SalvagePlan, dict []discovery.DictTable, p
 			MovedTo: filepath.Join(into, name), from: cands[0], to: name,
 			Detail: fmt.Sprintf("table %s (space %d) is not at %s, where the dictionary names it: %s carries its id", t.Name, t.SpaceID, name, cands[0])})
 	}
+}
+
+// zeroPage0 is the refusal of the file p of tablespace id when its page 0 is blank, the log does
+// not rebuild it and must read other pages of it (refuseZeroPage0); nil when there is none.
+func (r *recovery) zeroPage0(id uint32, p string) (refusal, err error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return r.refuseZeroPage0(id, p, f), nil
 }
