@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -102,28 +100,14 @@ func pagesAction(c *cli.Context) error {
 	if opt.Verify {
 		out.Verdict(analysis.PagesVerdict(r))
 	}
-	if err := out.Table([]string{"FIELD", "VALUE"}, [][]string{
-		{"file", r.Path}, {"space id", fmt.Sprint(r.SpaceID)},
-		{"flags", strings.TrimSpace(fmt.Sprintf("0x%x %s", r.Flags.Raw, strings.Join(r.Flags.Names, " ")))},
-		{"page size", fmt.Sprintf("%d (physical %d)", r.PageSize, r.PhysicalSize)},
-		{"pages", fmt.Sprint(r.Pages)},
-	}); err != nil {
+	if err := out.Table([]string{"FIELD", "VALUE"}, r.Fields()); err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, k := range sortedKeys(r.Summary) {
-		rows = append(rows, []string{k, fmt.Sprint(r.Summary[k])})
-	}
-	if err := out.Table([]string{"PAGE TYPE", "COUNT"}, rows); err != nil {
+	if err := out.Table([]string{"PAGE TYPE", "COUNT"}, r.TypeRows()); err != nil {
 		return err
 	}
 	if len(r.Instant) > 0 {
-		var irows [][]string
-		for _, in := range r.Instant {
-			irows = append(irows, []string{fmt.Sprint(in.Page), fmt.Sprint(in.IndexID), fmt.Sprint(in.NCoreFields),
-				fmt.Sprint(in.MetadataRecord), fmt.Sprint(in.MetadataPage)})
-		}
-		if err := out.Table([]string{"INSTANT ROOT", "INDEX ID", "CORE FIELDS", "METADATA RECORD", "ON PAGE"}, irows); err != nil {
+		if err := out.Table([]string{"INSTANT ROOT", "INDEX ID", "CORE FIELDS", "METADATA RECORD", "ON PAGE"}, r.InstantRows()); err != nil {
 			return err
 		}
 	}
@@ -141,7 +125,7 @@ func pagesAction(c *cli.Context) error {
 	}
 	if opt.Verify {
 		fmt.Fprintf(out.Writer(), "checksums: %s; corrupt pages: %d; pages innochecksum 10.11 would report: %d\n",
-			countList(r.Algorithms), len(r.Corrupt), len(r.InnochecksumCorrupt))
+			r.ChecksumCounts(), len(r.Corrupt), len(r.InnochecksumCorrupt))
 		if len(fs) > 0 {
 			if err := out.Findings(fs); err != nil {
 				return err
@@ -171,25 +155,4 @@ func pageRow(out *report.Output, pi discovery.PageInfo) []string {
 		}
 	}
 	return []string{fmt.Sprint(pi.No), pi.Type, fmt.Sprint(pi.LSN), fmt.Sprint(pi.SpaceID), ck, ix}
-}
-
-func sortedKeys(m map[string]int) []string {
-	k := make([]string, 0, len(m))
-	for x := range m {
-		k = append(k, x)
-	}
-	sort.Strings(k)
-	return k
-}
-
-// countList prints counts by name as "crc32 21, empty 1" (names in order).
-func countList(m map[string]int) string {
-	var parts []string
-	for _, k := range sortedKeys(m) {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-	}
-	if parts == nil {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
 }

@@ -72,7 +72,7 @@ func recoverAction(c *cli.Context) error {
 	defer p.Close()
 	j := recoverJSON{Source: p.Layout.Datadir, Into: into, DryRun: c.Bool("dry-run")}
 	if p.Salvage != nil {
-		j.Salvage, j.Findings = p.Salvage.Actions, salvageFindings(p.Salvage)
+		j.Salvage, j.Findings = p.Salvage.Actions, p.Salvage.Findings()
 		for _, n := range p.Salvage.Notes {
 			fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", n)
 		}

@@ -1,0 +1,52 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+
+	"innoscope/report"
+)
+
+// Findings are one finding per action: a warning for each loss, information for a relocation.
+func (pl *SalvagePlan) Findings() []report.Finding {
+	if pl == nil {
+		return nil
+	}
+	var fs []report.Finding
+	for _, a := range pl.Actions {
+		sev := report.Warning
+		if !a.Lost() {
+			sev = report.Info
+		}
+		f := report.Finding{Severity: sev, Code: "SALVAGE_" + strings.ToUpper(a.Action), SpaceID: a.SpaceID, File: a.File, Message: a.Detail}
+		if a.MovedTo != "" {
+			f.Message += "; moved to " + a.MovedTo
+		}
+		if a.LSN != 0 {
+			lsn := a.LSN
+			f.LSN = &lsn
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// Rows are the actions as ACTION/SPACE/FILE/MOVED TO/LSN/PAGES/RECORDS/DETAIL rows.
+func (pl *SalvagePlan) Rows() [][]string {
+	if pl == nil {
+		return nil
+	}
+	var rows [][]string
+	for _, a := range pl.Actions {
+		id := ""
+		if a.SpaceID != nil {
+			id = fmt.Sprint(*a.SpaceID)
+		}
+		lsn := ""
+		if a.LSN != 0 {
+			lsn = fmt.Sprintf("%d-%d", a.LSN, a.EndLSN)
+		}
+		rows = append(rows, []string{a.Action, id, a.File, a.MovedTo, lsn, fmt.Sprint(a.Pages), fmt.Sprint(a.Records), a.Detail})
+	}
+	return rows
+}
