@@ -3,14 +3,10 @@ package cmd
 import (
 	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"innoscope/discovery"
 	"innoscope/discovery/rows"
 	"innoscope/report"
 )
@@ -66,21 +62,12 @@ func rowsAction(c *cli.Context) error {
 }
 
 // pageRecords is `pages FILE --page N --records`: the records of one clustered index page,
-// decoded with the table's definition from the data directory FILE is in (DIR/db/t.ibd, or
-// DIR/ibdata1).
+// decoded with the table's definition from the data directory FILE is in.
 func pageRecords(c *cli.Context, path string, page int64, one bool) error {
 	if !one {
 		return fmt.Errorf("--records needs --page N")
 	}
-	dir := filepath.Dir(filepath.Dir(path))
-	if _, err := os.Stat(filepath.Join(dir, "ibdata1")); err != nil {
-		dir = filepath.Dir(path)
-	}
-	s, err := discovery.NewLayout(map[string]string{"datadir": dir})
-	if err != nil {
-		return err
-	}
-	t, recs, err := rows.PageRecords(s, path, uint32(page))
+	t, recs, err := rows.PageRecordsOfFile(path, uint32(page))
 	if err != nil {
 		return err
 	}
@@ -92,38 +79,6 @@ func pageRecords(c *cli.Context, path string, page int64, one bool) error {
 		}
 		return out.WriteJSON(recs)
 	}
-	head := []string{"OFFSET", "STATUS", "FLAGS", "CHILD"}
-	for _, col := range t.Cols {
-		head = append(head, col.Name)
-	}
-	var tab [][]string
-	for _, r := range recs {
-		var flags []string
-		if r.Deleted {
-			flags = append(flags, "deleted")
-		}
-		if r.Metadata {
-			flags = append(flags, "metadata")
-		}
-		if r.Error != "" {
-			flags = append(flags, "error: "+r.Error)
-		}
-		child := ""
-		if r.Child != nil {
-			child = fmt.Sprint(*r.Child)
-		}
-		row := []string{fmt.Sprint(r.Offset), r.Status, strings.Join(flags, ","), child}
-		for _, v := range r.Values {
-			if v == nil {
-				row = append(row, "NULL")
-			} else {
-				row = append(row, strconv.Quote(*v)[1:len(strconv.Quote(*v))-1])
-			}
-		}
-		for len(row) < len(head) {
-			row = append(row, "")
-		}
-		tab = append(tab, row)
-	}
+	head, tab := rows.RecordRows(t, recs)
 	return out.Table(head, tab)
 }
