@@ -41,9 +41,13 @@ func mapAction(c *cli.Context) error {
 		}
 		return writeJSON(c, out, spaces, fs)
 	}
+	datadir := ""
+	if set, err := settingsOf(c); err == nil {
+		datadir = set.Datadir
+	}
 	var rows [][]string
 	for _, s := range spaces {
-		state := fileState(c, s)
+		state := fileState(datadir, s)
 		var ev []string
 		for _, e := range s.Events {
 			x := fmt.Sprintf("%s@%d", e.Kind, e.LSN)
@@ -78,16 +82,15 @@ func buildMap(c *cli.Context) (*analysis.Map, []report.Finding, error) {
 }
 
 // fileState is a space's STATE in the map: whether the log deletes it, and whether its file
-// (the log's last name, relative to the data directory) is on disk.
-func fileState(c *cli.Context, s *analysis.Space) string {
-	set, err := settingsOf(c)
-	if err != nil {
+// (the log's last name, relative to the data directory; "": unknown) is on disk.
+func fileState(datadir string, s *analysis.Space) string {
+	if datadir == "" {
 		if s.Deleted {
 			return "deleted"
 		}
 		return "in the log"
 	}
-	_, serr := os.Stat(analysis.SourcePath(set.Datadir)(s.Name))
+	_, serr := os.Stat(analysis.SourcePath(datadir)(s.Name))
 	switch {
 	case s.Deleted && serr == nil:
 		return "deleted, still on disk"
