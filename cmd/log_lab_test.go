@@ -196,23 +196,9 @@ func TestCorruptMTRAgainstServer(t *testing.T) {
 	s := lab.Get(t, "dml")
 	var mtrLSN uint64
 	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 {
-		sc := l.Scan(cp, logformat.ScanOptions{})
-		var all []logformat.MTR
-		for sc.Next() {
-			m := *sc.MTR()
-			m.Records = append([]logformat.Record(nil), m.Records...)
-			all = append(all, m)
-		}
-		for _, m := range all[len(all)/2:] {
-			for _, r := range m.Records {
-				if r.Type == logformat.Write && len(r.Data) >= 2 {
-					mtrLSN = m.LSN
-					return m.LSN + uint64(r.Pos+r.Len-1) // last data byte: framing unchanged
-				}
-			}
-		}
-		t.Fatal("no WRITE record in the second half of the log")
-		return 0
+		b, m := midLogWrite(t, l, cp) // the last data byte of a WRITE: framing unchanged
+		mtrLSN = m
+		return b
 	})
 	var st statsJSON
 	out, _, code := run("log", "stats", "--json", dir)

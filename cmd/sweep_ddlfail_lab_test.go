@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -159,20 +158,7 @@ func killAt(t *testing.T, setup, stmt, at string) (string, string) {
 		t.Fatal(err)
 	}
 	d, sock := filepath.Join(base, "data"), filepath.Join(base, "lab.sock")
-	script := filepath.Join(lab.Root(), "scripts", "mariadb-lab.sh")
-	server := exec.Command("bash", append([]string{"-c", `source "$0" functions; fresh_server "$@"`, script, base}, ddlFailOptions...)...)
-	server.Env = append(os.Environ(), "LD_PRELOAD="+so, at)
-	if b, err := server.CombinedOutput(); err != nil {
-		t.Fatalf("fresh server: %v\n%s", err, b)
-	}
-	pidb, err := os.ReadFile(filepath.Join(d, "lab.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(pidb)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pid := freshServer(t, base, []string{"LD_PRELOAD=" + so, at}, ddlFailOptions...)
 	defer syscall.Kill(pid, syscall.SIGKILL) // when the statement did not kill it
 	sql := func(q string) ([]byte, error) {
 		return exec.Command("mariadb", "--no-defaults", "-S", sock, "-uroot", "-D", "mysql", "-e", q).CombinedOutput()

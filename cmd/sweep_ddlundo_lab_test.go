@@ -214,19 +214,7 @@ func crashInside(t *testing.T, base string, c ddlCut) string {
 		t.Fatal(err)
 	}
 	c.setup, c.held = strings.ReplaceAll(c.setup, "@EXT@", ext), strings.ReplaceAll(c.held, "@EXT@", ext)
-	script := filepath.Join(lab.Root(), "scripts", "mariadb-lab.sh")
-	args := append([]string{"-c", `source "$0" functions; fresh_server "$@"`, script, base}, c.options...)
-	if b, err := exec.Command("bash", args...).CombinedOutput(); err != nil {
-		t.Fatalf("fresh server: %v\n%s", err, b)
-	}
-	pidb, err := os.ReadFile(filepath.Join(d, "lab.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(pidb)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pid := freshServer(t, base, nil, c.options...)
 	killed := false
 	defer func() {
 		if !killed {
@@ -347,4 +335,24 @@ func firstLines(s string, n int) string {
 		l = l[:n]
 	}
 	return strings.Join(l, "\n")
+}
+
+// freshServer starts a fresh server of the lab script in base (data directory base/data,
+// socket base/lab.sock) with the extra environment env and server options, and returns its pid.
+func freshServer(t *testing.T, base string, env []string, options ...string) int {
+	script := filepath.Join(lab.Root(), "scripts", "mariadb-lab.sh")
+	cmd := exec.Command("bash", append([]string{"-c", `source "$0" functions; fresh_server "$@"`, script, base}, options...)...)
+	cmd.Env = append(os.Environ(), env...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fresh server: %v\n%s", err, b)
+	}
+	pidb, err := os.ReadFile(filepath.Join(base, "data", "lab.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(pidb)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
 }

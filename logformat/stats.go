@@ -46,15 +46,7 @@ func Summarize(sc *Scanner, checkpointLSN uint64) (Stats, error) {
 			}
 		}
 	}
-	for t, n := range byType {
-		if n != 0 {
-			st.ByType[Type(t)] = n
-		}
-	}
-	st.EndLSN = sc.LSN()
-	st.Stop, st.StopDetail, st.StopOffset = sc.Stop()
-	st.PagesTouched = pages.n
-	return st, sc.Err()
+	return st.finish(sc, &byType, &pages)
 }
 
 // serialSummarize makes Summarize sequential (tests compare the two).
@@ -117,4 +109,17 @@ func (st *Stats) PageRecords() int {
 		}
 	}
 	return n
+}
+
+// finish records the counts by type, the pages touched and where and why the scan sc ended.
+func (st Stats) finish(sc *Scanner, byType *[256]int, pages *pageSet) (Stats, error) {
+	for t, n := range byType {
+		if n != 0 {
+			st.ByType[Type(t)] = n
+		}
+	}
+	st.EndLSN = sc.LSN()
+	st.Stop, st.StopDetail, st.StopOffset = sc.Stop()
+	st.PagesTouched = pages.n
+	return st, sc.Err()
 }

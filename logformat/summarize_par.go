@@ -142,15 +142,7 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 		sc.mtr = MTR{LSN: stopLSN}
 		sc.end(StopMalformed, stopOff, stopWhy)
 	}
-	for t, n := range byType {
-		if n != 0 {
-			st.ByType[Type(t)] = n
-		}
-	}
-	st.EndLSN = sc.LSN()
-	st.Stop, st.StopDetail, st.StopOffset = sc.Stop()
-	st.PagesTouched = pages.n
-	return st, sc.Err()
+	return st.finish(sc, &byType, &pages)
 }
 
 // decode decodes and counts b's mini-transactions with the scanner d (its options and record
