@@ -10,6 +10,7 @@ import (
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
+	"innoscope/report"
 )
 
 // midLogWrite picks the last data byte of a WRITE record in the second half of the log (the
@@ -56,8 +57,8 @@ func zeroLogFrom(t *testing.T, dir string, from, end uint64) {
 // TestSalvageDamagedLog: a byte flipped inside a mini-transaction in the middle of a real
 // crash's log, after the end the checkpoint promises. The real server starts and silently stops
 // at the damaged mini-transaction, losing the whole ones after it; diagnose reports LOG_DAMAGED
-// (where, how many bytes and mini-transactions follow); recover refuses before copying and
-// names the salvage; `recover --salvage` recovers up to the damage and declares log_truncated
+// (a warning: where, how many bytes and mini-transactions follow); plain recover does what the
+// server does; `recover --salvage` recovers up to the damage and declares log_truncated
 // with the LSN range; the server on the copy runs no crash recovery, logs no error and gives
 // every table the CHECK TABLE and CHECKSUM TABLE of its own recovery of the log cut at the
 // damage.
@@ -79,11 +80,11 @@ func TestSalvageDamagedLog(t *testing.T) {
 	}
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_DAMAGED")
-	if code != ExitFindings || len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != mtrLSN {
-		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want one at LSN %d", code, fs, mtrLSN)
+	if code != ExitClean || len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != mtrLSN || fs[0].Severity != report.Warning {
+		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want one warning at LSN %d (the server starts)", code, fs, mtrLSN)
 	}
 	t.Logf("diagnose: %s", fs[0].Message)
-	sv := runSalvage(t, d, salvageCase{want: map[string]int{replay.SalvageLogTruncated: 1}})
+	sv := runSalvage(t, d, salvageCase{want: map[string]int{replay.SalvageLogTruncated: 1}, plainRecovers: true})
 	var cut uint64
 	for _, a := range sv.j.Salvage {
 		if a.Action == replay.SalvageLogTruncated {
@@ -230,7 +231,7 @@ func TestLogDamagedFraming(t *testing.T) {
 	d := &damaged{s: s, base: t.TempDir(), dir: dir}
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_DAMAGED")
-	if code != ExitFindings || len(fs) != 1 || *fs[0].LSN != at || !strings.Contains(fs[0].Message, "follow from LSN "+strconv.FormatUint(next, 10)+" ") {
+	if code != ExitClean || len(fs) != 1 || fs[0].Severity != report.Warning || *fs[0].LSN != at || !strings.Contains(fs[0].Message, "follow from LSN "+strconv.FormatUint(next, 10)+" ") {
 		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want the damage at %d and whole ones from %d", code, fs, at, next)
 	}
 	t.Logf("diagnose: %s", fs[0].Message)

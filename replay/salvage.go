@@ -47,6 +47,9 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 		if f.Code != "LOG_DAMAGED" || f.LSN == nil {
 			continue
 		}
+		if !salvage && f.Severity != report.Error {
+			continue // past the end the checkpoint promises: recovery stops at the damage, as the server's does
+		}
 		if *f.LSN <= a.Map.FromLSN {
 			return nil, fmt.Errorf("%s: %s; the damage is where recovery starts (LSN %d): nothing can be recovered before it, no salvage", f.File, f.Message, a.Map.FromLSN)
 		}
@@ -55,7 +58,7 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 			return nil, fmt.Errorf("%s: the damage at LSN %d: %v", l.Path, *f.LSN, err)
 		}
 		pl.Actions = append(pl.Actions, SalvageAction{Action: SalvageLogTruncated, File: l.Path, LSN: d.At, EndLSN: d.End,
-			Pages: d.Pages, Records: d.Records, refused: true,
+			Pages: d.Pages, Records: d.Records, refused: f.Severity == report.Error,
 			Detail: fmt.Sprintf("recovery stops at LSN %d, the end of the last whole mini-transaction before the damage; LSN %d-%d (%d bytes, %d whole mini-transactions after the damaged one, %d records on %d pages) are lost",
 				d.At, d.At, d.End, d.Bytes(), d.MTRs, d.Records, d.Pages)})
 		if err := pl.quarantineAhead(s, d.At, into); err != nil {
