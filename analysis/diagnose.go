@@ -151,14 +151,23 @@ func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding
 		case t.Error != "":
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "UNREADABLE_DATAFILE", File: t.Path, Message: t.Error})
 		case t.Location == discovery.LocUnprotected:
-			fs = append(fs, report.Finding{Severity: sev, Code: "UNPROTECTED_LOCATION", SpaceID: u32(t.SpaceID), File: t.Path,
+			fs = append(fs, report.Finding{Severity: sev, Code: "UNPROTECTED_LOCATION", SpaceID: page0ID(t), File: t.Path,
 				Message: "is in an unprotected location (reached only through " + t.ISL + "); MySQL 8 cannot recover it after a crash until the directory is added to innodb_directories (MariaDB opens it through the .isl)"})
 		case t.Location == discovery.LocUndoDir:
-			fs = append(fs, report.Finding{Severity: undoSev, Code: "UNDO_DIR_DATAFILE", SpaceID: u32(t.SpaceID), File: t.Path,
+			fs = append(fs, report.Finding{Severity: undoSev, Code: "UNDO_DIR_DATAFILE", SpaceID: page0ID(t), File: t.Path,
 				Message: "a datafile inside the unique innodb_undo_directory, which is not a valid place for datafiles (MySQL WL#13065 FR5)"})
 		}
 	}
 	return fs
+}
+
+// page0ID is the space id page 0 of t gives; nil when page 0 is all zero (not yet written: the
+// id is unknown there, and 0 would name the system tablespace).
+func page0ID(t discovery.Tablespace) *uint32 {
+	if BlankPage0(t) {
+		return nil
+	}
+	return u32(t.SpaceID)
 }
 
 // diagnoseLocations is LocationFindings for a diagnosis: a datafile too short for page 0 is
