@@ -298,7 +298,10 @@ func rowsFlipped(t *testing.T, dir string, want []byte, at int64) {
 }
 
 // TestRowsPageSizes: with 4 KiB and 64 KiB pages (other B-tree shapes, BLOB chains and
-// record offsets), rows still prints exactly the server's batch output.
+// record offsets), rows still prints exactly the server's batch output. With 4 KiB pages the
+// ROW_FORMAT=COMPRESSED tables of KEY_BLOCK_SIZE 4 (as large as the page), 2 and 1 are
+// compared too (the server refuses KEY_BLOCK_SIZE=8 there, and every compressed table with
+// 64 KiB pages).
 func TestRowsPageSizes(t *testing.T) {
 	for _, ps := range []string{"4k", "64k"} {
 		t.Run(ps, func(t *testing.T) {
@@ -306,8 +309,8 @@ func TestRowsPageSizes(t *testing.T) {
 			var tables []string
 			var stmts []string
 			for _, st := range strings.Split(rowsWorkload, ";\n") {
-				// The tables of every kind but the DATA DIRECTORY, system and compressed ones.
-				if strings.Contains(st, "@EXT@") || strings.Contains(st, "t_ext") || strings.Contains(st, "t_zip") ||
+				// The tables of every kind but the DATA DIRECTORY and system ones.
+				if strings.Contains(st, "@EXT@") || strings.Contains(st, "t_ext") ||
 					strings.Contains(st, "file_per_table") || strings.Contains(st, "t_sys") {
 					continue
 				}

@@ -50,7 +50,8 @@ type reader struct {
 	spans []int
 	vbuf  []value // the fields of the record being decoded (reused)
 	// zipBad: the compressed index pages that did not decompress, and why.
-	zipBad map[uint32]string
+	zipBad   map[uint32]string
+	unzipped []byte // the page readPage decompressed last
 }
 
 // Walk reads the table's rows in clustered index order and calls fn for each. Pages that fail

@@ -39,12 +39,14 @@ func (r *reader) readPage(no uint32) ([]byte, error) {
 		return p, nil
 	}
 	delete(r.zipBad, no)
+	r.unzipped = u
 	return u, nil
 }
 
-// zipChecked: p is a page readPage decompressed (its checksum was verified as stored).
+// zipChecked: p is the page readPage decompressed last (its checksum was verified as stored;
+// with KEY_BLOCK_SIZE equal to the page size both have the same length).
 func (r *reader) zipChecked(p []byte) bool {
-	return r.f.FSP.Flags.ZipSize != 0 && len(p) != r.f.FSP.Flags.ZipSize
+	return len(p) > 0 && len(r.unzipped) > 0 && &p[0] == &r.unzipped[0]
 }
 
 // zipExternal reads an off-page value of a compressed table: the reference's page begins a
