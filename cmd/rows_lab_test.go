@@ -206,6 +206,20 @@ func TestRowsAgainstServer(t *testing.T) {
 			t.Errorf("rows --scan with the root of t_big damaged: exit %d, %s", code, errs)
 		}
 	})
+	// ROW_FORMAT=COMPRESSED: the root of t_zip2 (2 KiB pages) damaged; --scan decompresses
+	// every leaf page in file order.
+	t.Run("damaged compressed root", func(t *testing.T) {
+		cp := filepath.Join(t.TempDir(), "data")
+		lab.CopyDir(t, s.dir, cp)
+		flip(t, filepath.Join(cp, "db", "t_zip2.ibd"), 2048, 3, 500)
+		if _, errs, code := run("rows", cp, "db.t_zip2"); code != ExitError || !strings.Contains(errs, "page 3") {
+			t.Errorf("rows with the root of t_zip2 damaged: exit %d, %s", code, errs)
+		}
+		out, errs, code := run("rows", "--scan", cp, "db.t_zip2")
+		if code != ExitClean || sortedLines(out) != sortedLines(string(want["t_zip2"])) {
+			t.Errorf("rows --scan with the root of t_zip2 damaged: exit %d, %s", code, errs)
+		}
+	})
 	t.Run("scan", func(t *testing.T) {
 		out, errs, code := run("rows", "--scan", s.dir, "db.t_inst_big")
 		if code != ExitClean || sortedLines(out) != sortedLines(string(want["t_inst_big"])) {
