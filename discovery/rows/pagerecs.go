@@ -66,7 +66,7 @@ func PageRecords(s discovery.Layout, path string, no uint32) (*Table, []PageReco
 	if err != nil {
 		return nil, nil, err
 	}
-	if lp, err := r.f.ReadPage(leaf); err == nil && r.check(lp, leaf, true) == "" {
+	if lp, err := r.readPage(leaf); err == nil && r.check(lp, leaf, true) == "" {
 		ip, _ := discovery.ParseIndexPage(lp)
 		if ip.IsMetadataRecord() { // defaults; switches the layout after an instant DROP or reorder
 			if rec, err := r.record(lp, firstRecord(lp, ip.Compact), ip.Compact); err == nil {
@@ -74,7 +74,7 @@ func PageRecords(s discovery.Layout, path string, no uint32) (*Table, []PageReco
 			}
 		}
 	}
-	p, err := r.f.ReadPage(no)
+	p, err := r.readPage(no)
 	if err != nil {
 		return nil, nil, err
 	}

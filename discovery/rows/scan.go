@@ -42,7 +42,7 @@ func (r *reader) rest(seen map[uint32]bool, fn func(Row) error) error {
 			no := uint32(n)
 			if !seen[no] && r.ownLeaf(p) && binary.BigEndian.Uint32(p[discovery.FilPagePrev:]) == filNull && r.check(p, no, true) == "" {
 				seen[no] = true
-				return r.page(append([]byte(nil), p...), no, fn)
+				return r.scanPage(p, no, fn)
 			}
 			return nil
 		})
@@ -60,7 +60,7 @@ func (r *reader) rest(seen map[uint32]bool, fn func(Row) error) error {
 			r.lose(p, no, why)
 			return nil
 		}
-		return r.page(append([]byte(nil), p...), no, fn)
+		return r.scanPage(p, no, fn)
 	})
 }
 
@@ -73,7 +73,7 @@ func (r *reader) ownLeaf(p []byte) bool {
 
 // leaf reads one leaf page by number and emits its rows (or records it as lost).
 func (r *reader) leaf(no uint32, fn func(Row) error) error {
-	p, err := r.f.ReadPage(no)
+	p, err := r.readPage(no)
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,9 @@ type reader struct {
 	arena []byte
 	spans []int
 	vbuf  []value // the fields of the record being decoded (reused)
+	// zipBad: the compressed index pages that did not decompress, and why.
+	zipBad   map[uint32]string
+	unzipped []byte // the page readPage decompressed last
 }
 
 // Walk reads the table's rows in clustered index order and calls fn for each. Pages that fail
@@ -75,7 +78,7 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 			return r.res, fmt.Errorf("%s: page %d: the leaf chain loops", t.File, no)
 		}
 		seen[no] = true
-		p, err := r.f.ReadPage(no)
+		p, err := r.readPage(no)
 		if err != nil {
 			return r.res, err
 		}
@@ -103,15 +106,18 @@ func (t *Table) reader() (*reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fl := f.FSP.Flags; fl.ZipSize != 0 || fl.PageCompression {
+	if f.FSP.Flags.PageCompression {
 		f.Close()
-		return nil, fmt.Errorf("%s: ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED tablespaces are not supported", t.File)
+		return nil, fmt.Errorf("%s: PAGE_COMPRESSED tablespaces are not supported", t.File)
 	}
 	return &reader{t: t, f: f, res: &Result{Table: t.Name, File: t.File}}, nil
 }
 
 // checksum returns why page no fails its checksum ("" when it does not).
 func (r *reader) checksum(p []byte, no uint32) string {
+	if r.zipChecked(p) {
+		return ""
+	}
 	if v := discovery.CheckPage(p, r.f.FSP.Flags, no, r.t.SpaceID); v.Corrupt {
 		return "checksum: " + v.Reason
 	}
@@ -125,6 +131,9 @@ func (r *reader) check(p []byte, no uint32, leaf bool) string {
 	}
 	typ := binary.BigEndian.Uint16(p[discovery.FilPageType:])
 	ip, err := discovery.ParseIndexPage(p)
+	if why, bad := r.zipBad[no]; bad && typ == pageTypeIdx {
+		return "ROW_FORMAT=COMPRESSED page does not decompress: " + why
+	}
 	switch {
 	case typ != pageTypeIdx && typ != pageTypeInst:
 		return fmt.Sprintf("page type %d is not an index page", typ)
@@ -154,7 +163,7 @@ func (r *reader) trustNext(no, next uint32) bool {
 	if next == filNull {
 		return true
 	}
-	p, err := r.f.ReadPage(next)
+	p, err := r.readPage(next)
 	return err == nil && r.check(p, next, true) == "" && binary.BigEndian.Uint32(p[discovery.FilPagePrev:]) == no
 }
 
@@ -162,7 +171,7 @@ func (r *reader) trustNext(no, next uint32) bool {
 func (r *reader) leftmostLeaf() (uint32, error) {
 	no := r.t.Root
 	for depth := 0; ; depth++ {
-		p, err := r.f.ReadPage(no)
+		p, err := r.readPage(no)
 		if err != nil {
 			return 0, err
 		}
@@ -374,6 +383,9 @@ func (e offPageError) Unwrap() error { return e.error }
 func (r *reader) external(local []byte) ([]byte, error) {
 	if len(local) < fieldRefSize {
 		return nil, fmt.Errorf("off-page field of %d bytes has no reference", len(local))
+	}
+	if r.f.FSP.Flags.ZipSize != 0 {
+		return r.zipExternal(local)
 	}
 	ref := local[len(local)-fieldRefSize:]
 	be := binary.BigEndian

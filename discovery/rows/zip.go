@@ -1,0 +1,112 @@
+package rows
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"innoscope/discovery"
+)
+
+// ROW_FORMAT=COMPRESSED tablespaces: their index pages are rebuilt as the server's buffer
+// pool holds them (zipdecomp.go) before the COMPACT record decoder reads them, and their
+// off-page values are one zlib stream over a chain of BLOB pages.
+
+const (
+	pageTypeZBlob  = 11 // FIL_PAGE_TYPE_ZBLOB: the first page of a compressed BLOB
+	pageTypeZBlob2 = 12 // FIL_PAGE_TYPE_ZBLOB2: the next ones
+)
+
+// readPage reads page no. In a compressed tablespace an index page whose checksum holds is
+// returned decompressed (the logical page size); one that does not decompress is returned as
+// stored and check reports why.
+func (r *reader) readPage(no uint32) ([]byte, error) {
+	p, err := r.f.ReadPage(no)
+	if err != nil || r.f.FSP.Flags.ZipSize == 0 {
+		return p, err
+	}
+	if typ := binary.BigEndian.Uint16(p[discovery.FilPageType:]); typ != pageTypeIdx || r.checksum(p, no) != "" {
+		return p, nil
+	}
+	u, err := decompressPage(p, r.f.FSP.Flags.PageSize)
+	if err != nil {
+		if r.zipBad == nil {
+			r.zipBad = map[uint32]string{}
+		}
+		r.zipBad[no] = err.Error()
+		return p, nil
+	}
+	delete(r.zipBad, no)
+	r.unzipped = u
+	return u, nil
+}
+
+// zipChecked: p is the page readPage decompressed last (its checksum was verified as stored;
+// with KEY_BLOCK_SIZE equal to the page size both have the same length).
+func (r *reader) zipChecked(p []byte) bool {
+	return len(p) > 0 && len(r.unzipped) > 0 && &p[0] == &r.unzipped[0]
+}
+
+// zipExternal reads an off-page value of a compressed table: the reference's page begins a
+// chain of ZBLOB pages (the next page number at the reference's offset, the stream after it,
+// or from FIL_PAGE_DATA when that offset is FIL_PAGE_NEXT) holding one zlib stream of the
+// reference's length.
+func (r *reader) zipExternal(local []byte) ([]byte, error) {
+	be := binary.BigEndian
+	ref := local[len(local)-fieldRefSize:]
+	no, off := be.Uint32(ref[4:]), int(be.Uint32(ref[8:]))
+	want := int(be.Uint32(ref[16:]))
+	var stream []byte
+	typ := uint16(pageTypeZBlob)
+	for n := 0; no != filNull; n++ {
+		if n > int(r.f.Pages()) {
+			return nil, fmt.Errorf("BLOB chain loops")
+		}
+		p, err := r.f.ReadPage(no)
+		if err != nil {
+			return nil, err
+		}
+		if why := r.checksum(p, no); why != "" {
+			return nil, fmt.Errorf("BLOB page %d: %s", no, why)
+		}
+		if t := be.Uint16(p[discovery.FilPageType:]); t != typ {
+			return nil, fmt.Errorf("BLOB page %d: page type %d, not %d", no, t, typ)
+		}
+		if off+4 > len(p) {
+			return nil, fmt.Errorf("BLOB page %d: offset %d", no, off)
+		}
+		next := be.Uint32(p[off:])
+		at := off + 4
+		if off == discovery.FilPageNext {
+			at = FilData
+		}
+		stream = append(stream, p[at:]...)
+		no, off, typ = next, discovery.FilPageNext, pageTypeZBlob2
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(stream))
+	if err != nil {
+		return nil, fmt.Errorf("compressed BLOB at page %d: %v", be.Uint32(ref[4:]), err)
+	}
+	out := append(make([]byte, 0, len(local)-fieldRefSize+want), local[:len(local)-fieldRefSize]...)
+	v := make([]byte, want)
+	if _, err := io.ReadFull(zr, v); err != nil {
+		return nil, fmt.Errorf("compressed BLOB at page %d: %d bytes wanted: %v", be.Uint32(ref[4:]), want, err)
+	}
+	return append(out, v...), nil
+}
+
+// scanPage emits the rows of leaf page no as EachPage read it (p is reused by EachPage):
+// decompressed first in a compressed tablespace.
+func (r *reader) scanPage(p []byte, no uint32, fn func(Row) error) error {
+	if r.f.FSP.Flags.ZipSize == 0 {
+		return r.page(append([]byte(nil), p...), no, fn)
+	}
+	u, err := decompressPage(p, r.f.FSP.Flags.PageSize)
+	if err != nil {
+		r.lose(p, no, "ROW_FORMAT=COMPRESSED page does not decompress: "+err.Error())
+		return nil
+	}
+	return r.page(u, no, fn)
+}
