@@ -45,7 +45,7 @@ func open(s discovery.Layout, scan redo.ScanOptions, so salvageOptions) (*Source
 		l.Close()
 		return nil, err
 	}
-	return prepare(s, l, a, cpLSN, fs, scan, so)
+	return prepare(s, l, a, cpLSN, fs, scan, so, nil)
 }
 
 // OpenDiagnosed is Open for the source the diagnosis d read: recovery follows d's reading of
@@ -66,12 +66,14 @@ func OpenDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions) (*Source, error
 		l.Close()
 		return nil, err
 	}
-	return prepare(d.Layout, l, d.Analysis, d.CheckpointLSN, d.LogFindings, scan, salvageOptions{})
+	return prepare(d.Layout, l, d.Analysis, d.CheckpointLSN, d.LogFindings, scan, salvageOptions{}, &d.Input)
 }
 
 // prepare refuses what the server would refuse to recover (see Open) and finds the .isl
-// redirects; it closes l when it refuses.
-func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64, fs []report.Finding, scan redo.ScanOptions, so salvageOptions) (*Source, error) {
+// redirects; it closes l when it refuses. read, when not nil, is a diagnosis's reading of the same
+// directory: its tablespaces are used instead of scanning the directory again. SYS_TABLES is read
+// once, for the .isl redirects and the salvage.
+func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64, fs []report.Finding, scan redo.ScanOptions, so salvageOptions, read *analysis.Input) (*Source, error) {
 	var err error
 	for _, f := range fs {
 		if f.Severity == report.Error && !(so.salvage && salvageable(f.Code)) {
@@ -83,8 +85,15 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		_, err = discovery.SystemPageSize(s.SystemFile())
 	}
 	var ts []discovery.Tablespace
-	if err == nil {
+	var dict []discovery.DictTable
+	var dictErr error
+	if err == nil && read != nil {
+		ts = read.Spaces
+	} else if err == nil {
 		ts, err = discovery.Scan(s)
+	}
+	if err == nil {
+		dict, dictErr = readDict(s)
 	}
 	if err == nil {
 		err = refuseEncrypted(ts, a)
@@ -94,29 +103,23 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 	}
 	var plan *SalvagePlan
 	if err == nil { // every other refusal, before copying: the salvage's plan
-		plan, err = planSalvage(s, l, a, fs, scan, so)
+		plan, err = planSalvage(s, l, a, fs, scan, so, dict)
 	}
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
-	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts), Salvage: plan, scan: scan}, nil
+	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts, dict, dictErr), Salvage: plan, scan: scan}, nil
 }
 
 // Close closes the source's log.
 func (p *Source) Close() error { return p.Log.Close() }
 
-// islRedirects reads SYS_TABLES (the tables the .isl files belong to) and returns the .isl files
-// the copy points at the file the log names (analysis.ISLRedirects); none if SYS_TABLES cannot
-// be read (the copy then keeps every link as the source has it).
-func islRedirects(s discovery.Layout, a *analysis.Analysis, ts []discovery.Tablespace) []analysis.ISLRedirect {
-	sys, err := discovery.OpenFile(filepath.Join(s.SystemFile()))
-	if err != nil {
-		return nil
-	}
-	defer sys.Close()
-	dict, err := discovery.ReadDictTables(sys)
-	if err != nil {
+// islRedirects returns the .isl files the copy points at the file the log names
+// (analysis.ISLRedirects, from SYS_TABLES: the tables the .isl files belong to); none if SYS_TABLES
+// could not be read (the copy then keeps every link as the source has it).
+func islRedirects(s discovery.Layout, a *analysis.Analysis, ts []discovery.Tablespace, dict []discovery.DictTable, dictErr error) []analysis.ISLRedirect {
+	if dictErr != nil {
 		return nil
 	}
 	return analysis.ISLRedirects(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts, Dict: dict})

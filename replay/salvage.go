@@ -30,11 +30,11 @@ type salvageOptions struct {
 // planSalvage plans the salvage of the source (PlanSalvage, with the records each lost
 // tablespace had). Without salvage, a plan with a refusal is an error naming the salvage that
 // would apply, and the plan is dropped.
-func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []report.Finding, scan redo.ScanOptions, so salvageOptions) (*SalvagePlan, error) {
+func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []report.Finding, scan redo.ScanOptions, so salvageOptions, sysTables []discovery.DictTable) (*SalvagePlan, error) {
 	into, salvage := so.into, so.salvage
 	var dict []discovery.DictTable
 	if salvage { // only the salvage relocates what the dictionary alone names (the server starts)
-		dict = readDict(s)
+		dict = sysTables
 	}
 	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into, Dict: dict})
 	if err != nil {
@@ -223,14 +223,13 @@ func (p *SalvagePlan) quarantineAhead(s discovery.Layout, lsn uint64, into strin
 }
 
 // readDict is SYS_TABLES of s, nil when it cannot be read.
-func readDict(s discovery.Layout) []discovery.DictTable {
+func readDict(s discovery.Layout) ([]discovery.DictTable, error) {
 	sys, err := discovery.OpenFile(filepath.Join(s.SystemFile()))
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer sys.Close()
-	dict, _ := discovery.ReadDictTables(sys)
-	return dict
+	return discovery.ReadDictTables(sys)
 }
 
 // page0Hint names the salvage in a refusal for a torn page 0 (analysis.Page0Refusal) of a
