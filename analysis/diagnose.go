@@ -132,44 +132,6 @@ func expectations(in Input) map[string]expectation {
 	return exp
 }
 
-// LocationFindings reports datafiles outside the known directories or in a unique undo
-// directory (for MariaDB, which opens a DATA DIRECTORY file through its .isl, information only;
-// MySQL 8's WL#13065 refuses to recover them), files that cannot be read, and stale .isl files
-// (the target is absent: the server ignores such a link unless a table needs it, which
-// duplicateAndOrphanFindings reports as MISSING_FILE).
-func LocationFindings(ts []discovery.Tablespace, policy Policy) []report.Finding {
-	var fs []report.Finding
-	sev, undoSev := report.Info, report.Warning
-	if policy == PolicyMySQL8 {
-		sev, undoSev = report.Error, report.Error
-	}
-	for _, t := range ts {
-		switch {
-		case StaleISL(t):
-			fs = append(fs, report.Finding{Severity: report.Info, Code: "STALE_ISL", File: t.ISL,
-				Message: fmt.Sprintf("links to %s, which does not exist (a leftover of a RENAME or a rebuild of a DATA DIRECTORY table); the server ignores it", t.Path)})
-		case t.Error != "":
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "UNREADABLE_DATAFILE", File: t.Path, Message: t.Error})
-		case t.Location == discovery.LocUnprotected:
-			fs = append(fs, report.Finding{Severity: sev, Code: "UNPROTECTED_LOCATION", SpaceID: page0ID(t), File: t.Path,
-				Message: "is in an unprotected location (reached only through " + t.ISL + "); MySQL 8 cannot recover it after a crash until the directory is added to innodb_directories (MariaDB opens it through the .isl)"})
-		case t.Location == discovery.LocUndoDir:
-			fs = append(fs, report.Finding{Severity: undoSev, Code: "UNDO_DIR_DATAFILE", SpaceID: page0ID(t), File: t.Path,
-				Message: "a datafile inside the unique innodb_undo_directory, which is not a valid place for datafiles (MySQL WL#13065 FR5)"})
-		}
-	}
-	return fs
-}
-
-// page0ID is the space id page 0 of t gives; nil when page 0 is all zero (not yet written: the
-// id is unknown there, and 0 would name the system tablespace).
-func page0ID(t discovery.Tablespace) *uint32 {
-	if BlankPage0(t) {
-		return nil
-	}
-	return u32(t.SpaceID)
-}
-
 // diagnoseLocations is LocationFindings for a diagnosis: a datafile too short for page 0 is
 // judged against the log by duplicateAndOrphanFindings instead.
 func diagnoseLocations(in Input) []report.Finding {
