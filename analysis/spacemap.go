@@ -6,6 +6,7 @@
 package analysis
 
 import (
+	"os"
 	"sort"
 
 	"innoscope/logformat"
@@ -238,4 +239,25 @@ func (a *Analysis) createsFile(id uint32) bool {
 		}
 	}
 	return false
+}
+
+// FileState is what a space's file is now: whether the log deletes it, and whether its file (the
+// log's last name, relative to datadir; datadir "" when unknown) is on disk.
+func (s *Space) FileState(datadir string) string {
+	if datadir == "" {
+		if s.Deleted {
+			return "deleted"
+		}
+		return "in the log"
+	}
+	_, serr := os.Stat(SourcePath(datadir)(s.Name))
+	switch {
+	case s.Deleted && serr == nil:
+		return "deleted, still on disk"
+	case s.Deleted:
+		return "deleted"
+	case serr == nil:
+		return "on disk"
+	}
+	return "not on disk"
 }

@@ -96,18 +96,16 @@ func finish(c *cli.Context, fs []report.Finding) error {
 	return nil
 }
 
-// writeJSON prints a command's --json result and turns its findings into the exit status.
-func writeJSON(c *cli.Context, out *report.Output, v any, fs []report.Finding) error {
-	if err := out.WriteJSON(v); err != nil {
+// show prints a command's result with fn, on a table or JSON output as --json asks, then turns
+// the findings fn returns into the exit status.
+func show(c *cli.Context, fn func(*report.Output) ([]report.Finding, error)) error {
+	out := report.New(c.App.Writer, c.Bool("json"))
+	fs, err := fn(out)
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		return err
 	}
 	return finish(c, fs)
-}
-
-// orEmpty makes a nil findings list print as [] rather than null.
-func orEmpty(fs []report.Finding) []report.Finding {
-	if fs == nil {
-		return []report.Finding{}
-	}
-	return fs
 }

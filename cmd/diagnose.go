@@ -6,9 +6,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
-	"innoscope/discovery"
 	"innoscope/replay"
 	"innoscope/report"
+	"innoscope/report/view"
 )
 
 func diagnoseCommand() *cli.Command {
@@ -23,19 +23,6 @@ func diagnoseCommand() *cli.Command {
 	}
 }
 
-// diagnoseJSON is the --json form of `diagnose` (schemas/diagnose.schema.json).
-type diagnoseJSON struct {
-	Datadir       string           `json:"datadir"`
-	CheckpointLSN uint64           `json:"checkpoint_lsn"`
-	EndLSN        uint64           `json:"end_lsn"`
-	Findings      []report.Finding `json:"findings"`
-	Summary       map[string]int   `json:"summary"`
-	// Dictionary: SYS_TABLES as on disk (changes still in the log are not in it).
-	Dictionary []analysis.DictEntry `json:"dictionary"`
-	// Rollback is what crash recovery will roll back (absent when the undo logs were not read).
-	Rollback *discovery.RollbackForecast `json:"rollback,omitempty"`
-}
-
 func diagnoseAction(c *cli.Context) error {
 	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
 		return fmt.Errorf("expected one DIR argument")
@@ -44,30 +31,7 @@ func diagnoseAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fs, sum := d.Findings, d.Summary
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
-	if out.JSON {
-		dict := analysis.Dictionary(d.Input)
-		if dict == nil {
-			dict = []analysis.DictEntry{}
-		}
-		return writeJSON(c, out, diagnoseJSON{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
-			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: d.RollbackForecast()}, fs)
-	}
-	out.Verdict(report.MakeVerdict(fs, d.Outcome()))
-	if len(fs) > 0 {
-		if err := out.Findings(fs); err != nil {
-			return err
-		}
-	}
-	where := fmt.Sprintf("checkpoint LSN %d, end of log %d", d.CheckpointLSN, d.Analysis.Map.EndLSN)
-	if d.Input.Analysis == nil {
-		where = "no usable redo log"
-	}
-	fmt.Fprintf(out.Writer(), "%s: %d errors, %d warnings, %d info (%s)\n",
-		d.Layout.Datadir, sum["error"], sum["warning"], sum["info"], where)
-	return finish(c, fs)
+	return show(c, func(out *report.Output) ([]report.Finding, error) { return d.Findings, view.Diagnosis(out, d) })
 }
 
 // runDiagnosis diagnoses the command's data directory with its --policy and --skip-pages.

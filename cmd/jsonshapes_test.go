@@ -1,12 +1,18 @@
 package cmd
 
-import "innoscope/logformat/redo"
+import (
+	"innoscope/logformat/redo"
+	"innoscope/report/view"
+)
 
-// The --json shapes of the log commands (names the tests decode them into).
+// The --json shapes of the commands (names the tests decode them into).
 type (
 	headerJSON     = redo.Description
 	checkpointJSON = redo.CheckpointInfo
 	blocksJSON     = redo.BlockWalk
 	statsJSON      = redo.Stats
 	recordJSON     = redo.Record
+	diagnoseJSON   = view.DiagnosisJSON
+	recoverJSON    = view.Recovery
+	pagesJSON      = view.PagesJSON
 )

@@ -5,6 +5,7 @@ import (
 
 	"innoscope/logformat/redo"
 	"innoscope/report"
+	"innoscope/report/view"
 )
 
 func logCommand() *cli.Command {
@@ -43,32 +44,7 @@ func logHeader(c *cli.Context) error {
 		return err
 	}
 	fs := append(logServerFindings(c), d.Findings...)
-	d.Findings = orEmpty(fs)
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
-	if out.JSON {
-		return writeJSON(c, out, d, fs)
-	}
-	if err := out.Table([]string{"FIELD", "VALUE"}, d.Fields()); err != nil {
-		return err
-	}
-	paint := func(good bool, v string) string {
-		if good {
-			return out.Paint(report.Good, v)
-		}
-		return out.Paint(report.Bad, v)
-	}
-	if rows := d.CheckpointRows(paint); rows != nil {
-		if err := out.Table(redo.CheckpointHeader, rows); err != nil {
-			return err
-		}
-		if len(fs) > 0 {
-			if err := out.Findings(fs); err != nil {
-				return err
-			}
-		}
-	}
-	return finish(c, fs)
+	return show(c, func(out *report.Output) ([]report.Finding, error) { return fs, view.LogHeader(out, d, fs) })
 }
 
 // scanOptions are where the command's --from-lsn and --to-lsn start and end a scan.

@@ -1,14 +1,11 @@
 package cmd
 
 import (
-	"fmt"
-	"os"
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
 	"innoscope/report"
+	"innoscope/report/view"
 )
 
 func mapCommand() *cli.Command {
@@ -32,42 +29,13 @@ func mapAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spaces := m.Sorted()
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
-	if out.JSON {
-		if err := printFindings(c, out, fs); err != nil {
-			return err
-		}
-		return writeJSON(c, out, spaces, fs)
-	}
 	datadir := ""
 	if set, err := settingsOf(c); err == nil {
 		datadir = set.Datadir
 	}
-	var rows [][]string
-	for _, s := range spaces {
-		state := fileState(datadir, s)
-		var ev []string
-		for _, e := range s.Events {
-			x := fmt.Sprintf("%s@%d", e.Kind, e.LSN)
-			if e.Kind == analysis.Rename {
-				x += " " + e.Name + " -> " + e.NewName
-			} else if e.Name != s.Name {
-				x += " " + e.Name
-			}
-			ev = append(ev, x)
-		}
-		rows = append(rows, []string{fmt.Sprint(s.ID), s.Name, state, strings.Join(ev, "\n")})
-	}
-	if err := out.Table([]string{"SPACE", "NAME", "STATE", "EVENTS (kind@mini-transaction LSN)"}, rows); err != nil {
-		return err
-	}
-	fmt.Fprintf(out.Writer(), "file records from LSN %d to the end of the log at %d\n", m.FromLSN, m.EndLSN)
-	if err := printFindings(c, out, fs); err != nil {
-		return err
-	}
-	return finish(c, fs)
+	return show(c, func(out *report.Output) ([]report.Finding, error) {
+		return fs, view.Map(out, c.App.ErrWriter, m, datadir, fs)
+	})
 }
 
 // buildMap rebuilds the space map from the command's log (to --at-lsn), with a finding for a
@@ -79,25 +47,4 @@ func buildMap(c *cli.Context) (*analysis.Map, []report.Finding, error) {
 	}
 	defer r.Close()
 	return analysis.MapLog(r, scanOptions(c), c.Uint64("at-lsn"))
-}
-
-// fileState is a space's STATE in the map: whether the log deletes it, and whether its file
-// (the log's last name, relative to the data directory; "": unknown) is on disk.
-func fileState(datadir string, s *analysis.Space) string {
-	if datadir == "" {
-		if s.Deleted {
-			return "deleted"
-		}
-		return "in the log"
-	}
-	_, serr := os.Stat(analysis.SourcePath(datadir)(s.Name))
-	switch {
-	case s.Deleted && serr == nil:
-		return "deleted, still on disk"
-	case s.Deleted:
-		return "deleted"
-	case serr == nil:
-		return "on disk"
-	}
-	return "not on disk"
 }

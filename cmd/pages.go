@@ -7,7 +7,9 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/discovery/rows"
 	"innoscope/report"
+	"innoscope/report/view"
 )
 
 func pagesCommand() *cli.Command {
@@ -23,13 +25,6 @@ func pagesCommand() *cli.Command {
 			&cli.BoolFlag{Name: "records", Usage: "with --page: decode the records of that clustered index page (the table from the dictionary of the file's data directory)"}),
 		Action: pagesAction,
 	}
-}
-
-// pagesJSON is the --json form of `pages`.
-type pagesJSON struct {
-	*discovery.Report
-	PageList []discovery.PageInfo `json:"page_list,omitempty"`
-	Findings []report.Finding     `json:"findings"`
 }
 
 func pagesAction(c *cli.Context) error {
@@ -53,106 +48,32 @@ func pagesAction(c *cli.Context) error {
 		opt.From, opt.To = p, p+1
 	}
 	if c.Bool("records") {
-		return pageRecords(c, t.Path, opt.From, opt.To-opt.From == 1)
-	}
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
-	summary := c.Bool("summary")
-	var list, bad []discovery.PageInfo
-	var table *report.Stream
-	onlyBad := opt.Verify && !c.Bool("all") && !out.JSON
-	if !summary {
-		if out.JSON {
-			opt.Each = func(pi discovery.PageInfo) { list = append(list, pi) }
-		} else if onlyBad {
-			opt.Each = func(pi discovery.PageInfo) {
-				if v := pi.Verdict; v != nil && (v.Corrupt || v.InnochecksumCorrupt) {
-					bad = append(bad, pi)
-				}
-			}
-		} else {
-			if table, err = out.Stream([]string{"PAGE", "TYPE", "LSN", "SPACE", "CHECKSUM", "INDEX"},
-				[]int{10, 16, 14, 12, 28, 40}); err != nil {
-				return err
-			}
-			opt.Each = func(pi discovery.PageInfo) { table.Row(pageRow(out, pi)...) }
+		if opt.To-opt.From != 1 {
+			return fmt.Errorf("--records needs --page N")
 		}
-	}
-	prog := report.NewProgress("reading "+t.Path, t.Pages())
-	opt.Progress = func(done int64) { prog.Set(done) }
-	r, err := discovery.Inspect(t, opt)
-	prog.Done()
-	if err != nil {
-		return err
-	}
-	if table != nil {
-		if err := table.Close(); err != nil {
+		tab, recs, err := rows.PageRecordsOfFile(t.Path, uint32(opt.From))
+		if err != nil {
 			return err
 		}
+		return show(c, func(out *report.Output) ([]report.Finding, error) { return nil, view.PageRecords(out, tab, recs) })
 	}
-	fs := []report.Finding{}
-	if opt.Verify {
-		fs = analysis.PageFindings(r)
-	}
-	if out.JSON {
-		return writeJSON(c, out, pagesJSON{Report: r, PageList: list, Findings: fs}, fs)
-	}
-	if opt.Verify {
-		out.Verdict(analysis.PagesVerdict(r))
-	}
-	if err := out.Table([]string{"FIELD", "VALUE"}, r.Fields()); err != nil {
-		return err
-	}
-	if err := out.Table([]string{"PAGE TYPE", "COUNT"}, r.TypeRows()); err != nil {
-		return err
-	}
-	if len(r.Instant) > 0 {
-		if err := out.Table([]string{"INSTANT ROOT", "INDEX ID", "CORE FIELDS", "METADATA RECORD", "ON PAGE"}, r.InstantRows()); err != nil {
-			return err
+	return show(c, func(out *report.Output) ([]report.Finding, error) {
+		pv, err := view.NewPages(out, opt.Verify, c.Bool("summary"), c.Bool("all"))
+		if err != nil {
+			return nil, err
 		}
-	}
-	if onlyBad && !summary && len(bad) > 0 {
-		rows := make([][]string, len(bad))
-		for i, pi := range bad {
-			rows[i] = pageRow(out, pi)
-			if why := r.Reasons[pi.No]; why != "" {
-				rows[i][5] = why
-			}
+		opt.Each = pv.Each()
+		prog := report.NewProgress("reading "+t.Path, t.Pages())
+		opt.Progress = func(done int64) { prog.Set(done) }
+		r, err := discovery.Inspect(t, opt)
+		prog.Done()
+		if err != nil {
+			return nil, err
 		}
-		if err := out.Table([]string{"BAD PAGE", "TYPE", "LSN", "SPACE", "CHECKSUM", "WHY"}, rows); err != nil {
-			return err
+		fs := []report.Finding{}
+		if opt.Verify {
+			fs = analysis.PageFindings(r)
 		}
-	}
-	if opt.Verify {
-		fmt.Fprintf(out.Writer(), "checksums: %s; corrupt pages: %d; pages innochecksum 10.11 would report: %d\n",
-			r.ChecksumCounts(), len(r.Corrupt), len(r.InnochecksumCorrupt))
-		if len(fs) > 0 {
-			if err := out.Findings(fs); err != nil {
-				return err
-			}
-		}
-	}
-	return finish(c, fs)
-}
-
-func pageRow(out *report.Output, pi discovery.PageInfo) []string {
-	ck := "-"
-	if v := pi.Verdict; v != nil {
-		switch {
-		case v.Corrupt:
-			ck = out.Paint(report.Bad, "CORRUPT")
-		case v.InnochecksumCorrupt:
-			ck = out.Paint(report.Warn, string(v.Algorithm)+" (innochecksum: bad)")
-		default:
-			ck = out.Paint(report.Good, string(v.Algorithm))
-		}
-	}
-	ix := ""
-	if x := pi.Index; x != nil {
-		ix = fmt.Sprintf("id %d level %d recs %d", x.IndexID, x.Level, x.NRecs)
-		if pi.Type == "INSTANT" {
-			ix += fmt.Sprintf(" core %d", x.Instant)
-		}
-	}
-	return []string{fmt.Sprint(pi.No), pi.Type, fmt.Sprint(pi.LSN), fmt.Sprint(pi.SpaceID), ck, ix}
+		return fs, pv.Print(r, fs)
+	})
 }

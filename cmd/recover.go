@@ -7,9 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"innoscope/analysis"
 	"innoscope/replay"
 	"innoscope/report"
+	"innoscope/report/view"
 )
 
 func recoverCommand() *cli.Command {
@@ -37,24 +37,6 @@ func recoverCommand() *cli.Command {
 	}
 }
 
-// recoverJSON is the --json form of `recover`.
-type recoverJSON struct {
-	Source string                `json:"source"`
-	Into   string                `json:"into,omitempty"`
-	DryRun bool                  `json:"dry_run"`
-	Copy   *replay.CopyStats     `json:"copy,omitempty"`
-	Result *replay.RecoverResult `json:"result,omitempty"`
-	Plan   *replay.Plan          `json:"plan,omitempty"`
-	// Seconds is the wall time of each phase (replay.Outcome).
-	Seconds map[string]float64 `json:"seconds,omitempty"`
-	// Relinked are .isl files of the copy that name another file than the source's (see
-	// analysis.ISLRedirect).
-	Relinked []analysis.ISLRedirect `json:"isl_redirects,omitempty"`
-	// Salvage is what --salvage repaired or declared lost; Findings one per action.
-	Salvage  []replay.SalvageAction `json:"salvage,omitempty"`
-	Findings []report.Finding       `json:"findings,omitempty"`
-}
-
 func recoverAction(c *cli.Context) error {
 	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
 		return fmt.Errorf("expected one DIR argument")
@@ -63,54 +45,25 @@ func recoverAction(c *cli.Context) error {
 	if into == "" && !c.Bool("dry-run") {
 		return fmt.Errorf("--into COPY is required (or --dry-run)")
 	}
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
 	p, err := openSource(c)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	j := recoverJSON{Source: p.Layout.Datadir, Into: into, DryRun: c.Bool("dry-run")}
-	if p.Salvage != nil {
-		j.Salvage, j.Findings = p.Salvage.Actions, p.Salvage.Findings()
-		for _, n := range p.Salvage.Notes {
-			fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", n)
-		}
-	}
-	if j.DryRun {
-		j.Plan = p.Plan()
-		if out.JSON {
-			return orSalvageExit(out.WriteJSON(j), p.Salvage)
-		}
-		if err := printPlan(out, j.Plan); err != nil {
+	j := view.NewRecovery(p, into, c.Bool("dry-run"), c.App.ErrWriter)
+	if !j.DryRun {
+		o, err := runRecovery(p, replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
+			CacheBytes: c.Int64("cache-mib") << 20})
+		if err != nil {
 			return err
 		}
-		return orSalvageExit(printSalvage(out, p.Salvage), p.Salvage)
+		j.Ran(p, o)
 	}
-	o, err := runRecovery(p, replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
-		CacheBytes: c.Int64("cache-mib") << 20})
-	if err != nil {
-		return err
+	err = show(c, func(out *report.Output) ([]report.Finding, error) { return nil, j.Print(out, c.App.ErrWriter) })
+	if err == nil && p.Salvage != nil && p.Salvage.Lost() {
+		return errFindings // something was lost
 	}
-	j.Copy, j.Result, j.Seconds, j.Relinked = &o.Copy, o.Result, o.Seconds, p.Redirects
-	if out.JSON {
-		return orSalvageExit(out.WriteJSON(j), p.Salvage)
-	}
-	for _, r := range p.Redirects {
-		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
-	}
-	for _, r := range o.Result.RolledBackDDL {
-		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", r)
-	}
-	for _, l := range o.Result.Links {
-		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s\n", l)
-	}
-	if err := printRecovery(out, into, o); err != nil {
-		return err
-	}
-	fmt.Fprintln(out.Writer(), "start the server on the copy:")
-	out.Unwrapped("  " + replay.ServerCommand(into, p.Layout, p.Log.PageSize))
-	return orSalvageExit(printSalvage(out, p.Salvage), p.Salvage)
+	return err
 }
 
 // openSource opens the command's data directory for recovery (replay.Open), refusing a live
@@ -146,26 +99,6 @@ func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, erro
 	o, err := p.Run(opt)
 	copied()
 	return o, err
-}
-
-func printPlan(out *report.Output, pl *replay.Plan) error {
-	out.Verdict(planVerdict(pl))
-	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords)
-	if err := out.Table([]string{"SPACE", "FILE", "PAGES"}, pl.SpaceRows()); err != nil {
-		return err
-	}
-	return out.Table([]string{"LSN", "FILE OPERATION", "SPACE", "NAME"}, pl.EventRows())
-}
-
-func printRecovery(out *report.Output, into string, o *replay.Outcome) error {
-	if err := out.Table([]string{"FIELD", "VALUE"}, o.Fields(into)); err != nil {
-		return err
-	}
-	if err := out.Table([]string{"SPACE", "FILE", "PAGES WRITTEN", "FILE OPERATIONS"}, o.Result.SpaceRows()); err != nil {
-		return err
-	}
-	fmt.Fprintf(out.Writer(), "recovered: the copy has nothing left to recover (log reset at LSN %d)\n", o.Result.EndLSN)
-	return nil
 }
 
 // incompleteNote is what a SIGINT/SIGTERM leaves said of the copy target: nothing unless it is

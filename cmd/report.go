@@ -8,6 +8,7 @@ import (
 
 	"innoscope/discovery"
 	"innoscope/report"
+	"innoscope/report/view"
 )
 
 func reportCommand() *cli.Command {
@@ -53,14 +54,9 @@ func reportAction(c *cli.Context) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
-	if out.JSON {
-		return writeJSON(c, out, map[string]any{"out": outPath, "verdict": p.Verdict, "findings": orEmpty(d.Findings)}, d.Findings)
-	}
-	out.Verdict(p.Verdict)
-	fmt.Fprintf(out.Writer(), "report written to %s\n", outPath)
-	return finish(c, d.Findings)
+	return show(c, func(out *report.Output) ([]report.Finding, error) {
+		return d.Findings, view.ReportWritten(out, outPath, p, d.Findings)
+	})
 }
 
 // inside tells whether path is dir or below it.

@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery/rows"
-	"innoscope/report"
+	"innoscope/report/view"
 )
 
 func rowsCommand() *cli.Command {
@@ -48,37 +48,8 @@ func rowsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range res.Notes {
-		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s: %s\n", res.File, n)
-	}
-	for _, l := range res.Lost {
-		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s: page %d: %s: %d rows lost\n", res.File, l.Page, l.Reason, l.Rows)
-	}
-	if len(res.Lost) > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "innoscope: %s: %d rows printed, %d rows lost on %d pages\n", res.Table, res.Rows, res.LostRows, len(res.Lost))
+	if view.RowsLost(c.App.ErrWriter, res) {
 		return errFindings
 	}
 	return nil
-}
-
-// pageRecords is `pages FILE --page N --records`: the records of one clustered index page,
-// decoded with the table's definition from the data directory FILE is in.
-func pageRecords(c *cli.Context, path string, page int64, one bool) error {
-	if !one {
-		return fmt.Errorf("--records needs --page N")
-	}
-	t, recs, err := rows.PageRecordsOfFile(path, uint32(page))
-	if err != nil {
-		return err
-	}
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
-	if out.JSON {
-		if recs == nil {
-			recs = []rows.PageRecord{}
-		}
-		return out.WriteJSON(recs)
-	}
-	head, tab := rows.RecordRows(t, recs)
-	return out.Table(head, tab)
 }

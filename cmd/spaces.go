@@ -8,6 +8,7 @@ import (
 	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/report"
+	"innoscope/report/view"
 )
 
 func spacesCommand() *cli.Command {
@@ -34,8 +35,6 @@ func spacesAction(c *cli.Context) error {
 		return err
 	}
 	fs := analysis.LocationFindings(ts, analysis.PolicyMariaDB)
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
 	src := analysis.ReadSpaceSources(s, ts, scanOptions(c))
 	if id := c.Int64("space"); id >= 0 {
 		if id > 0xFFFFFFFF {
@@ -45,47 +44,7 @@ func spacesAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		if out.JSON {
-			return out.WriteJSON(a)
-		}
-		return printSpaceAnswer(out, a)
+		return show(c, func(out *report.Output) ([]report.Finding, error) { return nil, view.SpaceAnswer(out, a) })
 	}
-	if out.JSON {
-		if ts == nil {
-			ts = []discovery.Tablespace{}
-		}
-		if err := out.WriteJSON(ts); err != nil {
-			return err
-		}
-		return finish(c, fs)
-	}
-	var rows [][]string
-	for _, t := range ts {
-		loc := t.Location
-		switch loc {
-		case discovery.LocKnown:
-			loc = out.Paint(report.Good, loc)
-		default:
-			loc = out.Paint(report.Warn, loc)
-		}
-		sz := fmt.Sprint(t.PageSize)
-		if t.PhysicalPageSize != t.PageSize {
-			sz += fmt.Sprintf("/%d", t.PhysicalPageSize)
-		}
-		extra := t.Note
-		if t.Error != "" {
-			extra = out.Paint(report.Bad, t.Error)
-		}
-		rows = append(rows, []string{src.ShownID(t), t.Path, t.FoundBy, fmt.Sprintf("0x%x", t.Flags.Raw), sz,
-			fmt.Sprint(t.Pages), t.ChecksumAlgorithm, fmt.Sprint(t.FirstPageLSN), loc, extra})
-	}
-	if err := out.Table([]string{"SPACE", "PATH", "FOUND BY", "FLAGS", "PAGE SIZE", "PAGES", "CHECKSUM", "PAGE 0 LSN", "LOCATION", "NOTE"}, rows); err != nil {
-		return err
-	}
-	if len(fs) > 0 {
-		if err := out.Findings(fs); err != nil {
-			return err
-		}
-	}
-	return finish(c, fs)
+	return show(c, func(out *report.Output) ([]report.Finding, error) { return fs, view.Spaces(out, ts, src, fs) })
 }

@@ -10,6 +10,7 @@ import (
 	"innoscope/analysis"
 	"innoscope/replay"
 	"innoscope/report"
+	"innoscope/report/view"
 )
 
 func verifyCommand() *cli.Command {
@@ -76,24 +77,5 @@ func verifyAction(c *cli.Context) error {
 	if c.IsSet("keep") {
 		j.Copy = target
 	}
-	out := report.New(c.App.Writer, c.Bool("json"))
-	defer out.Flush()
-	if out.JSON {
-		j.Findings = orEmpty(j.Findings)
-		return writeJSON(c, out, j, j.Findings)
-	}
-	out.Verdict(report.MakeVerdict(j.Findings, report.Outcome{Pages: j.PagesApplied,
-		After: "the replayed copy verified (" + report.Thousands(j.PagesVerified) + " pages)"}))
-	if len(j.Findings) > 0 {
-		if err := out.Findings(j.Findings); err != nil {
-			return err
-		}
-	}
-	verdict := out.Paint(report.Good, "OK")
-	if !j.OK {
-		verdict = out.Paint(report.Bad, "FAILED")
-	}
-	fmt.Fprintf(out.Writer(), "%s: %s: replayed %d..%d, %d pages applied, %d pages of the copy verified\n",
-		j.Datadir, verdict, j.CheckpointLSN, j.EndLSN, j.PagesApplied, j.PagesVerified)
-	return finish(c, j.Findings)
+	return show(c, func(out *report.Output) ([]report.Finding, error) { return j.Findings, view.Verification(out, j) })
 }

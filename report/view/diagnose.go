@@ -1,0 +1,78 @@
+package view
+
+import (
+	"fmt"
+
+	"innoscope/analysis"
+	"innoscope/discovery"
+	"innoscope/replay"
+	"innoscope/report"
+)
+
+// DiagnosisJSON is the --json form of `diagnose` (schemas/diagnose.schema.json).
+type DiagnosisJSON struct {
+	Datadir       string           `json:"datadir"`
+	CheckpointLSN uint64           `json:"checkpoint_lsn"`
+	EndLSN        uint64           `json:"end_lsn"`
+	Findings      []report.Finding `json:"findings"`
+	Summary       map[string]int   `json:"summary"`
+	// Dictionary: SYS_TABLES as on disk (changes still in the log are not in it).
+	Dictionary []analysis.DictEntry `json:"dictionary"`
+	// Rollback is what crash recovery will roll back (absent when the undo logs were not read).
+	Rollback *discovery.RollbackForecast `json:"rollback,omitempty"`
+}
+
+// Diagnosis prints `diagnose`: the verdict, the findings by severity and a closing count.
+func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
+	fs, sum := d.Findings, d.Summary
+	if out.JSON {
+		dict := analysis.Dictionary(d.Input)
+		if dict == nil {
+			dict = []analysis.DictEntry{}
+		}
+		return out.WriteJSON(DiagnosisJSON{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
+			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: d.RollbackForecast()})
+	}
+	out.Verdict(report.MakeVerdict(fs, d.Outcome()))
+	if err := findings(out, fs); err != nil {
+		return err
+	}
+	where := fmt.Sprintf("checkpoint LSN %d, end of log %d", d.CheckpointLSN, d.Analysis.Map.EndLSN)
+	if d.Input.Analysis == nil {
+		where = "no usable redo log"
+	}
+	_, err := fmt.Fprintf(out.Writer(), "%s: %d errors, %d warnings, %d info (%s)\n",
+		d.Layout.Datadir, sum["error"], sum["warning"], sum["info"], where)
+	return err
+}
+
+// Verification prints `verify`: the verdict, the findings and one line saying OK or FAILED
+// with what was replayed and checked.
+func Verification(out *report.Output, j *replay.Verification) error {
+	if out.JSON {
+		j.Findings = orEmpty(j.Findings)
+		return out.WriteJSON(j)
+	}
+	out.Verdict(report.MakeVerdict(j.Findings, report.Outcome{Pages: j.PagesApplied,
+		After: "the replayed copy verified (" + report.Thousands(j.PagesVerified) + " pages)"}))
+	if err := findings(out, j.Findings); err != nil {
+		return err
+	}
+	verdict := out.Paint(report.Good, "OK")
+	if !j.OK {
+		verdict = out.Paint(report.Bad, "FAILED")
+	}
+	_, err := fmt.Fprintf(out.Writer(), "%s: %s: replayed %d..%d, %d pages applied, %d pages of the copy verified\n",
+		j.Datadir, verdict, j.CheckpointLSN, j.EndLSN, j.PagesApplied, j.PagesVerified)
+	return err
+}
+
+// ReportWritten prints `report`: the verdict and where the HTML file went.
+func ReportWritten(out *report.Output, path string, p *report.Page, fs []report.Finding) error {
+	if out.JSON {
+		return out.WriteJSON(map[string]any{"out": path, "verdict": p.Verdict, "findings": orEmpty(fs)})
+	}
+	out.Verdict(p.Verdict)
+	_, err := fmt.Fprintf(out.Writer(), "report written to %s\n", path)
+	return err
+}

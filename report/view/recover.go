@@ -1,0 +1,110 @@
+package view
+
+import (
+	"fmt"
+	"io"
+
+	"innoscope/analysis"
+	"innoscope/replay"
+	"innoscope/report"
+)
+
+// Recovery is the --json form of `recover`, and what its table form prints.
+type Recovery struct {
+	Source string                `json:"source"`
+	Into   string                `json:"into,omitempty"`
+	DryRun bool                  `json:"dry_run"`
+	Copy   *replay.CopyStats     `json:"copy,omitempty"`
+	Result *replay.RecoverResult `json:"result,omitempty"`
+	Plan   *replay.Plan          `json:"plan,omitempty"`
+	// Seconds is the wall time of each phase (replay.Outcome).
+	Seconds map[string]float64 `json:"seconds,omitempty"`
+	// Relinked are .isl files of the copy that name another file than the source's (see
+	// analysis.ISLRedirect).
+	Relinked []analysis.ISLRedirect `json:"isl_redirects,omitempty"`
+	// Salvage is what --salvage repaired or declared lost; Findings one per action.
+	Salvage  []replay.SalvageAction `json:"salvage,omitempty"`
+	Findings []report.Finding       `json:"findings,omitempty"`
+
+	salvage *replay.SalvagePlan
+	outcome *replay.Outcome
+	command string
+}
+
+// NewRecovery is what `recover` of p into into reports before it runs: the salvage's actions
+// (its notes are said at once on stderr), and for a dry run the plan.
+func NewRecovery(p *replay.Source, into string, dryRun bool, stderr io.Writer) *Recovery {
+	j := &Recovery{Source: p.Layout.Datadir, Into: into, DryRun: dryRun, salvage: p.Salvage}
+	if p.Salvage != nil {
+		j.Salvage, j.Findings = p.Salvage.Actions, p.Salvage.Findings()
+		for _, n := range p.Salvage.Notes {
+			fmt.Fprintf(stderr, "innoscope: note: %s\n", n)
+		}
+	}
+	if dryRun {
+		j.Plan = p.Plan()
+	}
+	return j
+}
+
+// Ran adds what the recovery did, and the server command line that starts on the copy.
+func (j *Recovery) Ran(p *replay.Source, o *replay.Outcome) {
+	j.Copy, j.Result, j.Seconds, j.Relinked, j.outcome = &o.Copy, o.Result, o.Seconds, p.Redirects, o
+	j.command = replay.ServerCommand(j.Into, p.Layout, p.Log.PageSize)
+}
+
+// Print prints the plan (a dry run) or the recovery; notes go to stderr as "innoscope: note:"
+// lines.
+func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
+	if out.JSON {
+		return out.WriteJSON(j)
+	}
+	if j.DryRun {
+		if err := printPlan(out, j.Plan); err != nil {
+			return err
+		}
+		return j.printSalvage(out)
+	}
+	for _, r := range j.Relinked {
+		fmt.Fprintf(stderr, "innoscope: note: %s\n", r)
+	}
+	for _, r := range j.Result.RolledBackDDL {
+		fmt.Fprintf(stderr, "innoscope: note: %s\n", r)
+	}
+	for _, l := range j.Result.Links {
+		fmt.Fprintf(stderr, "innoscope: note: %s\n", l)
+	}
+	if err := out.Table([]string{"FIELD", "VALUE"}, j.outcome.Fields(j.Into)); err != nil {
+		return err
+	}
+	if err := out.Table([]string{"SPACE", "FILE", "PAGES WRITTEN", "FILE OPERATIONS"}, j.Result.SpaceRows()); err != nil {
+		return err
+	}
+	fmt.Fprintf(out.Writer(), "recovered: the copy has nothing left to recover (log reset at LSN %d)\n", j.Result.EndLSN)
+	fmt.Fprintln(out.Writer(), "start the server on the copy:")
+	out.Unwrapped("  " + j.command)
+	return j.printSalvage(out)
+}
+
+// printPlan is `recover --dry-run`: the verdict, the pages per space and the file operations.
+func printPlan(out *report.Output, pl *replay.Plan) error {
+	pages := 0
+	for _, n := range pl.PagesBySpace {
+		pages += n
+	}
+	out.Verdict(report.MakeVerdict(nil, report.Outcome{Pages: pages}))
+	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords)
+	if err := out.Table([]string{"SPACE", "FILE", "PAGES"}, pl.SpaceRows()); err != nil {
+		return err
+	}
+	return out.Table([]string{"LSN", "FILE OPERATION", "SPACE", "NAME"}, pl.EventRows())
+}
+
+// printSalvage prints the salvage's actions as a table.
+func (j *Recovery) printSalvage(out *report.Output) error {
+	if j.salvage == nil || len(j.salvage.Actions) == 0 {
+		return nil
+	}
+	fmt.Fprintln(out.Writer(), "salvage:")
+	return out.Table([]string{"ACTION", "SPACE", "FILE", "MOVED TO", "LSN", "PAGES", "RECORDS", "DETAIL"}, j.salvage.Rows())
+}
