@@ -8,8 +8,8 @@ import (
 	"innoscope/report"
 )
 
-// LogHeader prints `log header`: the header's fields, then the checkpoints and the findings for a
-// log that has checkpoint blocks.
+// LogHeader prints `log header`: the header's fields, the checkpoints of a log that has
+// checkpoint blocks, then the findings.
 func LogHeader(out *report.Output, d *redo.Description, fs []report.Finding) error {
 	d.Findings = orEmpty(fs)
 	if out.JSON {
@@ -28,9 +28,8 @@ func LogHeader(out *report.Output, d *redo.Description, fs []report.Finding) err
 		if err := out.Table(redo.CheckpointHeader, rows); err != nil {
 			return err
 		}
-		return findings(out, fs)
 	}
-	return nil
+	return findings(out, fs)
 }
 
 // LogStats prints `log stats`: the scan's fields, the record types and the findings.
