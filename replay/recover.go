@@ -33,6 +33,8 @@ type RecoverOptions struct {
 	// Skip are tablespaces whose records are not applied (a salvage's skipped_records and
 	// quarantined: SalvagePlan.Skip).
 	Skip map[uint32]bool
+	// deferred are the pages the copy left out (Run), read from the source until written.
+	deferred *deferredFiles
 }
 
 // SpaceResult is what recovery did to one tablespace.
@@ -101,6 +103,8 @@ type recovery struct {
 	only     map[uint32]bool
 	// recovered is the copy's undo logs and dictionary after the replay, read once (undo).
 	recovered *recoveredState
+	// frames holds the cached pages' frames.
+	frames frameSlab
 }
 
 // recoveredState is what the copy's undo logs and data dictionary say after the replay (as the
@@ -128,6 +132,7 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 		written: map[analysis.PageID]bool{}, applied: map[analysis.PageID]bool{}}
 	r.res.CheckpointLSN, r.res.Applied = sc.LSN(), map[string]int{}
 	defer r.closeAll()
+	defer opt.deferred.close()
 	if err := r.openSpaces(); err != nil {
 		return nil, err
 	}
@@ -157,6 +162,10 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 	}
 	r.res.EndLSN = sc.LSN()
 	if err := r.flush(); err != nil {
+		return nil, err
+	}
+	// The pages the copy left out that no batch wrote, before any file operation.
+	if err := opt.deferred.materializeAll(); err != nil {
 		return nil, err
 	}
 	if err := r.finishFiles(); err != nil {
@@ -287,8 +296,8 @@ func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 
 // read loads a page from the copy, from the doublewrite buffer when the file's copy is torn.
 func (r *recovery) read(p *cached, id analysis.PageID) error {
-	img, err := p.ts.read(id.Page)
-	if err != nil {
+	img := r.frames.get(p.ts.phys)
+	if err := p.ts.readInto(id.Page, img); err != nil {
 		return err
 	}
 	r.res.PagesRead++
@@ -298,6 +307,7 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 			p.ts, id.Page, kv)
 	}
 	if p.ts.flagsSet && discovery.IsPageCompressed(img, fl) {
+		var err error
 		if img, err = discovery.Decompress(img, fl, p.ts.logical); err != nil {
 			return fmt.Errorf("%s page %d: %w", p.ts, id.Page, err)
 		}
@@ -345,18 +355,29 @@ func (r *recovery) flush() error {
 		}
 		return ids[i].Page < ids[j].Page
 	})
-	for _, id := range ids {
-		p := r.cache[id]
-		if p.dirty {
-			discovery.SealPage(p.data, p.ts.flags, p.endLSN)
-			r.applied[id] = true
+	bufs := make([][]byte, 0, maxIOV)
+	for i := 0; i < len(ids); {
+		// A run of consecutive pages of one tablespace: one pwritev (writeRun).
+		ts, bufs := r.cache[ids[i]].ts, bufs[:0]
+		j := i
+		for ; j < len(ids) && ids[j].Space == ids[i].Space && ids[j].Page == ids[i].Page+uint32(j-i); j++ {
+			p := r.cache[ids[j]]
+			if p.dirty {
+				discovery.SealPage(p.data, p.ts.flags, p.endLSN)
+				r.applied[ids[j]] = true
+			}
+			bufs = append(bufs, p.data)
 		}
-		if err := p.ts.write(id.Page, p.data); err != nil {
+		if err := ts.writeRun(ids[i].Page, bufs); err != nil {
 			return err
 		}
-		r.written[id] = true
+		for _, id := range ids[i:j] {
+			r.written[id] = true
+		}
+		i = j
 	}
 	r.cache = map[analysis.PageID]*cached{}
+	r.frames.reset() // every cached frame was dropped
 	r.res.Batches++
 	return nil
 }

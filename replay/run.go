@@ -24,6 +24,7 @@ type Source struct {
 	// Salvage is what OpenSalvage decided to repair or declare lost (nil after Open).
 	Salvage *SalvagePlan
 	scan    redo.ScanOptions
+	spaces  []discovery.Tablespace // the datafiles found in the source (planDeferred)
 }
 
 // Open opens the log of the data directory laid out as s and runs the pre-pass. It refuses,
@@ -109,7 +110,7 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		l.Close()
 		return nil, err
 	}
-	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts, dict, dictErr), Salvage: plan, scan: scan}, nil
+	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts, dict, dictErr), Salvage: plan, scan: scan, spaces: ts}, nil
 }
 
 // Close closes the source's log.
@@ -207,6 +208,9 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 	for _, r := range p.Redirects {
 		cp.Redirect[discovery.ResolvePath(r.ISL)] = r.Target
 	}
+	if p.Salvage == nil { // a salvage moves files of the copy before the replay
+		cp.deferred = planDeferred(p.spaces, p.Analysis)
+	}
 	lock, err := cp.Lock(opt.Force)
 	if err != nil {
 		return nil, TargetError{err}
@@ -244,7 +248,7 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 			if opt.ApplyProgress != nil {
 				opt.ApplyProgress(int64(done), int64(total))
 			}
-		}, Skip: p.Salvage.SkipSet()})
+		}, Skip: p.Salvage.SkipSet(), deferred: cp.deferred})
 	if err != nil {
 		return nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", opt.Target, err)
 	}

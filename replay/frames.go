@@ -1,0 +1,113 @@
+package replay
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// slabChunk is the size of the blocks page frames are carved from.
+const slabChunk = 4 << 20
+
+// frameSlab hands out the page frames of one recovery, carved from large blocks: a page read or
+// rebuilt costs no allocation of its own (tens of thousands of 16 KiB allocations cost more
+// than reading the pages), and the blocks are used again for the next batch once a flush has
+// dropped every cached page. A frame from get holds stale bytes: its user overwrites it whole.
+type frameSlab struct {
+	chunks [][]byte
+	next   int    // the index in chunks of the block after cur
+	cur    []byte // what is left of the block being carved
+}
+
+// get returns a frame of n bytes (its contents undefined).
+func (s *frameSlab) get(n int) frame {
+	if n > slabChunk {
+		return make(frame, n)
+	}
+	if len(s.cur) < n {
+		if s.next == len(s.chunks) {
+			s.chunks = append(s.chunks, make([]byte, slabChunk))
+		}
+		s.cur = s.chunks[s.next]
+		s.next++
+	}
+	f := s.cur[:n:n]
+	s.cur = s.cur[n:]
+	return frame(f)
+}
+
+// reset makes every block free again: no frame handed out so far may be used after it.
+func (s *frameSlab) reset() { s.next, s.cur = 0, nil }
+
+// maxIOV is the most buffers one pwritev call takes (IOV_MAX on Linux).
+const maxIOV = 1024
+
+// writeRun writes pages first, first+1, ... of t (each t.phys bytes, all in one file of t) with
+// as few pwritev calls as it can, as write does one page.
+func (t *tsFile) writeRun(first uint32, pages [][]byte) error {
+	s, off := t.locate(first)
+	last, _ := t.locate(first + uint32(len(pages)) - 1)
+	simple := s != nil && last == s
+	for i, p := range pages {
+		simple = simple && len(p) == t.phys && s.def.state(off+int64(i)*int64(t.phys), int64(t.phys)) != mixed
+	}
+	if !simple { // an error for write to name, or pages to materialize first: page by page
+		for i, p := range pages {
+			if err := t.write(first+uint32(i), p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if s.def != nil { // the pages are the copy's from now on (if pwritev fails, the copy is left incomplete)
+		for i := range pages {
+			s.def.wrote(off + int64(i)*int64(t.phys))
+		}
+	}
+	for len(pages) > 0 {
+		k := min(len(pages), maxIOV)
+		if err := pwritev(s.f, pages[:k], off); err != nil {
+			return fmt.Errorf("%s: offset %d: writing pages %d-%d: %w", s.path, off, first, first+uint32(k)-1, err)
+		}
+		t.written += k
+		pages, first, off = pages[k:], first+uint32(k), off+int64(k)*int64(t.phys)
+	}
+	return nil
+}
+
+// pwritev writes bufs one after the other at off in f; a short write is finished by WriteAt.
+func pwritev(f *os.File, bufs [][]byte, off int64) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var n int
+	var werr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			n, werr = unix.Pwritev(int(fd), bufs, off)
+			if werr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if werr != nil {
+		return werr
+	}
+	for _, b := range bufs {
+		if n >= len(b) {
+			n -= len(b)
+			off += int64(len(b))
+			continue
+		}
+		if _, err := f.WriteAt(b[n:], off+int64(n)); err != nil {
+			return err
+		}
+		off += int64(len(b))
+		n = 0
+	}
+	return nil
+}
