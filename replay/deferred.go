@@ -53,6 +53,7 @@ type deferredFile struct {
 	left     unitSet
 	n        int // units in left
 	in       *os.File
+	kept     map[int64][]byte // pages of src read before (pageStore), by offset
 }
 
 // deferredFiles are the plan of a copy (by resolved source path) and the files the copy left
@@ -60,14 +61,15 @@ type deferredFile struct {
 type deferredFiles struct {
 	plan  map[string]*deferPlan
 	files map[string]*deferredFile
+	kept  *pageStore
 }
 
 // planDeferred leaves out of the copy the pages, other than page 0, that the log's page records
 // name in the datafiles found by scanning the source (spaces): file-per-table tablespaces whose
 // id no other file has, not truncated by the log, and pages not freed by it (those the replay
 // never writes). The system, undo and temporary tablespaces are copied whole.
-func planDeferred(spaces []discovery.Tablespace, a *analysis.Analysis) *deferredFiles {
-	d := &deferredFiles{plan: map[string]*deferPlan{}, files: map[string]*deferredFile{}}
+func planDeferred(spaces []discovery.Tablespace, a *analysis.Analysis, kept *pageStore) *deferredFiles {
+	d := &deferredFiles{plan: map[string]*deferPlan{}, files: map[string]*deferredFile{}, kept: kept}
 	if a == nil {
 		return d
 	}
@@ -103,9 +105,20 @@ func (d *deferredFiles) start(src, dst string) *deferredFile {
 	if pl == nil || len(pl.pages) == 0 {
 		return nil
 	}
-	f := &deferredFile{src: src, dst: dst, unit: pl.unit}
+	f := &deferredFile{src: src, dst: dst, unit: pl.unit, kept: d.kept.of(discovery.ResolvePath(src))}
 	d.files[discovery.ResolvePath(dst)] = f
 	return f
+}
+
+// keptPages is the number of pages kept for the files the copy left pages out of.
+func (d *deferredFiles) keptPages() int {
+	n := 0
+	if d != nil {
+		for _, f := range d.files {
+			n += len(f.kept)
+		}
+	}
+	return n
 }
 
 // of returns the record of the copy's file p (nil: nothing left out).
@@ -286,4 +299,93 @@ func copyUnits(in, out *os.File, sp Span) error {
 		off += n
 	}
 	return nil
+}
+
+// pageStore keeps the pages the pre-flight read of Open (PlanSalvage's, which reads every page
+// recovery must read, to refuse a corrupt one before copying) read from the source's datafiles,
+// as read: the replay takes a page left out of the copy from here instead of reading it again
+// (the same bytes of the same read-only file). Up to limit bytes are kept.
+type pageStore struct {
+	files        map[string]map[int64][]byte // by the path the page was read from
+	bytes, limit int64
+	// ready are blocks of frames made ready on another goroutine for the pages to keep
+	// (prefault); its channel never blocks the goroutine.
+	ready chan []byte
+}
+
+// newPageStore keeps up to limit bytes of the pages a (the log's analysis) makes recovery read
+// from datafiles of the tablespaces the log names (those keepRead keeps).
+func newPageStore(limit int64, a *analysis.Analysis, pageSize int) *pageStore {
+	k := &pageStore{files: map[string]map[int64][]byte{}, limit: limit}
+	if limit == 0 || a == nil || pageSize <= 0 {
+		return k
+	}
+	var n int64
+	for id, read := range a.Pages {
+		if read && id.Space != 0 && !a.Freed[id] && a.Map.Spaces[id.Space] != nil {
+			n += int64(pageSize)
+		}
+	}
+	k.ready, _ = prefault(min(n, limit))
+	return k
+}
+
+// keep records the page b read at off of the file p.
+func (k *pageStore) keep(p string, off int64, b []byte) bool {
+	if k == nil || k.bytes+int64(len(b)) > k.limit {
+		return false
+	}
+	m := k.files[p]
+	if m == nil {
+		m = map[int64][]byte{}
+		k.files[p] = m
+	}
+	if _, ok := m[off]; ok {
+		return false
+	}
+	m[off] = b
+	k.bytes += int64(len(b))
+	return true
+}
+
+// of returns the pages kept of the file src (by its resolved path).
+func (k *pageStore) of(src string) map[int64][]byte {
+	if k == nil {
+		return nil
+	}
+	for p, m := range k.files {
+		if discovery.ResolvePath(p) == src {
+			return m
+		}
+	}
+	return nil
+}
+
+// keepRead records the page of t just read into img by the pre-flight read (r.keep set), for
+// the replay: pages of the tablespaces the log names by file (not the system or undo
+// tablespaces, which the copy takes whole). The frame of a page not kept is used again (the
+// pre-flight read drops every page it reads).
+func (r *recovery) keepRead(t *tsFile, no uint32, img []byte, asRead bool) {
+	if r.keep == nil {
+		return
+	}
+	if asRead && t.id != 0 && len(t.segs) == 1 && r.an.Map.Spaces[t.id] != nil {
+		if s, off := t.locate(no); s != nil && r.keep.keep(s.path, off, img) {
+			return
+		}
+	}
+	r.frames.putBack(img)
+}
+
+// readFrame returns page no of t: the page kept by the pre-flight read when the copy left it
+// out and it is still the source's, else read into a frame of slab.
+func (t *tsFile) readFrame(no uint32, slab *frameSlab) ([]byte, error) {
+	if s, off := t.locate(no); s != nil && s.def != nil && len(s.def.kept) > 0 && s.def.state(off, int64(t.phys)) == fromSource {
+		if b := s.def.kept[off]; len(b) == t.phys {
+			delete(s.def.kept, off)
+			return b, nil
+		}
+	}
+	img := slab.get(t.phys)
+	return img, t.readInto(no, img)
 }

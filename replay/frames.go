@@ -18,6 +18,57 @@ type frameSlab struct {
 	chunks [][]byte
 	next   int    // the index in chunks of the block after cur
 	cur    []byte // what is left of the block being carved
+	prev   []byte // cur before the last get (putBack)
+	ready  chan []byte
+	stop   chan struct{}
+}
+
+// prepare starts allocating, on another goroutine, the blocks for n bytes of frames and
+// touching their memory (the kernel's page faults and zeroing of hundreds of MiB cost as much
+// as the reads into them): they are then ready when get needs them. get does not wait for
+// them. done ends the goroutine.
+func (s *frameSlab) prepare(n int64) (done func()) {
+	s.ready, s.stop = prefault(n)
+	return func() {
+		if s.stop != nil {
+			close(s.stop)
+		}
+	}
+}
+
+// prefault allocates and touches the blocks for n bytes on another goroutine, which sends
+// them on ready until it has made them all or stop is closed (nil channels: too few to
+// bother).
+func prefault(n int64) (ready chan []byte, stop chan struct{}) {
+	k := int((n + slabChunk - 1) / slabChunk)
+	if k < 2 {
+		return nil, nil
+	}
+	ready, stop = make(chan []byte, k), make(chan struct{})
+	go func() {
+		for range k {
+			c := make([]byte, slabChunk)
+			for i := 0; i < len(c); i += 4096 {
+				c[i] = 0
+			}
+			select {
+			case ready <- c:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return ready, stop
+}
+
+// block returns a new block: a prepared one if there is one ready.
+func (s *frameSlab) block() []byte {
+	select {
+	case c := <-s.ready:
+		return c
+	default:
+		return make([]byte, slabChunk)
+	}
 }
 
 // get returns a frame of n bytes (its contents undefined).
@@ -27,18 +78,25 @@ func (s *frameSlab) get(n int) frame {
 	}
 	if len(s.cur) < n {
 		if s.next == len(s.chunks) {
-			s.chunks = append(s.chunks, make([]byte, slabChunk))
+			s.chunks = append(s.chunks, s.block())
 		}
 		s.cur = s.chunks[s.next]
 		s.next++
 	}
 	f := s.cur[:n:n]
-	s.cur = s.cur[n:]
+	s.prev, s.cur = s.cur, s.cur[n:]
 	return frame(f)
 }
 
+// putBack returns f, the frame get returned last, when it is no longer used.
+func (s *frameSlab) putBack(f []byte) {
+	if len(f) > 0 && len(s.prev) >= len(f) && &s.prev[0] == &f[0] {
+		s.cur, s.prev = s.prev, nil
+	}
+}
+
 // reset makes every block free again: no frame handed out so far may be used after it.
-func (s *frameSlab) reset() { s.next, s.cur = 0, nil }
+func (s *frameSlab) reset() { s.next, s.cur, s.prev = 0, nil, nil }
 
 // maxIOV is the most buffers one pwritev call takes (IOV_MAX on Linux).
 const maxIOV = 1024

@@ -105,6 +105,29 @@ type recovery struct {
 	recovered *recoveredState
 	// frames holds the cached pages' frames.
 	frames frameSlab
+	// nType and nExt count the applied records by type and EXTENDED subtype (res.Applied).
+	nType, nExt [256]int
+	// last is the page page returned last (nil after a flush), when no truncation of its
+	// tablespace makes the answer depend on the LSN.
+	last   *cached
+	lastID analysis.PageID
+	// keep, when set, keeps the pages read for the replay (PlanSalvage's pre-flight read).
+	keep *pageStore
+}
+
+// countApplied adds nType and nExt to res.Applied by name.
+func (r *recovery) countApplied() {
+	for t, n := range r.nType {
+		if n > 0 {
+			r.res.Applied[logformat.Type(t).String()] += n
+		}
+	}
+	for s, n := range r.nExt {
+		if n > 0 {
+			r.res.Applied[logformat.ExtSubtype(s).String()] += n
+		}
+	}
+	r.nType, r.nExt = [256]int{}, [256]int{}
 }
 
 // recoveredState is what the copy's undo logs and data dictionary say after the replay (as the
@@ -139,6 +162,8 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 	if err := r.trimUndo(); err != nil {
 		return nil, err
 	}
+	// The frames of the pages the log names (but those Open kept), as many as the cache holds.
+	defer r.frames.prepare(min(int64(len(r.an.Pages)-opt.deferred.keptPages())+1, opt.CacheBytes/int64(opt.PageSize)+1) * int64(opt.PageSize))()
 	for sc.Next() {
 		m := sc.MTR()
 		r.res.MTRs++
@@ -179,6 +204,7 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 		return nil, err
 	}
 	r.res.PagesApplied, r.res.PagesFreed = len(r.applied), len(r.an.Freed)
+	r.countApplied()
 	return &r.res, nil
 }
 
@@ -231,9 +257,9 @@ func (r *recovery) applyMTR(m *logformat.MTR) error {
 		}
 		r.res.RecordsApplied++
 		if rec.Type == logformat.Extended {
-			r.res.Applied[rec.ExtSub().String()]++
+			r.nExt[rec.Sub]++
 		} else {
-			r.res.Applied[rec.Type.String()]++
+			r.nType[rec.Type]++
 		}
 	}
 	for _, p := range touched {
@@ -269,13 +295,20 @@ func (r *recovery) fitFrames(ts *tsFile) {
 // page returns the cached image of id, reading it if needed; nil when the space's records
 // are skipped (a dropped tablespace) or the mini-transaction at lsn precedes its truncation.
 func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
-	if t, ok := r.an.Trims[id.Space]; ok && lsn < t.LSN {
+	if r.last != nil && r.lastID == id {
+		return r.last, nil
+	}
+	t, trimmed := r.an.Trims[id.Space]
+	if trimmed && lsn < t.LSN {
 		return nil, nil
 	}
 	if r.an.Freed[id] {
 		return nil, nil // freed at the end of the log: the server applies nothing to it
 	}
 	if p := r.cache[id]; p != nil {
+		if !trimmed {
+			r.last, r.lastID = p, id
+		}
 		return p, nil
 	}
 	ts, err := r.space(id.Space)
@@ -291,15 +324,22 @@ func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 		}
 	}
 	r.cache[id] = p
+	if !trimmed {
+		r.last, r.lastID = p, id
+	}
 	return p, nil
 }
 
 // read loads a page from the copy, from the doublewrite buffer when the file's copy is torn.
 func (r *recovery) read(p *cached, id analysis.PageID) error {
-	img := r.frames.get(p.ts.phys)
-	if err := p.ts.readInto(id.Page, img); err != nil {
+	if r.keep != nil && r.frames.ready == nil {
+		r.frames.ready = r.keep.ready // the blocks prepared for the pages to keep
+	}
+	img, err := p.ts.readFrame(id.Page, &r.frames)
+	if err != nil {
 		return err
 	}
+	raw := img
 	r.res.PagesRead++
 	fl := p.ts.flags
 	if kv := discovery.KeyVersion(img, fl, id.Page); kv != 0 && p.ts.flagsSet && !discovery.IsZero(img) {
@@ -307,7 +347,6 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 			p.ts, id.Page, kv)
 	}
 	if p.ts.flagsSet && discovery.IsPageCompressed(img, fl) {
-		var err error
 		if img, err = discovery.Decompress(img, fl, p.ts.logical); err != nil {
 			return fmt.Errorf("%s page %d: %w", p.ts, id.Page, err)
 		}
@@ -321,6 +360,7 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 		p.restore = true // the server writes the doublewrite copy back to the file
 		r.res.PagesFromDblwr++
 	}
+	r.keepRead(p.ts, id.Page, raw, &img[0] == &raw[0])
 	p.data = img
 	p.diskLSN = binary.BigEndian.Uint64(img[filPageLSN:])
 	return nil
@@ -376,7 +416,7 @@ func (r *recovery) flush() error {
 		}
 		i = j
 	}
-	r.cache = map[analysis.PageID]*cached{}
+	r.cache, r.last = map[analysis.PageID]*cached{}, nil
 	r.frames.reset() // every cached frame was dropped
 	r.res.Batches++
 	return nil

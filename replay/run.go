@@ -25,6 +25,7 @@ type Source struct {
 	Salvage *SalvagePlan
 	scan    redo.ScanOptions
 	spaces  []discovery.Tablespace // the datafiles found in the source (planDeferred)
+	kept    *pageStore             // the pages the pre-flight read kept for the replay
 }
 
 // Open opens the log of the data directory laid out as s and runs the pre-pass. It refuses,
@@ -103,6 +104,12 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}))
 	}
 	var plan *SalvagePlan
+	// The pages the pre-flight read keeps for the replay (none for a salvage: it moves files
+	// of the copy, and the replay reads every page again).
+	so.keep = newPageStore(0, nil, 0)
+	if !so.salvage && err == nil {
+		so.keep = newPageStore(512<<20, a, l.PageSize)
+	}
 	if err == nil { // every other refusal, before copying: the salvage's plan
 		plan, err = planSalvage(s, l, a, fs, scan, so, dict)
 	}
@@ -110,7 +117,7 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		l.Close()
 		return nil, err
 	}
-	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts, dict, dictErr), Salvage: plan, scan: scan, spaces: ts}, nil
+	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts, dict, dictErr), Salvage: plan, scan: scan, spaces: ts, kept: so.keep}, nil
 }
 
 // Close closes the source's log.
@@ -209,8 +216,9 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 		cp.Redirect[discovery.ResolvePath(r.ISL)] = r.Target
 	}
 	if p.Salvage == nil { // a salvage moves files of the copy before the replay
-		cp.deferred = planDeferred(p.spaces, p.Analysis)
+		cp.deferred = planDeferred(p.spaces, p.Analysis, p.kept)
 	}
+	p.kept = nil // the replay takes them (or no one)
 	lock, err := cp.Lock(opt.Force)
 	if err != nil {
 		return nil, TargetError{err}
