@@ -192,6 +192,9 @@ type RunOptions struct {
 	// CopyProgress and ApplyProgress, if set, are called with the bytes copied and the records
 	// applied, and their totals.
 	CopyProgress, ApplyProgress func(done, total int64)
+	// copyAll copies every page and has the replay read them all from the copy (the tests'
+	// reference for the pages the copy leaves out, deferred.go).
+	copyAll bool
 }
 
 // Outcome is what Run did.
@@ -215,7 +218,7 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 	for _, r := range p.Redirects {
 		cp.Redirect[discovery.ResolvePath(r.ISL)] = r.Target
 	}
-	if p.Salvage == nil { // a salvage moves files of the copy before the replay
+	if p.Salvage == nil && !opt.copyAll { // a salvage moves files of the copy before the replay
 		cp.deferred = planDeferred(p.spaces, p.Analysis, p.kept)
 	}
 	p.kept = nil // the replay takes them (or no one)
