@@ -53,7 +53,7 @@ type deferredFile struct {
 	left     unitSet
 	n        int // units in left
 	in       *os.File
-	kept     map[int64][]byte // pages of src read before (pageStore), by offset
+	kept     map[int64]keptPage // pages of src read before (pageStore), by offset
 }
 
 // deferredFiles are the plan of a copy (by resolved source path) and the files the copy left
@@ -306,7 +306,7 @@ func copyUnits(in, out *os.File, sp Span) error {
 // as read: the replay takes a page left out of the copy from here instead of reading it again
 // (the same bytes of the same read-only file). Up to limit bytes are kept.
 type pageStore struct {
-	files        map[string]map[int64][]byte // by the path the page was read from
+	files        map[string]map[int64]keptPage // by the path the page was read from
 	bytes, limit int64
 	// ready are blocks of frames made ready on another goroutine for the pages to keep
 	// (prefault); its channel never blocks the goroutine.
@@ -316,7 +316,7 @@ type pageStore struct {
 // newPageStore keeps up to limit bytes of the pages a (the log's analysis) makes recovery read
 // from datafiles of the tablespaces the log names (those keepRead keeps).
 func newPageStore(limit int64, a *analysis.Analysis, pageSize int) *pageStore {
-	k := &pageStore{files: map[string]map[int64][]byte{}, limit: limit}
+	k := &pageStore{files: map[string]map[int64]keptPage{}, limit: limit}
 	if limit == 0 || a == nil || pageSize <= 0 {
 		return k
 	}
@@ -330,26 +330,36 @@ func newPageStore(limit int64, a *analysis.Analysis, pageSize int) *pageStore {
 	return k
 }
 
-// keep records the page b read at off of the file p.
-func (k *pageStore) keep(p string, off int64, b []byte) bool {
-	if k == nil || k.bytes+int64(len(b)) > k.limit {
+// keptPage is a page as read, and whether recovery's read found it sound as a page of
+// tablespace space under the flags raw (not encrypted, not page_compressed, its checksum
+// valid): the same bytes read as the same page under the same flags need no second look.
+type keptPage struct {
+	b       []byte
+	checked bool
+	raw     uint32
+	space   uint32
+}
+
+// keep records the page k read at off of the file p.
+func (k *pageStore) keep(p string, off int64, kp keptPage) bool {
+	if k == nil || k.bytes+int64(len(kp.b)) > k.limit {
 		return false
 	}
 	m := k.files[p]
 	if m == nil {
-		m = map[int64][]byte{}
+		m = map[int64]keptPage{}
 		k.files[p] = m
 	}
 	if _, ok := m[off]; ok {
 		return false
 	}
-	m[off] = b
-	k.bytes += int64(len(b))
+	m[off] = kp
+	k.bytes += int64(len(kp.b))
 	return true
 }
 
 // of returns the pages kept of the file src (by its resolved path).
-func (k *pageStore) of(src string) map[int64][]byte {
+func (k *pageStore) of(src string) map[int64]keptPage {
 	if k == nil {
 		return nil
 	}
@@ -365,12 +375,13 @@ func (k *pageStore) of(src string) map[int64][]byte {
 // the replay: pages of the tablespaces the log names by file (not the system or undo
 // tablespaces, which the copy takes whole). The frame of a page not kept is used again (the
 // pre-flight read drops every page it reads).
-func (r *recovery) keepRead(t *tsFile, no uint32, img []byte, asRead bool) {
+func (r *recovery) keepRead(t *tsFile, no uint32, img []byte, asRead, checked bool) {
 	if r.keep == nil {
 		return
 	}
 	if asRead && t.id != 0 && len(t.segs) == 1 && r.an.Map.Spaces[t.id] != nil {
-		if s, off := t.locate(no); s != nil && r.keep.keep(s.path, off, img) {
+		kp := keptPage{b: img, checked: checked && t.flagsSet, raw: t.flags.Raw, space: t.id}
+		if s, off := t.locate(no); s != nil && r.keep.keep(s.path, off, kp) {
 			return
 		}
 	}
@@ -378,14 +389,14 @@ func (r *recovery) keepRead(t *tsFile, no uint32, img []byte, asRead bool) {
 }
 
 // readFrame returns page no of t: the page kept by the pre-flight read when the copy left it
-// out and it is still the source's, else read into a frame of slab.
-func (t *tsFile) readFrame(no uint32, slab *frameSlab) ([]byte, error) {
+// out and it is still the source's, else read into a frame of slab (kept.b is nil).
+func (t *tsFile) readFrame(no uint32, slab *frameSlab) (img []byte, kept keptPage, err error) {
 	if s, off := t.locate(no); s != nil && s.def != nil && len(s.def.kept) > 0 && s.def.state(off, int64(t.phys)) == fromSource {
-		if b := s.def.kept[off]; len(b) == t.phys {
+		if kp := s.def.kept[off]; len(kp.b) == t.phys {
 			delete(s.def.kept, off)
-			return b, nil
+			return kp.b, kp, nil
 		}
 	}
-	img := slab.get(t.phys)
-	return img, t.readInto(no, img)
+	img = slab.get(t.phys)
+	return img, keptPage{}, t.readInto(no, img)
 }

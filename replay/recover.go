@@ -109,8 +109,9 @@ type recovery struct {
 	nType, nExt [256]int
 	// last is the page page returned last (nil after a flush), when no truncation of its
 	// tablespace makes the answer depend on the LSN.
-	last   *cached
-	lastID analysis.PageID
+	last    *cached
+	lastID  analysis.PageID
+	touched []*cached // applyMTR's, kept for the next mini-transaction
 	// keep, when set, keeps the pages read for the replay (PlanSalvage's pre-flight read).
 	keep *pageStore
 }
@@ -214,7 +215,8 @@ func (r *recovery) cachedBytes() int64 { return int64(len(r.cache)) * int64(r.op
 func (r *recovery) applyMTR(m *logformat.MTR) error {
 	var cur *cached
 	skip := false
-	var touched []*cached
+	touched := r.touched[:0]
+	defer func() { r.touched = touched[:0] }()
 	for i := range m.Records {
 		rec := &m.Records[i]
 		if rec.Type.IsFile() || rec.Type == logformat.Padding {
@@ -298,18 +300,22 @@ func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 	if r.last != nil && r.lastID == id {
 		return r.last, nil
 	}
-	t, trimmed := r.an.Trims[id.Space]
+	var t analysis.Trim
+	trimmed := false
+	if len(r.an.Trims) > 0 {
+		t, trimmed = r.an.Trims[id.Space]
+	}
 	if trimmed && lsn < t.LSN {
 		return nil, nil
 	}
-	if r.an.Freed[id] {
-		return nil, nil // freed at the end of the log: the server applies nothing to it
-	}
-	if p := r.cache[id]; p != nil {
+	if p := r.cache[id]; p != nil { // never a freed page (below)
 		if !trimmed {
 			r.last, r.lastID = p, id
 		}
 		return p, nil
+	}
+	if r.an.Freed[id] {
+		return nil, nil // freed at the end of the log: the server applies nothing to it
 	}
 	ts, err := r.space(id.Space)
 	if ts == nil || err != nil {
@@ -335,13 +341,19 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	if r.keep != nil && r.frames.ready == nil {
 		r.frames.ready = r.keep.ready // the blocks prepared for the pages to keep
 	}
-	img, err := p.ts.readFrame(id.Page, &r.frames)
+	img, kept, err := p.ts.readFrame(id.Page, &r.frames)
 	if err != nil {
 		return err
 	}
 	raw := img
 	r.res.PagesRead++
 	fl := p.ts.flags
+	if kept.checked && p.ts.flagsSet && fl.Raw == kept.raw && kept.space == id.Space {
+		// The pre-flight read found these bytes sound under these flags (keptPage).
+		p.data, p.diskLSN = img, binary.BigEndian.Uint64(img[filPageLSN:])
+		return nil
+	}
+	checked := false
 	if kv := discovery.KeyVersion(img, fl, id.Page); kv != 0 && p.ts.flagsSet && !discovery.IsZero(img) {
 		return fmt.Errorf("%s page %d is encrypted (key version %d): innoscope cannot decrypt it; recover with the server and its key management plugin",
 			p.ts, id.Page, kv)
@@ -359,8 +371,10 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 		img = good
 		p.restore = true // the server writes the doublewrite copy back to the file
 		r.res.PagesFromDblwr++
+	} else {
+		checked = !v.Corrupt
 	}
-	r.keepRead(p.ts, id.Page, raw, &img[0] == &raw[0])
+	r.keepRead(p.ts, id.Page, raw, &img[0] == &raw[0], checked)
 	p.data = img
 	p.diskLSN = binary.BigEndian.Uint64(img[filPageLSN:])
 	return nil
