@@ -238,7 +238,7 @@ func (f *deferredFile) readAt(p []byte, off int64) error {
 
 // wrote records that the unit at off has been written to the copy.
 func (f *deferredFile) wrote(off int64) {
-	if f.left.has(off / f.unit) {
+	if f != nil && f.left.has(off/f.unit) {
 		f.left.clear(off / f.unit)
 		f.n--
 	}

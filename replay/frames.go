@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -100,39 +99,6 @@ func (s *frameSlab) reset() { s.next, s.cur, s.prev = 0, nil, nil }
 
 // maxIOV is the most buffers one pwritev call takes (IOV_MAX on Linux).
 const maxIOV = 1024
-
-// writeRun writes pages first, first+1, ... of t (each t.phys bytes, all in one file of t) with
-// as few pwritev calls as it can, as write does one page.
-func (t *tsFile) writeRun(first uint32, pages [][]byte) error {
-	s, off := t.locate(first)
-	last, _ := t.locate(first + uint32(len(pages)) - 1)
-	simple := s != nil && last == s
-	for i, p := range pages {
-		simple = simple && len(p) == t.phys && s.def.state(off+int64(i)*int64(t.phys), int64(t.phys)) != mixed
-	}
-	if !simple { // an error for write to name, or pages to materialize first: page by page
-		for i, p := range pages {
-			if err := t.write(first+uint32(i), p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if s.def != nil { // the pages are the copy's from now on (if pwritev fails, the copy is left incomplete)
-		for i := range pages {
-			s.def.wrote(off + int64(i)*int64(t.phys))
-		}
-	}
-	for len(pages) > 0 {
-		k := min(len(pages), maxIOV)
-		if err := pwritev(s.f, pages[:k], off); err != nil {
-			return fmt.Errorf("%s: offset %d: writing pages %d-%d: %w", s.path, off, first, first+uint32(k)-1, err)
-		}
-		t.written += k
-		pages, first, off = pages[k:], first+uint32(k), off+int64(k)*int64(t.phys)
-	}
-	return nil
-}
 
 // pwritev writes bufs one after the other at off in f; a short write is finished by WriteAt.
 func pwritev(f *os.File, bufs [][]byte, off int64) error {

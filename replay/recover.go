@@ -7,7 +7,6 @@ package replay
 import (
 	"encoding/binary"
 	"fmt"
-	"sort"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
@@ -393,45 +392,4 @@ func (r *recovery) fromDoublewrite(id analysis.PageID, fl discovery.Flags) []byt
 		}
 	}
 	return best
-}
-
-// flush writes every dirty cached page to the copy and empties the cache (one batch).
-func (r *recovery) flush() error {
-	ids := make([]analysis.PageID, 0, len(r.cache))
-	for id, p := range r.cache {
-		if (p.dirty || p.restore) && !p.freed && p.data != nil {
-			ids = append(ids, id)
-		}
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		if ids[i].Space != ids[j].Space {
-			return ids[i].Space < ids[j].Space
-		}
-		return ids[i].Page < ids[j].Page
-	})
-	bufs := make([][]byte, 0, maxIOV)
-	for i := 0; i < len(ids); {
-		// A run of consecutive pages of one tablespace: one pwritev (writeRun).
-		ts, bufs := r.cache[ids[i]].ts, bufs[:0]
-		j := i
-		for ; j < len(ids) && ids[j].Space == ids[i].Space && ids[j].Page == ids[i].Page+uint32(j-i); j++ {
-			p := r.cache[ids[j]]
-			if p.dirty {
-				discovery.SealPage(p.data, p.ts.flags, p.endLSN)
-				r.applied[ids[j]] = true
-			}
-			bufs = append(bufs, p.data)
-		}
-		if err := ts.writeRun(ids[i].Page, bufs); err != nil {
-			return err
-		}
-		for _, id := range ids[i:j] {
-			r.written[id] = true
-		}
-		i = j
-	}
-	r.cache, r.last = map[analysis.PageID]*cached{}, nil
-	r.frames.reset() // every cached frame was dropped
-	r.res.Batches++
-	return nil
 }
