@@ -310,7 +310,7 @@ type pageStore struct {
 	bytes, limit int64
 	// ready are blocks of frames made ready on another goroutine for the pages to keep
 	// (prefault); its channel never blocks the goroutine.
-	ready chan []byte
+	ready *prefaulted
 }
 
 // newPageStore keeps up to limit bytes of the pages a (the log's analysis) makes recovery read
@@ -326,7 +326,7 @@ func newPageStore(limit int64, a *analysis.Analysis, pageSize int) *pageStore {
 			n += int64(pageSize)
 		}
 	}
-	k.ready, _ = prefault(min(n, limit))
+	k.ready = prefault(min(n, limit))
 	return k
 }
 

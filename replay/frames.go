@@ -2,6 +2,7 @@ package replay
 
 import (
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,8 +19,7 @@ type frameSlab struct {
 	next   int    // the index in chunks of the block after cur
 	cur    []byte // what is left of the block being carved
 	prev   []byte // cur before the last get (putBack)
-	ready  chan []byte
-	stop   chan struct{}
+	pf     *prefaulted
 }
 
 // prepare starts allocating, on another goroutine, the blocks for n bytes of frames and
@@ -27,47 +27,62 @@ type frameSlab struct {
 // as the reads into them): they are then ready when get needs them. get does not wait for
 // them. done ends the goroutine.
 func (s *frameSlab) prepare(n int64) (done func()) {
-	s.ready, s.stop = prefault(n)
-	return func() {
-		if s.stop != nil {
-			close(s.stop)
-		}
-	}
+	s.pf = prefault(n)
+	return s.pf.end
 }
 
-// prefault allocates and touches the blocks for n bytes on another goroutine, which sends
-// them on ready until it has made them all or stop is closed (nil channels: too few to
-// bother).
-func prefault(n int64) (ready chan []byte, stop chan struct{}) {
-	k := int((n + slabChunk - 1) / slabChunk)
+// prefaulted are blocks made ready by another goroutine: it makes them, one at a time, while
+// any of the blocks asked for is left to make, and sends them on ready.
+type prefaulted struct {
+	ready chan []byte
+	left  atomic.Int64
+	stop  chan struct{}
+}
+
+// prefault allocates and touches the blocks for n bytes on another goroutine (nil: too few
+// to bother).
+func prefault(n int64) *prefaulted {
+	k := (n + slabChunk - 1) / slabChunk
 	if k < 2 {
-		return nil, nil
+		return nil
 	}
-	ready, stop = make(chan []byte, k), make(chan struct{})
+	pf := &prefaulted{ready: make(chan []byte, k), stop: make(chan struct{})}
+	pf.left.Store(k)
 	go func() {
-		for range k {
+		for pf.left.Add(-1) >= 0 {
 			c := make([]byte, slabChunk)
 			for i := 0; i < len(c); i += 4096 {
 				c[i] = 0
 			}
 			select {
-			case ready <- c:
-			case <-stop:
+			case pf.ready <- c:
+			case <-pf.stop:
 				return
 			}
 		}
 	}()
-	return ready, stop
+	return pf
 }
 
-// block returns a new block: a prepared one if there is one ready.
-func (s *frameSlab) block() []byte {
-	select {
-	case c := <-s.ready:
-		return c
-	default:
-		return make([]byte, slabChunk)
+// end stops the goroutine.
+func (pf *prefaulted) end() {
+	if pf != nil {
+		close(pf.stop)
 	}
+}
+
+// block returns a new block: a prepared one if there is one ready, else one of its own (and
+// the goroutine makes one fewer).
+func (s *frameSlab) block() []byte {
+	if s.pf != nil {
+		select {
+		case c := <-s.pf.ready:
+			return c
+		default:
+			s.pf.left.Add(-1)
+		}
+	}
+	return make([]byte, slabChunk)
 }
 
 // get returns a frame of n bytes (its contents undefined).

@@ -337,8 +337,8 @@ func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 
 // read loads a page from the copy, from the doublewrite buffer when the file's copy is torn.
 func (r *recovery) read(p *cached, id analysis.PageID) error {
-	if r.keep != nil && r.frames.ready == nil {
-		r.frames.ready = r.keep.ready // the blocks prepared for the pages to keep
+	if r.keep != nil && r.frames.pf == nil {
+		r.frames.pf = r.keep.ready // the blocks prepared for the pages to keep
 	}
 	img, kept, err := p.ts.readFrame(id.Page, &r.frames)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"innoscope/analysis"
@@ -213,6 +214,9 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 	if opt.CacheBytes == 0 {
 		opt.CacheBytes = 512 << 20
 	}
+	// The pages kept and cached are hundreds of MiB that live to the end: with the default
+	// goal (twice the live heap) as much garbage of the log's decoding would pile up beside them.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	o := &Outcome{Seconds: map[string]float64{}}
 	cp := &Copy{Source: s, Target: opt.Target, External: opt.External, Redirect: map[string]string{}}
 	for _, r := range p.Redirects {
