@@ -7,6 +7,8 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+
+	"golang.org/x/sys/unix"
 )
 
 // Deferred pages: the copy leaves out the pages of datafiles that the log changes (the replay
@@ -166,13 +168,16 @@ func (d *deferredFiles) close() {
 }
 
 // spanDeferring copies the data extent sp of in to out (cp.span) but for the whole pages of
-// it that d's plan leaves out, which it records in d.
+// it that d's plan leaves out, which it records in d. The blocks of the pages left out are
+// allocated (fallocate: unwritten extents, which read as zeros), so that writing them later
+// costs what overwriting copied pages costs, not what filling a hole does.
 func (cp *copier) spanDeferring(in, out *os.File, sp Span, d *deferredFile) error {
 	if d == nil {
 		return cp.span(in, out, sp)
 	}
 	pl := cp.deferred.plan[discovery.ResolvePath(d.src)]
 	u, from, end := d.unit, sp.Off, sp.Off+sp.Len
+	left := Span{} // the run of pages left out being gathered
 	for i := (sp.Off + u - 1) / u; (i+1)*u <= end && i/64 < int64(len(pl.pages)); i++ {
 		if !pl.pages.has(i) {
 			continue
@@ -182,6 +187,14 @@ func (cp *copier) spanDeferring(in, out *os.File, sp Span, d *deferredFile) erro
 				return err
 			}
 		}
+		if left.Len > 0 && left.Off+left.Len != i*u {
+			allocate(out, left)
+			left = Span{}
+		}
+		if left.Len == 0 {
+			left.Off = i * u
+		}
+		left.Len += u
 		d.left.set(i)
 		d.n++
 		if cp.progress != nil {
@@ -189,10 +202,22 @@ func (cp *copier) spanDeferring(in, out *os.File, sp Span, d *deferredFile) erro
 		}
 		from = (i + 1) * u
 	}
+	allocate(out, left)
 	if end > from {
 		return cp.span(in, out, Span{from, end - from})
 	}
 	return nil
+}
+
+// allocate allocates the blocks of sp in f without writing them; only a hint (a file system
+// without fallocate leaves a hole, which is written all the same).
+func allocate(f *os.File, sp Span) {
+	if sp.Len <= 0 {
+		return
+	}
+	if c, err := f.SyscallConn(); err == nil {
+		c.Control(func(fd uintptr) { unix.Fallocate(int(fd), unix.FALLOC_FL_KEEP_SIZE, sp.Off, sp.Len) })
+	}
 }
 
 // Where a read or write of the copy's file falls.
