@@ -74,7 +74,9 @@ func (r *recovery) flush() error {
 			for k := next.Add(1) - 1; k < int64(len(runs)); k = next.Add(1) - 1 {
 				if f := runs[k]; f.plain {
 					f.seal()
-					f.err = pwritev(f.seg.f, f.bufs, f.off)
+					if f.err = pwritev(f.seg.f, f.bufs, f.off); f.err == nil {
+						startWritebackRange(f.seg.f, f.off, int64(len(f.bufs))*int64(f.ts.phys))
+					}
 				}
 			}
 		}()
