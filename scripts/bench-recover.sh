@@ -26,7 +26,7 @@ bash $lab install
 [ -f "$dir/bench.txt" ] || { rm -rf "$dir"; bash $lab bench-recover "$dir" "$pages"; }
 read -r -a opts <<<"$(tr '\n' ' ' <"$dir/options.txt")"
 # INNOSCOPE_BENCH_BIN: a binary to time instead of this tree's (e.g. an older build).
-bin=${INNOSCOPE_BENCH_BIN:-/tmp/innoscope-bench-bin}
+bin=${INNOSCOPE_BENCH_BIN:-$dir/innoscope-bin} # beside the crash: not shared with another tree's run
 [ -n "${INNOSCOPE_BENCH_BIN:-}" ] || go build -o "$bin" .
 log=$dir/crashed/ib_logfile0
 end=$($bin log stats --json "$log" | sed -n 's/.*"stop_offset": \([0-9]*\).*/\1/p')
