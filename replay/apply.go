@@ -24,7 +24,7 @@ func (r *recovery) applyRecord(p *cached, rec *logformat.Record) (err error) {
 		return nil
 	case logformat.InitPage:
 		if p.data == nil || len(p.data) != p.ts.phys {
-			p.data = make(frame, p.ts.phys)
+			p.data = r.frames.get(p.ts.phys)
 		}
 		f := p.data
 		clear(f)

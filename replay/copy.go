@@ -39,6 +39,8 @@ type Copy struct {
 	pending  []extFile // external datafiles whose .isl is already written
 	// locations caches SourceLocations.
 	locations []string
+	// deferred are the pages left out of the copy for the replay to write (deferred.go).
+	deferred *deferredFiles
 	// dirs are the copy's directories (target, external), open from before the first file is
 	// written, for Sync (syncfs reports the write-back errors since its descriptor was opened).
 	dirs []*os.File
@@ -140,7 +142,7 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 	}
 	cp := &copier{st: &st, progress: progress,
 		skip:    []string{discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())},
-		logPath: discovery.ResolvePath(srcLog), isl: c.relink}
+		logPath: discovery.ResolvePath(srcLog), isl: c.relink, deferred: c.deferred}
 	src := c.Source
 	if err := cp.tree(src.Datadir, c.Target); err != nil {
 		return st, err
@@ -325,6 +327,8 @@ type copier struct {
 	isl func(src, dst string) (bool, error)
 	// noRange: copy_file_range failed as unsupported once; read and write from then on.
 	noRange bool
+	// deferred plans the pages left out and records them (nil: every page is copied).
+	deferred *deferredFiles
 }
 
 // Span is a byte range of a file.
@@ -400,9 +404,10 @@ func (cp *copier) file(src, dst string) error {
 	}
 	// Only the data extents are read: a hole (an unallocated range) stays a hole in the copy.
 	var at int64
+	d := cp.deferred.start(src, dst)
 	for _, e := range discovery.DataExtents(in, fi.Size()) {
 		cp.hole(e.Off - at)
-		if err := cp.span(in, out, Span{e.Off, e.Len}); err != nil {
+		if err := cp.spanDeferring(in, out, Span{e.Off, e.Len}, d); err != nil {
 			out.Close()
 			return fmt.Errorf("copying %s: %w", src, err)
 		}

@@ -92,3 +92,10 @@ func startWriteback(f *os.File) {
 		c.Control(func(fd uintptr) { unix.SyncFileRange(int(fd), 0, 0, unix.SYNC_FILE_RANGE_WRITE) })
 	}
 }
+
+// startWritebackRange is startWriteback for n bytes at off.
+func startWritebackRange(f *os.File, off, n int64) {
+	if c, err := f.SyscallConn(); err == nil {
+		c.Control(func(fd uintptr) { unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WRITE) })
+	}
+}

@@ -7,7 +7,6 @@ package replay
 import (
 	"encoding/binary"
 	"fmt"
-	"sort"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
@@ -33,6 +32,8 @@ type RecoverOptions struct {
 	// Skip are tablespaces whose records are not applied (a salvage's skipped_records and
 	// quarantined: SalvagePlan.Skip).
 	Skip map[uint32]bool
+	// deferred are the pages the copy left out (Run), read from the source until written.
+	deferred *deferredFiles
 }
 
 // SpaceResult is what recovery did to one tablespace.
@@ -101,6 +102,32 @@ type recovery struct {
 	only     map[uint32]bool
 	// recovered is the copy's undo logs and dictionary after the replay, read once (undo).
 	recovered *recoveredState
+	// frames holds the cached pages' frames.
+	frames frameSlab
+	// nType and nExt count the applied records by type and EXTENDED subtype (res.Applied).
+	nType, nExt [256]int
+	// last is the page page returned last (nil after a flush), when no truncation of its
+	// tablespace makes the answer depend on the LSN.
+	last    *cached
+	lastID  analysis.PageID
+	touched []*cached // applyMTR's, kept for the next mini-transaction
+	// keep, when set, keeps the pages read for the replay (PlanSalvage's pre-flight read).
+	keep *pageStore
+}
+
+// countApplied adds nType and nExt to res.Applied by name.
+func (r *recovery) countApplied() {
+	for t, n := range r.nType {
+		if n > 0 {
+			r.res.Applied[logformat.Type(t).String()] += n
+		}
+	}
+	for s, n := range r.nExt {
+		if n > 0 {
+			r.res.Applied[logformat.ExtSubtype(s).String()] += n
+		}
+	}
+	r.nType, r.nExt = [256]int{}, [256]int{}
 }
 
 // recoveredState is what the copy's undo logs and data dictionary say after the replay (as the
@@ -128,12 +155,15 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 		written: map[analysis.PageID]bool{}, applied: map[analysis.PageID]bool{}}
 	r.res.CheckpointLSN, r.res.Applied = sc.LSN(), map[string]int{}
 	defer r.closeAll()
+	defer opt.deferred.close()
 	if err := r.openSpaces(); err != nil {
 		return nil, err
 	}
 	if err := r.trimUndo(); err != nil {
 		return nil, err
 	}
+	// The frames of the pages the log names (but those Open kept), as many as the cache holds.
+	defer r.frames.prepare(min(int64(len(r.an.Pages)-opt.deferred.keptPages())+1, opt.CacheBytes/int64(opt.PageSize)+1) * int64(opt.PageSize))()
 	for sc.Next() {
 		m := sc.MTR()
 		r.res.MTRs++
@@ -159,6 +189,10 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 	if err := r.flush(); err != nil {
 		return nil, err
 	}
+	// The pages the copy left out that no batch wrote, before any file operation.
+	if err := opt.deferred.materializeAll(); err != nil {
+		return nil, err
+	}
 	if err := r.finishFiles(); err != nil {
 		return nil, err
 	}
@@ -170,6 +204,7 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 		return nil, err
 	}
 	r.res.PagesApplied, r.res.PagesFreed = len(r.applied), len(r.an.Freed)
+	r.countApplied()
 	return &r.res, nil
 }
 
@@ -179,7 +214,8 @@ func (r *recovery) cachedBytes() int64 { return int64(len(r.cache)) * int64(r.op
 func (r *recovery) applyMTR(m *logformat.MTR) error {
 	var cur *cached
 	skip := false
-	var touched []*cached
+	touched := r.touched[:0]
+	defer func() { r.touched = touched[:0] }()
 	for i := range m.Records {
 		rec := &m.Records[i]
 		if rec.Type.IsFile() || rec.Type == logformat.Padding {
@@ -222,9 +258,9 @@ func (r *recovery) applyMTR(m *logformat.MTR) error {
 		}
 		r.res.RecordsApplied++
 		if rec.Type == logformat.Extended {
-			r.res.Applied[rec.ExtSub().String()]++
+			r.nExt[rec.Sub]++
 		} else {
-			r.res.Applied[rec.Type.String()]++
+			r.nType[rec.Type]++
 		}
 	}
 	for _, p := range touched {
@@ -260,14 +296,25 @@ func (r *recovery) fitFrames(ts *tsFile) {
 // page returns the cached image of id, reading it if needed; nil when the space's records
 // are skipped (a dropped tablespace) or the mini-transaction at lsn precedes its truncation.
 func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
-	if t, ok := r.an.Trims[id.Space]; ok && lsn < t.LSN {
+	if r.last != nil && r.lastID == id {
+		return r.last, nil
+	}
+	var t analysis.Trim
+	trimmed := false
+	if len(r.an.Trims) > 0 {
+		t, trimmed = r.an.Trims[id.Space]
+	}
+	if trimmed && lsn < t.LSN {
 		return nil, nil
+	}
+	if p := r.cache[id]; p != nil { // never a freed page (below)
+		if !trimmed {
+			r.last, r.lastID = p, id
+		}
+		return p, nil
 	}
 	if r.an.Freed[id] {
 		return nil, nil // freed at the end of the log: the server applies nothing to it
-	}
-	if p := r.cache[id]; p != nil {
-		return p, nil
 	}
 	ts, err := r.space(id.Space)
 	if ts == nil || err != nil {
@@ -282,17 +329,30 @@ func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 		}
 	}
 	r.cache[id] = p
+	if !trimmed {
+		r.last, r.lastID = p, id
+	}
 	return p, nil
 }
 
 // read loads a page from the copy, from the doublewrite buffer when the file's copy is torn.
 func (r *recovery) read(p *cached, id analysis.PageID) error {
-	img, err := p.ts.read(id.Page)
+	if r.keep != nil && r.frames.pf == nil {
+		r.frames.pf = r.keep.ready // the blocks prepared for the pages to keep
+	}
+	img, kept, err := p.ts.readFrame(id.Page, &r.frames)
 	if err != nil {
 		return err
 	}
+	raw := img
 	r.res.PagesRead++
 	fl := p.ts.flags
+	if kept.checked && p.ts.flagsSet && fl.Raw == kept.raw && kept.space == id.Space {
+		// The pre-flight read found these bytes sound under these flags (keptPage).
+		p.data, p.diskLSN = img, binary.BigEndian.Uint64(img[filPageLSN:])
+		return nil
+	}
+	checked := false
 	if kv := discovery.KeyVersion(img, fl, id.Page); kv != 0 && p.ts.flagsSet && !discovery.IsZero(img) {
 		return fmt.Errorf("%s page %d is encrypted (key version %d): innoscope cannot decrypt it; recover with the server and its key management plugin",
 			p.ts, id.Page, kv)
@@ -310,7 +370,10 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 		img = good
 		p.restore = true // the server writes the doublewrite copy back to the file
 		r.res.PagesFromDblwr++
+	} else {
+		checked = !v.Corrupt
 	}
+	r.keepRead(p.ts, id.Page, raw, &img[0] == &raw[0], checked)
 	p.data = img
 	p.diskLSN = binary.BigEndian.Uint64(img[filPageLSN:])
 	return nil
@@ -329,34 +392,4 @@ func (r *recovery) fromDoublewrite(id analysis.PageID, fl discovery.Flags) []byt
 		}
 	}
 	return best
-}
-
-// flush writes every dirty cached page to the copy and empties the cache (one batch).
-func (r *recovery) flush() error {
-	ids := make([]analysis.PageID, 0, len(r.cache))
-	for id, p := range r.cache {
-		if (p.dirty || p.restore) && !p.freed && p.data != nil {
-			ids = append(ids, id)
-		}
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		if ids[i].Space != ids[j].Space {
-			return ids[i].Space < ids[j].Space
-		}
-		return ids[i].Page < ids[j].Page
-	})
-	for _, id := range ids {
-		p := r.cache[id]
-		if p.dirty {
-			discovery.SealPage(p.data, p.ts.flags, p.endLSN)
-			r.applied[id] = true
-		}
-		if err := p.ts.write(id.Page, p.data); err != nil {
-			return err
-		}
-		r.written[id] = true
-	}
-	r.cache = map[analysis.PageID]*cached{}
-	r.res.Batches++
-	return nil
 }

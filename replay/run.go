@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"innoscope/analysis"
@@ -24,6 +25,8 @@ type Source struct {
 	// Salvage is what OpenSalvage decided to repair or declare lost (nil after Open).
 	Salvage *SalvagePlan
 	scan    redo.ScanOptions
+	spaces  []discovery.Tablespace // the datafiles found in the source (planDeferred)
+	kept    *pageStore             // the pages the pre-flight read kept for the replay
 }
 
 // Open opens the log of the data directory laid out as s and runs the pre-pass. It refuses,
@@ -102,6 +105,12 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}))
 	}
 	var plan *SalvagePlan
+	// The pages the pre-flight read keeps for the replay (none for a salvage: it moves files
+	// of the copy, and the replay reads every page again).
+	so.keep = newPageStore(0, nil, 0)
+	if !so.salvage && err == nil {
+		so.keep = newPageStore(512<<20, a, l.PageSize)
+	}
 	if err == nil { // every other refusal, before copying: the salvage's plan
 		plan, err = planSalvage(s, l, a, fs, scan, so, dict)
 	}
@@ -109,7 +118,7 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		l.Close()
 		return nil, err
 	}
-	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts, dict, dictErr), Salvage: plan, scan: scan}, nil
+	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts, dict, dictErr), Salvage: plan, scan: scan, spaces: ts, kept: so.keep}, nil
 }
 
 // Close closes the source's log.
@@ -184,6 +193,9 @@ type RunOptions struct {
 	// CopyProgress and ApplyProgress, if set, are called with the bytes copied and the records
 	// applied, and their totals.
 	CopyProgress, ApplyProgress func(done, total int64)
+	// copyAll copies every page and has the replay read them all from the copy (the tests'
+	// reference for the pages the copy leaves out, deferred.go).
+	copyAll bool
 }
 
 // Outcome is what Run did.
@@ -202,11 +214,18 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 	if opt.CacheBytes == 0 {
 		opt.CacheBytes = 512 << 20
 	}
+	// The pages kept and cached are hundreds of MiB that live to the end: with the default
+	// goal (twice the live heap) as much garbage of the log's decoding would pile up beside them.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	o := &Outcome{Seconds: map[string]float64{}}
 	cp := &Copy{Source: s, Target: opt.Target, External: opt.External, Redirect: map[string]string{}}
 	for _, r := range p.Redirects {
 		cp.Redirect[discovery.ResolvePath(r.ISL)] = r.Target
 	}
+	if p.Salvage == nil && !opt.copyAll { // a salvage moves files of the copy before the replay
+		cp.deferred = planDeferred(p.spaces, p.Analysis, p.kept)
+	}
+	p.kept = nil // the replay takes them (or no one)
 	lock, err := cp.Lock(opt.Force)
 	if err != nil {
 		return nil, TargetError{err}
@@ -244,7 +263,7 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 			if opt.ApplyProgress != nil {
 				opt.ApplyProgress(int64(done), int64(total))
 			}
-		}, Skip: p.Salvage.SkipSet()})
+		}, Skip: p.Salvage.SkipSet(), deferred: cp.deferred})
 	if err != nil {
 		return nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", opt.Target, err)
 	}

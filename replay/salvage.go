@@ -25,6 +25,7 @@ func OpenSalvage(s discovery.Layout, scan redo.ScanOptions, into string) (*Sourc
 type salvageOptions struct {
 	salvage bool
 	into    string
+	keep    *pageStore // the pages the pre-flight read keeps for the replay (nil: none)
 }
 
 // planSalvage plans the salvage of the source (PlanSalvage, with the records each lost
@@ -36,7 +37,7 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 	if salvage { // only the salvage relocates what the dictionary alone names (the server starts)
 		dict = sysTables
 	}
-	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into, Dict: dict})
+	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into, Dict: dict, keep: so.keep})
 	if err != nil {
 		return nil, err
 	}

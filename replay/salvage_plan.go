@@ -127,6 +127,7 @@ type SalvageInput struct {
 	// Dict is SYS_TABLES of the source (nil: unreadable): a table the log does not name is
 	// expected at its dictionary name.
 	Dict []discovery.DictTable
+	keep *pageStore // keeps the pages read for the replay (deferred.go)
 }
 
 // PlanSalvage decides, before anything is copied, what recovery of the source would refuse and
@@ -144,7 +145,7 @@ func PlanSalvage(in SalvageInput) (*SalvagePlan, error) {
 	}
 	r := &recovery{opt: RecoverOptions{Copy: src, PageSize: in.PageSize, Analysis: in.Analysis, CopyPath: path},
 		an: in.Analysis, spaces: map[uint32]*tsFile{}, cache: map[analysis.PageID]*cached{},
-		written: map[analysis.PageID]bool{}, applied: map[analysis.PageID]bool{}, readOnly: true}
+		written: map[analysis.PageID]bool{}, applied: map[analysis.PageID]bool{}, readOnly: true, keep: in.keep}
 	defer r.closeAll()
 	if err := r.openSpaces(); err != nil {
 		return nil, err

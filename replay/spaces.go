@@ -188,7 +188,7 @@ func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) 
 	if err != nil {
 		return nil, err
 	}
-	t := &tsFile{id: id, path: p, segs: []segment{{f: f, path: p, count: -1}}, logical: r.opt.PageSize,
+	t := &tsFile{id: id, path: p, segs: []segment{{f: f, path: p, count: -1, def: r.opt.deferred.of(p)}}, logical: r.opt.PageSize,
 		phys: r.opt.PageSize, created: created, trimTo: -1}
 	r.spaces[id] = t // so that an error below still closes the file
 	if err := r.refuseZeroPage0(id, p, f); err != nil && !created {

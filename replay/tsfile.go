@@ -32,6 +32,7 @@ type segment struct {
 	path  string
 	first int64
 	count int64
+	def   *deferredFile // the pages the copy left out of the file (nil: none)
 }
 
 func (t *tsFile) String() string { return fmt.Sprintf("tablespace %d (%s)", t.id, t.path) }
@@ -50,17 +51,32 @@ func (t *tsFile) locate(no uint32) (*segment, int64) {
 // read returns page no as stored (a zero page beyond the end of the file).
 func (t *tsFile) read(no uint32) ([]byte, error) {
 	p := make([]byte, t.phys)
+	return p, t.readInto(no, p)
+}
+
+// readInto reads page no into p (t.phys bytes; zero beyond the end of the file).
+func (t *tsFile) readInto(no uint32, p []byte) error {
 	s, off := t.locate(no)
 	if s == nil {
-		return nil, fmt.Errorf("%s: page %d is beyond the system tablespace files", t, no)
+		return fmt.Errorf("%s: page %d is beyond the system tablespace files", t, no)
 	}
-	if n, err := s.f.ReadAt(p, off); err != nil && !(err == io.EOF && (n == 0 || n == len(p))) {
-		if err == io.EOF {
-			return nil, fmt.Errorf("%s: offset %d: page %d is cut short by the end of the file", s.path, off, no)
+	switch s.def.state(off, int64(len(p))) {
+	case fromSource:
+		return s.def.readAt(p, off)
+	case mixed:
+		if err := s.def.materialize(s.f); err != nil {
+			return err
 		}
-		return nil, fmt.Errorf("%s: offset %d: %w", s.path, off, err)
 	}
-	return p, nil
+	n, err := s.f.ReadAt(p, off)
+	if err != nil && !(err == io.EOF && (n == 0 || n == len(p))) {
+		if err == io.EOF {
+			return fmt.Errorf("%s: offset %d: page %d is cut short by the end of the file", s.path, off, no)
+		}
+		return fmt.Errorf("%s: offset %d: %w", s.path, off, err)
+	}
+	clear(p[n:])
+	return nil
 }
 
 // write stores page no.
@@ -73,8 +89,17 @@ func (t *tsFile) write(no uint32, p []byte) error {
 		// A frame of another size would spill into the next page or leave a gap.
 		return fmt.Errorf("%s: offset %d: page %d is %d bytes, the tablespace's pages are %d", s.path, off, no, len(p), t.phys)
 	}
+	st := s.def.state(off, int64(len(p)))
+	if st == mixed {
+		if err := s.def.materialize(s.f); err != nil {
+			return err
+		}
+	}
 	if _, err := s.f.WriteAt(p, off); err != nil {
 		return fmt.Errorf("%s: offset %d: writing page %d: %w", s.path, off, no, err)
+	}
+	if st == fromSource {
+		s.def.wrote(off)
 	}
 	t.written++
 	return nil
@@ -125,6 +150,9 @@ func (t *tsFile) pages() (int64, error) {
 // resize makes the last file end at page n (growing sparsely or truncating).
 func (t *tsFile) resize(n int64) error {
 	s := &t.segs[len(t.segs)-1]
+	if err := s.def.materialize(s.f); err != nil {
+		return err
+	}
 	size := (n - s.first) * int64(t.phys)
 	if size < 0 {
 		size = 0

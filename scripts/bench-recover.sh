@@ -26,7 +26,7 @@ bash $lab install
 [ -f "$dir/bench.txt" ] || { rm -rf "$dir"; bash $lab bench-recover "$dir" "$pages"; }
 read -r -a opts <<<"$(tr '\n' ' ' <"$dir/options.txt")"
 # INNOSCOPE_BENCH_BIN: a binary to time instead of this tree's (e.g. an older build).
-bin=${INNOSCOPE_BENCH_BIN:-/tmp/innoscope-bench-bin}
+bin=${INNOSCOPE_BENCH_BIN:-$dir/innoscope-bin} # beside the crash: not shared with another tree's run
 [ -n "${INNOSCOPE_BENCH_BIN:-}" ] || go build -o "$bin" .
 log=$dir/crashed/ib_logfile0
 end=$($bin log stats --json "$log" | sed -n 's/.*"stop_offset": \([0-9]*\).*/\1/p')
@@ -85,11 +85,13 @@ PY
   fi
   ref=$(echo "$cpt + $srv" | bc) rec=$(echo "$srv - $base" | bc)
   r_ref+=("$(echo "$ins / $ref" | bc -l)") r_rec+=("$(echo "$ins / $rec" | bc -l)") r_rep+=("$(echo "$prep / $rec" | bc -l)")
-  printf 'round %d: cp -a %.2f s + mariadbd start to ready %.2f s = %.2f s (recovery alone %.2f s); innoscope recover %.2f s (copy %.2f, replay %.2f, log %.2f): ratio %.2f\n' \
-    $round "$cpt" "$srv" "$ref" "$rec" "$ins" "$pcopy" "$prep" "$plog" "${r_ref[-1]}"
+  popen=$(echo "$ins - $pcopy - $prep - $plog" | bc)
+  printf 'round %d: cp -a %.2f s + mariadbd start to ready %.2f s = %.2f s (recovery alone %.2f s); innoscope recover %.2f s (open and analysis %.2f, copy %.2f, replay %.2f, log %.2f): ratio %.2f\n' \
+    $round "$cpt" "$srv" "$ref" "$rec" "$ins" "$popen" "$pcopy" "$prep" "$plog" "${r_ref[-1]}"
 done
 echo "check: each round, the server started on innoscope's copy without crash recovery; CHECKSUM TABLE $(cut -f2 "$work/copy.checksum") equals its own recovery's"
 printf 'RATIO innoscope recover / (cp -a + mariadbd start to ready), median of 3: %.2f\n' "$(printf '%s\n' "${r_ref[@]}" | median)"
 printf 'RATIO innoscope recover / mariadbd recovery alone, median of 3: %.2f\n' "$(printf '%s\n' "${r_rec[@]}" | median)"
 printf 'RATIO innoscope replay phase / mariadbd recovery alone, median of 3: %.2f\n' "$(printf '%s\n' "${r_rep[@]}" | median)"
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$work" "$work.external"
