@@ -38,6 +38,7 @@ const (
 	metaMinRec         = 0x10
 	metaDeleted        = 0x20
 	maxTreeDepth       = 32
+	undoInsertMetadata = 10 // TRX_UNDO_INSERT_METADATA: the undo record of a metadata record's insert
 )
 
 // instantMetadataProblem is a clustered index whose instant ALTER metadata the server rejects.
@@ -53,10 +54,11 @@ type instantMetadataProblem struct {
 	spaceID uint32
 }
 
-// instantMetadataFindings: INSTANT_METADATA_UNRECOGNIZED (error) for each table that an
-// uncommitted transaction changed and whose clustered index, as crash recovery leaves it, has
-// instant ALTER metadata the server rejects (see above). The pages are read through
-// in.Undo.Pages over the log of s.
+// instantMetadataFindings: INSTANT_METADATA_UNRECOGNIZED (error) for each table into which an
+// uncommitted transaction inserted an instant ALTER metadata record (its undo log has a
+// TRX_UNDO_INSERT_METADATA record for it) and whose clustered index, as crash recovery leaves
+// it, has metadata the server rejects (see above). The pages of those tables' tablespaces are
+// read through in.Undo.Pages over the log of s (a second scan of the log, only then).
 func instantMetadataFindings(in Input, s discovery.Layout, opt Options) []report.Finding {
 	if in.Undo == nil || in.Undo.Pages == nil || in.Analysis == nil {
 		return nil
@@ -69,7 +71,9 @@ func instantMetadataFindings(in Input, s discovery.Layout, opt Options) []report
 		}
 		active[t.ID] = true
 		for _, r := range t.Records {
-			touched[r.TableID] = true
+			if r.Type == undoInsertMetadata {
+				touched[r.TableID] = true
+			}
 		}
 	}
 	type cand struct {
