@@ -87,7 +87,7 @@ func instantMetadataFindings(in Input, s discovery.Layout, opt Options) []report
 		if t.ID == 0 || t.Deleted || t.SpaceID == 0 || strings.HasPrefix(t.Name, "SYS_") {
 			continue
 		}
-		if s := in.Analysis.Map.Spaces[t.SpaceID]; s != nil && s.Deleted {
+		if sp := in.Analysis.Map.Spaces[t.SpaceID]; sp != nil && sp.Deleted {
 			continue
 		}
 		for _, ix := range in.Undo.Indexes {
@@ -114,7 +114,7 @@ func instantMetadataFindings(in Input, s discovery.Layout, opt Options) []report
 	read, closeFiles, err := in.Undo.Pages(sc, spaces)
 	if err != nil {
 		return []report.Finding{{Severity: report.Info, Code: "UNDO_UNREADABLE", File: s.Datadir,
-			Message: "the clustered index roots of the tables uncommitted transactions changed could not be read as recovery leaves them, so their instant ALTER metadata is not checked: " + err.Error()}}
+			Message: "the clustered indexes into which uncommitted transactions inserted instant ALTER metadata could not be read as recovery leaves them, so that metadata is not checked: " + err.Error()}}
 	}
 	defer closeFiles()
 	var out []report.Finding
