@@ -78,6 +78,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	}
 	fs = append(fs, Diagnose(in)...)
 	fs = append(fs, rollbackFinding(in, s)...)
+	fs = append(fs, instantMetadataFindings(in, s, opt)...)
 	sum := map[string]int{"error": 0, "warning": 0, "info": 0}
 	end := a.Map.EndLSN
 	for i := range fs {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
+	"innoscope/logformat"
 	"innoscope/report"
 )
 
@@ -15,6 +16,13 @@ type UndoView struct {
 	Trxs    []discovery.UndoTrx
 	Tables  []discovery.DictTable
 	Indexes []discovery.DictIndex
+	// Columns and Fields are SYS_COLUMNS and SYS_FIELDS (nil: unreadable).
+	Columns []discovery.DictColumn
+	Fields  []discovery.DictField
+	// Pages applies the log (sc, from the checkpoint) for the tablespaces spaces in memory and
+	// reads their pages as crash recovery leaves them (nil: not available); close releases
+	// the files.
+	Pages func(sc *logformat.Scanner, spaces map[uint32]bool) (read discovery.PageReader, close func(), err error)
 }
 
 // SourcePath maps a file name from the redo log (relative to datadir, or absolute) to its path.

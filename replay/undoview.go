@@ -57,7 +57,9 @@ func RecoveredUndo(sc *logformat.Scanner, s discovery.Layout, pageSize int, a *a
 		return nil, err
 	}
 	read := r.pageReader(true)
-	v := &analysis.UndoView{}
+	v := &analysis.UndoView{Pages: func(sc *logformat.Scanner, spaces map[uint32]bool) (discovery.PageReader, func(), error) {
+		return RecoveredPages(sc, s, pageSize, a, spaces)
+	}}
 	var err error
 	if v.Trxs, err = discovery.ReadUndoTrxs(read); err != nil {
 		return nil, err
@@ -76,6 +78,9 @@ func RecoveredUndo(sc *logformat.Scanner, s discovery.Layout, pageSize int, a *a
 	if v.Indexes, err = discovery.ReadDictIndexes(f); err != nil {
 		return nil, err
 	}
+	// for the instant ALTER metadata check (its key lengths); unreadable: not checked
+	v.Columns, _ = discovery.ReadDictColumns(f)
+	v.Fields, _ = discovery.ReadDictFields(f)
 	return v, nil
 }
 
