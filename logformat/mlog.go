@@ -133,7 +133,7 @@ func mlogInDialect(b uint8, d MLogDialect) (MLogType, bool) {
 	if d == DialectMariaDB && b >= 62 && b <= 64 || b == 100 && (d == DialectMariaDB || d == DialectLegacy) {
 		t += 128
 	}
-	if _, ok := mlogNames[t]; !ok {
+	if !mlogKnown[t] {
 		return t, false
 	}
 	switch {
@@ -192,6 +192,14 @@ var mlogNames = map[MLogType]string{
 	MLogZipWriteTrxID: "MLOG_ZIP_WRITE_TRX_ID", MLogMemset: "MLOG_MEMSET", MLogInitFreePage: "MLOG_INIT_FREE_PAGE",
 	MLogFileWriteCryptData: "MLOG_FILE_WRITE_CRYPT_DATA",
 }
+
+// mlogKnown says which types mlogNames names (an array: looked up for every record).
+var mlogKnown = func() (k [256]bool) {
+	for t := range mlogNames {
+		k[t] = true
+	}
+	return k
+}()
 
 // MLogTypes lists the MLOG types this package decodes, in code order.
 var MLogTypes = func() []MLogType {
