@@ -1,6 +1,9 @@
 package logformat
 
-import "io"
+import (
+	"fmt"
+	"io"
+)
 
 // Internals the external tests (package logformat_test, which uses logformattest) look at;
 // names_test.go gives them back the names the tests use.
@@ -21,4 +24,27 @@ func SerialSummarize(fn func()) {
 	serialSummarize = true
 	defer func() { serialSummarize = false }()
 	fn()
+}
+
+// CountMTRAgrees frames the mini-transaction at the start of p like a scan (false when that
+// fails), runs countMTR on it and, when that takes it, decodeTo with a tally: diff says how the
+// two counts differ ("" when they agree).
+func CountMTRAgrees(p []byte, pageSize int) (counted bool, diff string) {
+	end, fault := mtrEnd(p, 1)
+	if fault != mtrOK || end+5 > len(p) {
+		return false, ""
+	}
+	var a, b tally
+	if !countMTR(p, end, uint32(pageSize), &a) {
+		return false, ""
+	}
+	s := &Scanner{opt: ScanOptions{PageSize: pageSize}}
+	if _, why := s.decodeTo(p, end, &b); why != "" {
+		return true, "decodeTo rejects it: " + why
+	}
+	a.rec, b.rec = Record{}, Record{}
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		return true, fmt.Sprintf("countMTR %+v, decodeTo %+v", a, b)
+	}
+	return true, ""
 }

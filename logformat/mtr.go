@@ -68,6 +68,9 @@ type Scanner struct {
 	preAt     uint64 // LSN of a malformed record
 	name      string // the log file, when there is no *Log
 	pf        *prefetch
+	// swap, if set, gives fill the buffer to continue in when it reads more (the bytes not
+	// yet parsed are copied there), so that the old one can stay with whoever holds it.
+	swap func(old []byte) []byte
 }
 
 // Scan returns a scanner starting at lsn, which must be the start of a mini-transaction (the
@@ -97,7 +100,12 @@ func (s *Scanner) fill() ([]byte, error) {
 	if s.bufN-start >= MaxMTRSize+16 || s.bufLSN+uint64(s.bufN) >= s.limit {
 		return s.buf[start:s.bufN], nil
 	}
-	n := copy(s.buf, s.buf[start:s.bufN])
+	dst := s.buf
+	if s.swap != nil {
+		dst = s.swap(s.buf)
+	}
+	n := copy(dst, s.buf[start:s.bufN])
+	s.buf = dst
 	s.bufLSN, s.bufN = s.lsn, n
 	want := len(s.buf) - n
 	if rest := s.limit - (s.bufLSN + uint64(n)); uint64(want) > rest {

@@ -7,8 +7,9 @@ import (
 )
 
 // A parallel Summarize: the calling goroutine reads the log and finds each mini-transaction's
-// end (lengths and sequence bit: sequential by nature), copying the mini-transactions into
-// batches; workers check their CRC-32C, decode their records and count them (without keeping
+// end (lengths and sequence bit: sequential by nature), making batches of mini-transactions
+// that refer to the scanner's read buffer (a window: each read goes to a fresh one, and a
+// window is reused once no batch refers to it); workers check their CRC-32C, decode their records and count them (without keeping
 // them: a tally); the counts are merged in log order, so that the result is the sequential
 // one: a checksum mismatch or a malformed record ends the scan where Next would have ended it,
 // and nothing after it counts.
@@ -18,9 +19,11 @@ const batchBytes = 1 << 20
 
 // batch is a run of consecutive mini-transactions and what decoding them found.
 type batch struct {
-	seq  int
-	buf  []byte   // the mini-transactions, each with its termination byte and CRC
-	mtrs []mtrRef // where each starts in buf
+	seq   int
+	win   *window
+	buf   []byte   // win.buf: the mini-transactions, each with its termination byte and CRC
+	mtrs  []mtrRef // where each starts in buf
+	bytes int      // their size
 	// Results.
 	n       int // mini-transactions decoded (all, or those before the failing one)
 	t       tally
@@ -29,6 +32,13 @@ type batch struct {
 	stop    StopReason // why it fails: StopChecksum or StopMalformed
 	stopOff int        // offset of the fault within that MTR
 	stopWhy string     // why
+}
+
+// window is a read buffer of the scanner, with the number of its holders: the scanner
+// while it reads into it, and the batches that refer to it.
+type window struct {
+	buf  []byte
+	refs atomic.Int32
 }
 
 // mtrRef is a mini-transaction in a batch: its offset in buf, its termination byte's offset
@@ -44,6 +54,15 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 	todo := make(chan *batch, 2*workers)
 	done := make(chan *batch, 2*workers)
 	free := make(chan *batch, 4*workers)
+	wins := make(chan *window, 4*workers) // free windows
+	release := func(w *window) {
+		if w.refs.Add(-1) == 0 {
+			select {
+			case wins <- w:
+			default:
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	var halt atomic.Bool // set when a batch stops the scan: the batches after it do not count
 	for w := 0; w < workers; w++ {
@@ -58,6 +77,8 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 				} else {
 					b.decode(d, checkpointLSN)
 				}
+				release(b.win)
+				b.win, b.buf = nil, nil
 				done <- b
 			}
 		}()
@@ -107,37 +128,55 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 		}
 	}()
 	// Framing, here.
+	cur := &window{buf: sc.buf}
+	cur.refs.Store(1)
+	sc.swap = func(old []byte) []byte {
+		var w *window
+		select {
+		case w = <-wins:
+		default:
+			w = &window{buf: make([]byte, len(old))}
+		}
+		w.refs.Store(1)
+		release(cur)
+		cur = w
+		return w.buf
+	}
+	defer func() { sc.swap = nil }()
 	seq := 0
 	newBatch := func() *batch {
 		var b *batch
 		select {
 		case b = <-free:
 		default:
-			b = &batch{buf: make([]byte, 0, batchBytes+MaxMTRSize+16)}
+			b = &batch{}
 		}
-		b.seq, b.buf, b.mtrs = seq, b.buf[:0], b.mtrs[:0]
+		cur.refs.Add(1)
+		b.seq, b.win, b.buf, b.mtrs, b.bytes = seq, cur, cur.buf, b.mtrs[:0], 0
 		seq++
 		return b
 	}
 	b := newBatch()
 	for sc.err == nil && sc.stop == "" && !halt.Load() {
-		p, i, ok := sc.frame(false)
+		_, i, ok := sc.frame(false)
 		if !ok {
 			break
 		}
+		if b.win != cur { // fill went on in a fresh window
+			todo <- b
+			b = newBatch()
+		}
 		n := i + 5
-		b.mtrs = append(b.mtrs, mtrRef{off: len(b.buf), term: i, lsn: sc.lsn})
-		b.buf = append(b.buf, p[:n]...)
+		b.mtrs = append(b.mtrs, mtrRef{off: int(sc.lsn - sc.bufLSN), term: i, lsn: sc.lsn})
+		b.bytes += n
 		sc.lsn += uint64(n)
 		sc.mtrCount++
-		if len(b.buf) >= batchBytes {
+		if b.bytes >= batchBytes {
 			todo <- b
 			b = newBatch()
 		}
 	}
-	if len(b.mtrs) > 0 {
-		todo <- b
-	}
+	todo <- b // perhaps empty
 	close(todo)
 	wg.Wait()
 	close(done)
@@ -157,14 +196,20 @@ func (b *batch) decode(d *Scanner, checkpointLSN uint64) {
 	t := &b.t
 	b.n, b.fcpEnd, b.stopAt = 0, 0, -1
 	t.reset(checkpointLSN)
+	pageSize := uint32(d.opt.PageSize)
 	for k, m := range b.mtrs {
 		p := b.buf[m.off:]
 		if why := checkCRC(p, m.term); why != "" {
 			b.stopAt, b.stop, b.stopOff, b.stopWhy = k, StopChecksum, m.term+1, why
 			return
 		}
-		t.fcp = false
 		mark := t.mark()
+		if countMTR(p, m.term, pageSize, t) {
+			b.n++
+			continue
+		}
+		t.undoCount(mark, p, m.term, pageSize)
+		t.fcp = false
 		if at, why := d.decodeTo(p[:m.term+1], m.term, t); why != "" {
 			t.undo(mark, d, p[:m.term+1], m.term)
 			b.stopAt, b.stop, b.stopOff, b.stopWhy = k, StopMalformed, at, why

@@ -9,10 +9,11 @@ import (
 	. "innoscope/logformat/logformattest"
 )
 
-// TestSummarizeParallelIsSequential: the parallel Summarize (framing here, decoding in workers,
-// counts merged in log order) gives what the sequential one gives on a log of several batches,
-// also when a malformed record (which no server writes) in a later batch ends the scan: nothing
-// after it counts, and the scanner stops where Next stops.
+// TestSummarizeParallelIsSequential: the parallel Summarize (framing here, checksums and
+// decoding in workers, counts merged in log order) gives what the sequential one gives on a log
+// of several batches and read windows, also when a malformed record (which no server writes)
+// or a checksum mismatch in a later batch ends the scan: nothing after it counts, and the
+// scanner stops where Next stops.
 func TestSummarizeParallelIsSequential(t *testing.T) {
 	b, err := NewBuilder(16<<20, 12288, "MariaDB test")
 	if err != nil {
@@ -22,7 +23,7 @@ func TestSummarizeParallelIsSequential(t *testing.T) {
 	b.SetCheckpoint(1, 12288, 12288)
 	b.AppendMTR(FileCheckpointRecord(12288))
 	payload := make([]byte, 200)
-	var bad uint64
+	var bad, crc uint64
 	for i := 0; b.LSN() < 12288+5<<20; i++ {
 		rec := PageRecord(Write, false, uint32(5+i%3), uint32(i%1000), append(AppendVarint(nil, 100), payload...))
 		rec = append(rec, PageRecord(Write, true, 0, 0, append(AppendVarint(nil, 10), 1, 2, 3))...)
@@ -31,10 +32,17 @@ func TestSummarizeParallelIsSequential(t *testing.T) {
 			bad, _ = b.AppendMTR(rec)
 			continue
 		}
-		b.AppendMTR(rec)
+		lsn, _ := b.AppendMTR(rec)
+		if i == 9000 {
+			crc = lsn
+		}
 	}
 	img := b.Bytes()
 	l := mustOpen(t, img)
+	// The same log with a byte of a WRITE's data changed before the malformed record (the log
+	// has not wrapped: an LSN is its file offset).
+	img2 := append([]byte(nil), img...)
+	img2[crc+8] ^= 0xff
 	type result struct {
 		St     Stats
 		Err    error
@@ -44,9 +52,9 @@ func TestSummarizeParallelIsSequential(t *testing.T) {
 		Off    int64
 		SErr   string
 	}
-	run := func(img []byte, from, to uint64) result {
+	run := func(img []byte, from, to uint64, bufSize int) result {
 		l := mustOpen(t, img)
-		sc := l.Scan(from, ScanOptions{ToLSN: to})
+		sc := l.Scan(from, ScanOptions{ToLSN: to, BufferSize: bufSize})
 		st, err := Summarize(sc, 12288)
 		r := result{St: st, Err: err, LSN: sc.LSN()}
 		r.Stop, r.Detail, r.Off = sc.Stop()
@@ -60,7 +68,10 @@ func TestSummarizeParallelIsSequential(t *testing.T) {
 		name     string
 		img      []byte
 		from, to uint64
-	}{{"malformed in a later batch", img, 12288, 0}, {"clean, to a limit", img, 12288, bad}, {"from the middle", img, 12288 + 1<<20, 0}} {
+		stop     StopReason
+		at       uint64
+	}{{"malformed in a later batch", img, 12288, 0, StopMalformed, bad}, {"clean, to a limit", img, 12288, bad, StopLimit, bad},
+		{"from the middle", img, 12288 + 1<<20, 0, StopMalformed, bad}, {"checksum mismatch", img2, 12288, 0, StopChecksum, crc}} {
 		from := c.from
 		if from != 12288 {
 			// the first mini-transaction start after c.from
@@ -69,14 +80,16 @@ func TestSummarizeParallelIsSequential(t *testing.T) {
 			}
 			from = sc.LSN()
 		}
-		par := run(c.img, from, c.to)
-		var seq result
-		SerialSummarize(func() { seq = run(c.img, from, c.to) })
-		if !reflect.DeepEqual(par, seq) {
-			t.Errorf("%s: parallel %+v\nsequential %+v", c.name, par, seq)
-		}
-		if c.to == 0 && (par.Stop != StopMalformed || par.LSN != bad || par.St.MTRs < 5000) {
-			t.Errorf("%s: stop %s at %d (malformed MTR at %d), %d MTRs", c.name, par.Stop, par.LSN, bad, par.St.MTRs)
+		for _, bufSize := range []int{0, 2*MaxMTRSize + 64} { // 8 MiB, and 2 MiB windows
+			par := run(c.img, from, c.to, bufSize)
+			var seq result
+			SerialSummarize(func() { seq = run(c.img, from, c.to, bufSize) })
+			if !reflect.DeepEqual(par, seq) {
+				t.Errorf("%s, buffer %d: parallel %+v\nsequential %+v", c.name, bufSize, par, seq)
+			}
+			if par.Stop != c.stop || par.LSN != c.at || par.St.MTRs < 5000 {
+				t.Errorf("%s, buffer %d: stop %s at %d (want %s at %d), %d MTRs", c.name, bufSize, par.Stop, par.LSN, c.stop, c.at, par.St.MTRs)
+			}
 		}
 	}
 }
