@@ -129,6 +129,28 @@ func MLogDialectOf(h Header) (MLogDialect, bool) {
 // mlogInDialect maps a logged type byte (without the single-record flag) to the type it
 // means in dialect d, and whether d writes it at all.
 func mlogInDialect(b uint8, d MLogDialect) (MLogType, bool) {
+	if d >= 8 {
+		return mlogTypeInDialect(b, d)
+	}
+	e := &mlogDialectTypes[d&7][b]
+	return e.t, e.ok
+}
+
+// mlogDialectTypes is mlogInDialect for each dialect value below 8 and byte, worked out once.
+var mlogDialectTypes = func() (tab [8][256]struct {
+	t  MLogType
+	ok bool
+}) {
+	for d := range tab {
+		for b := range tab[d] {
+			tab[d][b].t, tab[d][b].ok = mlogTypeInDialect(uint8(b), MLogDialect(d))
+		}
+	}
+	return tab
+}()
+
+// mlogTypeInDialect is mlogInDialect, worked out.
+func mlogTypeInDialect(b uint8, d MLogDialect) (MLogType, bool) {
 	t := MLogType(b)
 	if d == DialectMariaDB && b >= 62 && b <= 64 || b == 100 && (d == DialectMariaDB || d == DialectLegacy) {
 		t += 128
@@ -317,6 +339,15 @@ func (r *mlogReader) u32() uint32 {
 
 // comp32 is mach_parse_compressed: 1 to 5 bytes, with short forms for values near 2^32.
 func (r *mlogReader) comp32() uint32 {
+	if r.i < len(r.p) && r.p[r.i] < 0x80 && !r.short && r.bad == "" {
+		r.i++
+		return uint32(r.p[r.i-1]) // the common one-byte form, inlined
+	}
+	return r.comp32Long()
+}
+
+// comp32Long is comp32 of the longer forms, or past the end.
+func (r *mlogReader) comp32Long() uint32 {
 	if !r.need(1) {
 		return 0
 	}

@@ -114,13 +114,13 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		return MLogScan{}, err
 	}
 	sc := MLogScan{DataEndLSN: g.bs.EndLSN, ByType: map[MLogType]int{}, Blocks: g.blocks}
-	lsnOf, data := g.lsnOf, g.data
+	data := g.data
 	off, why, err := g.startAt(l, from)
 	if why != "" || err != nil {
 		sc.Stop, sc.StopDetail = StopZero, why
 		return sc, err
 	}
-	sc.StartLSN, sc.EndLSN = lsnOf(off), lsnOf(off)
+	sc.StartLSN, sc.EndLSN = g.lsnOf(off), g.lsnOf(off)
 	var mtr MLogMTR
 	var byType [256]int
 	defer func() {
@@ -131,7 +131,7 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		}
 	}()
 	for off < len(data) {
-		mtr = MLogMTR{LSN: lsnOf(off), Records: mtr.Records[:0]}
+		mtr = MLogMTR{LSN: g.lsnOf(off), Records: mtr.Records[:0]}
 		p, why := off, ""
 		for {
 			// The record is decoded in place at the end of the slice, and taken back when it
@@ -147,7 +147,7 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 				mtr.Records, why = mtr.Records[:n], w
 				break
 			}
-			rec.LSN = lsnOf(p)
+			rec.LSN = g.lsnOf(p)
 			p += rec.Len
 			if rec.Single && n > 0 {
 				mtr.Records, why = mtr.Records[:n], fmt.Sprintf("%s with MLOG_SINGLE_REC_FLAG inside a multi-record mini-transaction", rec.Type)
@@ -166,9 +166,9 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		}
 		if why != "" {
 			sc.Stop, sc.StopDetail = StopMalformed, fmt.Sprintf("mini-transaction at LSN %d: %s", mtr.LSN, why)
-			return sc, &FormatError{File: l.Name, Offset: -1, LSN: lsnOf(p), Msg: "corrupted log record: " + why}
+			return sc, &FormatError{File: l.Name, Offset: -1, LSN: g.lsnOf(p), Msg: "corrupted log record: " + why}
 		}
-		mtr.EndLSN = lsnOf(p)
+		mtr.EndLSN = g.lsnOf(p)
 		sc.MTRs++
 		sc.Records += len(mtr.Records)
 		for i := range mtr.Records {
