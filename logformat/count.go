@@ -159,6 +159,9 @@ func extendedWellFormed(sub ExtSubtype, p []byte) bool {
 	case UndoAppend:
 		return len(p) >= 3
 	case InsertHeapRedundant, InsertReuseRedundant, InsertHeapDynamic, InsertReuseDynamic:
+		if len(p) >= 5 && (p[0]|p[1]|p[2]|p[3]|p[4]) < 0x80 {
+			return true // five one-byte fields (or four and a byte of data): the common case
+		}
 		wide := 2
 		if sub&2 != 0 {
 			wide = 3

@@ -41,6 +41,9 @@ type window struct {
 	refs atomic.Int32
 }
 
+// sameStart says whether a and b start at the same byte.
+func sameStart(a, b []byte) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
+
 // mtrRef is a mini-transaction in a batch: its offset in buf, its termination byte's offset
 // from there, its LSN.
 type mtrRef struct {
@@ -77,7 +80,9 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 				} else {
 					b.decode(d, checkpointLSN)
 				}
-				release(b.win)
+				if b.win != nil {
+					release(b.win)
+				}
 				b.win, b.buf = nil, nil
 				done <- b
 			}
@@ -128,21 +133,27 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 		}
 	}()
 	// Framing, here.
-	cur := &window{buf: sc.buf}
+	own := sc.buf
+	cur := &window{buf: own}
 	cur.refs.Store(1)
-	sc.swap = func(old []byte) []byte {
+	sc.mapped = mapLog(sc.log) // nil: the windows are read
+	defer func() {
+		// Nothing refers to the mapping any more: the workers are done.
+		sc.buf, sc.bufLSN, sc.bufN, sc.mapped, sc.swap = own, sc.lsn, 0, nil, nil
+	}()
+	defer unmap(sc.mapped)
+	sc.swap = func([]byte) []byte {
 		var w *window
 		select {
 		case w = <-wins:
 		default:
-			w = &window{buf: make([]byte, len(old))}
+			w = &window{buf: make([]byte, len(own))}
 		}
 		w.refs.Store(1)
 		release(cur)
 		cur = w
 		return w.buf
 	}
-	defer func() { sc.swap = nil }()
 	seq := 0
 	newBatch := func() *batch {
 		var b *batch
@@ -151,8 +162,11 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 		default:
 			b = &batch{}
 		}
-		cur.refs.Add(1)
-		b.seq, b.win, b.buf, b.mtrs, b.bytes = seq, cur, cur.buf, b.mtrs[:0], 0
+		b.seq, b.win, b.buf, b.mtrs, b.bytes = seq, nil, sc.buf, b.mtrs[:0], 0
+		if sameStart(sc.buf, cur.buf) { // a read window, not the mapping
+			b.win = cur
+			cur.refs.Add(1)
+		}
 		seq++
 		return b
 	}
@@ -162,7 +176,7 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 		if !ok {
 			break
 		}
-		if b.win != cur { // fill went on in a fresh window
+		if !sameStart(b.buf, sc.buf) { // fill went on in another window
 			todo <- b
 			b = newBatch()
 		}

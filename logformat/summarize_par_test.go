@@ -2,6 +2,8 @@ package logformat_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -153,4 +155,57 @@ func TestPrefetchIsSequential(t *testing.T) {
 	stop := sc.Prefetch()
 	sc.Next()
 	stop()
+}
+
+// TestSummarizeMappedRing: Summarize of a log file (which it maps into memory) whose records
+// wrap around the end of the ring gives what the sequential scan of the same bytes in memory
+// gives, with read windows of either size.
+func TestSummarizeMappedRing(t *testing.T) {
+	b, err := NewBuilder(4<<20, 12288, "MariaDB test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []uint64
+	for i := 0; b.LSN() < 12288+7<<20; i++ {
+		lsn, _ := b.AppendMTR(PageRecord(Write, false, uint32(5+i%3), uint32(i%1000), append(AppendVarint(nil, 100), make([]byte, 100+i%300)...)))
+		starts = append(starts, lsn)
+	}
+	end := b.LSN()
+	from := starts[len(starts)-1]
+	for _, s := range starts {
+		if s >= end-(4<<20-12288)+4096 { // the oldest mini-transaction the ring still holds
+			from = s
+			break
+		}
+	}
+	b.SetCheckpoint(0, from, from)
+	b.SetCheckpoint(1, from, from)
+	img := b.Bytes()
+	path := filepath.Join(t.TempDir(), "ib_logfile0")
+	if err := os.WriteFile(path, img, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fl, _, err := Open(f, int64(len(img)), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bufSize := range []int{0, 2*MaxMTRSize + 64} {
+		sc := fl.Scan(from, ScanOptions{BufferSize: bufSize})
+		par, perr := Summarize(sc, from)
+		var seq Stats
+		var serr error
+		ss := mustOpen(t, img).Scan(from, ScanOptions{BufferSize: bufSize})
+		SerialSummarize(func() { seq, serr = Summarize(ss, from) })
+		if !reflect.DeepEqual(par, seq) || perr != nil || serr != nil || sc.LSN() != ss.LSN() {
+			t.Errorf("buffer %d: mapped %+v (%v)\nsequential %+v (%v)", bufSize, par, perr, seq, serr)
+		}
+		if par.EndLSN != end || par.EndLSN-par.StartLSN < 3<<20 {
+			t.Errorf("buffer %d: scanned %d..%d, want to %d across the wrap", bufSize, par.StartLSN, par.EndLSN, end)
+		}
+	}
 }
