@@ -353,48 +353,40 @@ func (r *mlogReader) comp32Long() uint32 {
 	}
 	b := r.p[r.i]
 	var n int
-	var v uint32
 	switch {
 	case b < 0x80:
-		n, v = 1, uint32(b)
-	case b < 0xc0:
+		n = 1
+	case b < 0xc0, b >= 0xf8 && b < 0xfc:
 		n = 2
-		if r.need(2) {
-			v = uint32(binary.BigEndian.Uint16(r.p[r.i:])) & 0x3fff
-		}
-	case b < 0xe0:
+	case b < 0xe0, b >= 0xfc && b < 0xfe:
 		n = 3
-		if r.need(3) {
-			v = (uint32(b)<<16 | uint32(r.p[r.i+1])<<8 | uint32(r.p[r.i+2])) & 0x1fffff
-		}
-	case b < 0xf0:
+	case b < 0xf0, b >= 0xfe:
 		n = 4
-		if r.need(4) {
-			v = binary.BigEndian.Uint32(r.p[r.i:]) & 0xfffffff
-		}
-	case b < 0xf8:
-		n = 5
-		if r.need(5) {
-			v = binary.BigEndian.Uint32(r.p[r.i+1:])
-		}
-	case b < 0xfc:
-		n = 2
-		if r.need(2) {
-			v = uint32(binary.BigEndian.Uint16(r.p[r.i:]))&0x3ff | 0xfffffc00
-		}
-	case b < 0xfe:
-		n = 3
-		if r.need(3) {
-			v = (uint32(b)<<16|uint32(r.p[r.i+1])<<8|uint32(r.p[r.i+2]))&0x1ffff | 0xfffe0000
-		}
 	default:
-		n = 4
-		if r.need(4) {
-			v = (uint32(r.p[r.i+1])<<16 | uint32(r.p[r.i+2])<<8 | uint32(r.p[r.i+3])) | 0xff000000
-		}
+		n = 5
 	}
-	r.skip(n)
-	return v
+	if !r.need(n) {
+		return 0
+	}
+	p := r.p[r.i : r.i+n]
+	r.i += n
+	switch {
+	case b < 0x80:
+		return uint32(b)
+	case b < 0xc0:
+		return uint32(binary.BigEndian.Uint16(p)) & 0x3fff
+	case b < 0xe0:
+		return (uint32(b)<<16 | uint32(p[1])<<8 | uint32(p[2])) & 0x1fffff
+	case b < 0xf0:
+		return binary.BigEndian.Uint32(p) & 0xfffffff
+	case b < 0xf8:
+		return binary.BigEndian.Uint32(p[1:])
+	case b < 0xfc:
+		return uint32(binary.BigEndian.Uint16(p))&0x3ff | 0xfffffc00
+	case b < 0xfe:
+		return (uint32(b)<<16|uint32(p[1])<<8|uint32(p[2]))&0x1ffff | 0xfffe0000
+	}
+	return (uint32(p[1])<<16 | uint32(p[2])<<8 | uint32(p[3])) | 0xff000000
 }
 
 // comp64 is mach_u64_parse_compressed: the high half compressed, the low half 4 bytes.
