@@ -1,6 +1,7 @@
 package logformat_test
 
 import (
+	"hash/crc32"
 	"math/rand/v2"
 	"testing"
 
@@ -62,5 +63,22 @@ func TestCountMTRIsDecode(t *testing.T) {
 	t.Logf("%d of 300000 counted", counted)
 	if counted < 10000 {
 		t.Errorf("only %d random mini-transactions were counted: the test does not exercise countMTR", counted)
+	}
+}
+
+// TestCRC32CShort: the short-buffer CRC-32C is hash/crc32's Castagnoli checksum, at every
+// length and alignment up to past its cut-over to hash/crc32.
+func TestCRC32CShort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 1100)
+	for i := range buf {
+		buf[i] = byte(rng.IntN(256))
+	}
+	for off := 0; off < 8; off++ {
+		for n := 0; off+n <= len(buf); n++ {
+			if got, want := CRC32CShort(buf[off:off+n]), crc32.Checksum(buf[off:off+n], crc32.MakeTable(crc32.Castagnoli)); got != want {
+				t.Fatalf("offset %d, %d bytes: 0x%08x, want 0x%08x", off, n, got, want)
+			}
+		}
 	}
 }

@@ -13,6 +13,9 @@ const (
 	SizeOfFileCheckpoint = sizeOfFileCheckpoint
 )
 
+// CRC32CShort is crc32cShort.
+var CRC32CShort = crc32cShort
+
 // ParseMLog is parseMLog.
 var ParseMLog = parseMLog
 

@@ -201,7 +201,7 @@ func (s *Scanner) frame(crc bool) ([]byte, int, bool) {
 // byte is p[i] (the CRC follows it), and says why it does not match ("" when it does).
 func checkCRC(p []byte, i int) string {
 	stored := binary.BigEndian.Uint32(p[i+1:])
-	if crc := CRC32C(p[:i]); crc != stored {
+	if crc := crc32cShort(p[:i]); crc != stored {
 		return fmt.Sprintf("CRC-32C mismatch: stored 0x%08x, computed 0x%08x over %d bytes", stored, crc, i)
 	}
 	return ""
