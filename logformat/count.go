@@ -141,16 +141,17 @@ func countPageOp(typ Type, body []byte, last *uint32, pageSize uint32) bool {
 // extendedWellFormed says whether Record.decodeExtended leaves an EXTENDED record of subtype
 // sub, with the bytes p after the subtype, without Malformed.
 func extendedWellFormed(sub ExtSubtype, p []byte) bool {
-	// skip skips a varint of at most max bytes that must leave keep bytes.
-	skip := func(max, keep int) bool {
-		if len(p) == 0 {
+	i := 0
+	// field skips a varint of at most max bytes that must leave keep bytes.
+	field := func(max, keep int) bool {
+		if i >= len(p) {
 			return false
 		}
-		n := VarintLen(p[0])
-		if n == 0 || n > max || len(p)-n < keep {
+		n := int(varintLens[p[i]])
+		if n == 0 || n > max || len(p)-i-n < keep {
 			return false
 		}
-		p = p[n:]
+		i += n
 		return true
 	}
 	switch sub {
@@ -159,26 +160,31 @@ func extendedWellFormed(sub ExtSubtype, p []byte) bool {
 	case UndoAppend:
 		return len(p) >= 3
 	case InsertHeapRedundant, InsertReuseRedundant, InsertHeapDynamic, InsertReuseDynamic:
-		if len(p) >= 5 && (p[0]|p[1]|p[2]|p[3]|p[4]) < 0x80 {
-			return true // five one-byte fields (or four and a byte of data): the common case
-		}
 		wide := 2
 		if sub&2 != 0 {
 			wide = 3
 		}
-		return skip(3, 1) && (sub != InsertReuseDynamic || skip(3, 1)) && skip(wide, 1) && skip(2, 1) && skip(wide, 0)
+		return field(3, 1) && (sub != InsertReuseDynamic || field(3, 1)) && field(wide, 1) && field(2, 1) && field(wide, 0)
 	case DeleteRowFormatRedundant:
 		_, n := Varint(p)
 		return n != 0 && n == len(p)
 	case DeleteRowFormatDynamic:
-		if !skip(3, 1) || !skip(2, 1) {
+		if !field(3, 1) || !field(2, 1) {
 			return false
 		}
-		_, n := Varint(p)
-		return n != 0 && n <= 3 && n == len(p)
+		_, n := Varint(p[i:])
+		return n != 0 && n <= 3 && n == len(p)-i
 	}
 	return false
 }
+
+// varintLens is VarintLen of each first byte.
+var varintLens = func() (t [256]uint8) {
+	for b := range t {
+		t[b] = uint8(VarintLen(byte(b)))
+	}
+	return t
+}()
 
 // undoCount takes back what countMTR added to t since the mark m, before it returned false
 // on the mini-transaction p: counting it again with a fresh tally finds the same records.

@@ -180,14 +180,19 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 			todo <- b
 			b = newBatch()
 		}
-		n := i + 5
-		b.mtrs = append(b.mtrs, mtrRef{off: int(sc.lsn - sc.bufLSN), term: i, lsn: sc.lsn})
-		b.bytes += n
-		sc.lsn += uint64(n)
-		sc.mtrCount++
-		if b.bytes >= batchBytes {
-			todo <- b
-			b = newBatch()
+		for {
+			n := i + 5
+			b.mtrs = append(b.mtrs, mtrRef{off: int(sc.lsn - sc.bufLSN), term: i, lsn: sc.lsn})
+			b.bytes += n
+			sc.lsn += uint64(n)
+			sc.mtrCount++
+			if b.bytes >= batchBytes {
+				todo <- b
+				b = newBatch()
+			}
+			if i, ok = sc.frameNext(); !ok {
+				break
+			}
 		}
 	}
 	todo <- b // perhaps empty
