@@ -208,7 +208,7 @@ func (s *Scanner) frameNext() (int, bool) {
 		return 0, false
 	}
 	i, fault := mtrEnd(p, 1)
-	if fault != mtrOK || p[i] != s.log.SequenceBit(s.lsn+uint64(i)) {
+	if fault != mtrOK || i+5 > len(p) || p[i] != s.log.SequenceBit(s.lsn+uint64(i)) {
 		return 0, false
 	}
 	return i, true
