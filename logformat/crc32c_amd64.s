@@ -16,13 +16,22 @@ loop8:
 	SUBQ $8, CX
 	JMP  loop8
 
-loop1:
-	TESTQ CX, CX
+loop1: // the last 0 to 7 bytes: 4, 2 and 1 at a time
+	TESTQ $4, CX
+	JZ    two
+	CRC32L (SI), AX
+	ADDQ $4, SI
+
+two:
+	TESTQ $2, CX
+	JZ    one
+	CRC32W (SI), AX
+	ADDQ $2, SI
+
+one:
+	TESTQ $1, CX
 	JZ    done
 	CRC32B (SI), AX
-	INCQ SI
-	DECQ CX
-	JMP  loop1
 
 done:
 	NOTL AX
