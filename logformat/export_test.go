@@ -51,3 +51,11 @@ func CountMTRAgrees(p []byte, pageSize int) (counted bool, diff string) {
 	}
 	return true, ""
 }
+
+// Comp32Both reads a compressed number at the start of p with comp32 and with comp32Slow (the
+// general path): the values, the positions after them and the short flags.
+func Comp32Both(p []byte) (v1 uint32, i1 int, s1 bool, v2 uint32, i2 int, s2 bool) {
+	a, b := &mlogReader{p: p}, &mlogReader{p: p}
+	v1, v2 = a.comp32(), b.comp32Slow()
+	return v1, a.i, a.short, v2, b.i, b.short
+}

@@ -348,6 +348,40 @@ func (r *mlogReader) comp32() uint32 {
 
 // comp32Long is comp32 of the longer forms, or past the end.
 func (r *mlogReader) comp32Long() uint32 {
+	if r.short || r.bad != "" || r.i+5 > len(r.p) {
+		return r.comp32Slow()
+	}
+	// Five bytes are there: the longest form fits.
+	p := r.p[r.i : r.i+5]
+	switch b := p[0]; {
+	case b < 0x80:
+		r.i++
+		return uint32(b)
+	case b < 0xc0:
+		r.i += 2
+		return uint32(binary.BigEndian.Uint16(p)) & 0x3fff
+	case b < 0xe0:
+		r.i += 3
+		return (uint32(b)<<16 | uint32(p[1])<<8 | uint32(p[2])) & 0x1fffff
+	case b < 0xf0:
+		r.i += 4
+		return binary.BigEndian.Uint32(p) & 0xfffffff
+	case b < 0xf8:
+		r.i += 5
+		return binary.BigEndian.Uint32(p[1:])
+	case b < 0xfc:
+		r.i += 2
+		return uint32(binary.BigEndian.Uint16(p))&0x3ff | 0xfffffc00
+	case b < 0xfe:
+		r.i += 3
+		return (uint32(b)<<16|uint32(p[1])<<8|uint32(p[2]))&0x1ffff | 0xfffe0000
+	}
+	r.i += 4
+	return (uint32(p[1])<<16 | uint32(p[2])<<8 | uint32(p[3])) | 0xff000000
+}
+
+// comp32Slow is comp32 near the end of the bytes, or after a failed read.
+func (r *mlogReader) comp32Slow() uint32 {
 	if !r.need(1) {
 		return 0
 	}
