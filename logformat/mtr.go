@@ -71,9 +71,6 @@ type Scanner struct {
 	// swap, if set, gives fill the buffer to continue in when it reads more (the bytes not
 	// yet parsed are copied there), so that the old one can stay with whoever holds it.
 	swap func(old []byte) []byte
-	// mapped, if set, is the log file mapped into memory: fill makes the window a part of it
-	// instead of reading, where no wrap of the ring is near (mapWindow).
-	mapped []byte
 }
 
 // Scan returns a scanner starting at lsn, which must be the start of a mini-transaction (the
@@ -102,9 +99,6 @@ func (s *Scanner) fill() ([]byte, error) {
 	start := int(s.lsn - s.bufLSN)
 	if s.bufN-start >= MaxMTRSize+16 || s.bufLSN+uint64(s.bufN) >= s.limit {
 		return s.buf[start:s.bufN], nil
-	}
-	if s.mapped != nil && s.mapWindow() {
-		return s.buf[:s.bufN], nil
 	}
 	dst := s.buf
 	if s.swap != nil {

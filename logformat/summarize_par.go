@@ -136,12 +136,10 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 	own := sc.buf
 	cur := &window{buf: own}
 	cur.refs.Store(1)
-	sc.mapped = mapLog(sc.log) // nil: the windows are read
 	defer func() {
-		// Nothing refers to the mapping any more: the workers are done.
-		sc.buf, sc.bufLSN, sc.bufN, sc.mapped, sc.swap = own, sc.lsn, 0, nil, nil
+		// The workers are done: the scanner gets its own buffer back.
+		sc.buf, sc.bufLSN, sc.bufN, sc.swap = own, sc.lsn, 0, nil
 	}()
-	defer unmap(sc.mapped)
 	sc.swap = func([]byte) []byte {
 		var w *window
 		select {

@@ -157,10 +157,10 @@ func TestPrefetchIsSequential(t *testing.T) {
 	stop()
 }
 
-// TestSummarizeMappedRing: Summarize of a log file (which it maps into memory) whose records
-// wrap around the end of the ring gives what the sequential scan of the same bytes in memory
-// gives, with read windows of either size.
-func TestSummarizeMappedRing(t *testing.T) {
+// TestSummarizeFileRing: Summarize of a log file whose records wrap around the end of the ring
+// gives what the sequential scan of the same bytes in memory gives, with read windows of either
+// size.
+func TestSummarizeFileRing(t *testing.T) {
 	b, err := NewBuilder(4<<20, 12288, "MariaDB test")
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +202,7 @@ func TestSummarizeMappedRing(t *testing.T) {
 		ss := mustOpen(t, img).Scan(from, ScanOptions{BufferSize: bufSize})
 		SerialSummarize(func() { seq, serr = Summarize(ss, from) })
 		if !reflect.DeepEqual(par, seq) || perr != nil || serr != nil || sc.LSN() != ss.LSN() {
-			t.Errorf("buffer %d: mapped %+v (%v)\nsequential %+v (%v)", bufSize, par, perr, seq, serr)
+			t.Errorf("buffer %d: file %+v (%v)\nsequential %+v (%v)", bufSize, par, perr, seq, serr)
 		}
 		if par.EndLSN != end || par.EndLSN-par.StartLSN < 3<<20 {
 			t.Errorf("buffer %d: scanned %d..%d, want to %d across the wrap", bufSize, par.StartLSN, par.EndLSN, end)
