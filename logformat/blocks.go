@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 )
 
 // MySQL 8.0.30+ redo files (#innodb_redo/#ib_redoN; log0constants.h): a 2048-byte header
@@ -192,7 +193,13 @@ func (l *BlockLog) walkBlocks(fn func(Block, []byte)) (BlockScan, error) {
 	if rest := (l.Size - mysqlFileHdrSize) / BlockSize * BlockSize; rest < bufSize {
 		bufSize = rest // whole blocks only, and never more memory than the file justifies
 	}
-	buf := make([]byte, bufSize)
+	bp, _ := walkBufs.Get().(*[]byte)
+	if bp == nil || int64(cap(*bp)) < bufSize {
+		b := make([]byte, bufSize)
+		bp = &b
+	}
+	defer walkBufs.Put(bp)
+	buf := (*bp)[:bufSize]
 	w := &blockWalk{sc: &sc, lsn: l.walkStart(), fn: fn, epochs: l.ring == nil || l.Dialect == DialectMySQL80,
 		legacy: l.ring != nil && !l.physical && l.Dialect == DialectLegacy}
 	if l.ring != nil {
@@ -212,6 +219,9 @@ func (l *BlockLog) walkBlocks(fn func(Block, []byte)) (BlockScan, error) {
 		f = f.next
 	}
 }
+
+// walkBufs are walkBlocks' read buffers (fn must not keep the bytes it is given).
+var walkBufs sync.Pool
 
 // blockWalk is the state of a walk over consecutive blocks.
 type blockWalk struct {

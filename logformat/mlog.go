@@ -129,11 +129,33 @@ func MLogDialectOf(h Header) (MLogDialect, bool) {
 // mlogInDialect maps a logged type byte (without the single-record flag) to the type it
 // means in dialect d, and whether d writes it at all.
 func mlogInDialect(b uint8, d MLogDialect) (MLogType, bool) {
+	if d >= 8 {
+		return mlogTypeInDialect(b, d)
+	}
+	e := &mlogDialectTypes[d&7][b]
+	return e.t, e.ok
+}
+
+// mlogDialectTypes is mlogInDialect for each dialect value below 8 and byte, worked out once.
+var mlogDialectTypes = func() (tab [8][256]struct {
+	t  MLogType
+	ok bool
+}) {
+	for d := range tab {
+		for b := range tab[d] {
+			tab[d][b].t, tab[d][b].ok = mlogTypeInDialect(uint8(b), MLogDialect(d))
+		}
+	}
+	return tab
+}()
+
+// mlogTypeInDialect is mlogInDialect, worked out.
+func mlogTypeInDialect(b uint8, d MLogDialect) (MLogType, bool) {
 	t := MLogType(b)
 	if d == DialectMariaDB && b >= 62 && b <= 64 || b == 100 && (d == DialectMariaDB || d == DialectLegacy) {
 		t += 128
 	}
-	if _, ok := mlogNames[t]; !ok {
+	if !mlogKnown[t] {
 		return t, false
 	}
 	switch {
@@ -192,6 +214,14 @@ var mlogNames = map[MLogType]string{
 	MLogZipWriteTrxID: "MLOG_ZIP_WRITE_TRX_ID", MLogMemset: "MLOG_MEMSET", MLogInitFreePage: "MLOG_INIT_FREE_PAGE",
 	MLogFileWriteCryptData: "MLOG_FILE_WRITE_CRYPT_DATA",
 }
+
+// mlogKnown says which types mlogNames names (an array: looked up for every record).
+var mlogKnown = func() (k [256]bool) {
+	for t := range mlogNames {
+		k[t] = true
+	}
+	return k
+}()
 
 // MLogTypes lists the MLOG types this package decodes, in code order.
 var MLogTypes = func() []MLogType {
@@ -309,53 +339,88 @@ func (r *mlogReader) u32() uint32 {
 
 // comp32 is mach_parse_compressed: 1 to 5 bytes, with short forms for values near 2^32.
 func (r *mlogReader) comp32() uint32 {
+	if r.i < len(r.p) && r.p[r.i] < 0x80 && !r.short && r.bad == "" {
+		r.i++
+		return uint32(r.p[r.i-1]) // the common one-byte form, inlined
+	}
+	return r.comp32Long()
+}
+
+// comp32Long is comp32 of the longer forms, or past the end.
+func (r *mlogReader) comp32Long() uint32 {
+	if r.short || r.bad != "" || r.i+5 > len(r.p) {
+		return r.comp32Slow()
+	}
+	// Five bytes are there: the longest form fits.
+	p := r.p[r.i : r.i+5]
+	switch b := p[0]; {
+	case b < 0x80:
+		r.i++
+		return uint32(b)
+	case b < 0xc0:
+		r.i += 2
+		return uint32(binary.BigEndian.Uint16(p)) & 0x3fff
+	case b < 0xe0:
+		r.i += 3
+		return (uint32(b)<<16 | uint32(p[1])<<8 | uint32(p[2])) & 0x1fffff
+	case b < 0xf0:
+		r.i += 4
+		return binary.BigEndian.Uint32(p) & 0xfffffff
+	case b < 0xf8:
+		r.i += 5
+		return binary.BigEndian.Uint32(p[1:])
+	case b < 0xfc:
+		r.i += 2
+		return uint32(binary.BigEndian.Uint16(p))&0x3ff | 0xfffffc00
+	case b < 0xfe:
+		r.i += 3
+		return (uint32(b)<<16|uint32(p[1])<<8|uint32(p[2]))&0x1ffff | 0xfffe0000
+	}
+	r.i += 4
+	return (uint32(p[1])<<16 | uint32(p[2])<<8 | uint32(p[3])) | 0xff000000
+}
+
+// comp32Slow is comp32 near the end of the bytes, or after a failed read.
+func (r *mlogReader) comp32Slow() uint32 {
 	if !r.need(1) {
 		return 0
 	}
 	b := r.p[r.i]
 	var n int
-	var v uint32
 	switch {
 	case b < 0x80:
-		n, v = 1, uint32(b)
-	case b < 0xc0:
+		n = 1
+	case b < 0xc0, b >= 0xf8 && b < 0xfc:
 		n = 2
-		if r.need(2) {
-			v = uint32(binary.BigEndian.Uint16(r.p[r.i:])) & 0x3fff
-		}
-	case b < 0xe0:
+	case b < 0xe0, b >= 0xfc && b < 0xfe:
 		n = 3
-		if r.need(3) {
-			v = (uint32(b)<<16 | uint32(r.p[r.i+1])<<8 | uint32(r.p[r.i+2])) & 0x1fffff
-		}
-	case b < 0xf0:
+	case b < 0xf0, b >= 0xfe:
 		n = 4
-		if r.need(4) {
-			v = binary.BigEndian.Uint32(r.p[r.i:]) & 0xfffffff
-		}
-	case b < 0xf8:
-		n = 5
-		if r.need(5) {
-			v = binary.BigEndian.Uint32(r.p[r.i+1:])
-		}
-	case b < 0xfc:
-		n = 2
-		if r.need(2) {
-			v = uint32(binary.BigEndian.Uint16(r.p[r.i:]))&0x3ff | 0xfffffc00
-		}
-	case b < 0xfe:
-		n = 3
-		if r.need(3) {
-			v = (uint32(b)<<16|uint32(r.p[r.i+1])<<8|uint32(r.p[r.i+2]))&0x1ffff | 0xfffe0000
-		}
 	default:
-		n = 4
-		if r.need(4) {
-			v = (uint32(r.p[r.i+1])<<16 | uint32(r.p[r.i+2])<<8 | uint32(r.p[r.i+3])) | 0xff000000
-		}
+		n = 5
 	}
-	r.skip(n)
-	return v
+	if !r.need(n) {
+		return 0
+	}
+	p := r.p[r.i : r.i+n]
+	r.i += n
+	switch {
+	case b < 0x80:
+		return uint32(b)
+	case b < 0xc0:
+		return uint32(binary.BigEndian.Uint16(p)) & 0x3fff
+	case b < 0xe0:
+		return (uint32(b)<<16 | uint32(p[1])<<8 | uint32(p[2])) & 0x1fffff
+	case b < 0xf0:
+		return binary.BigEndian.Uint32(p) & 0xfffffff
+	case b < 0xf8:
+		return binary.BigEndian.Uint32(p[1:])
+	case b < 0xfc:
+		return uint32(binary.BigEndian.Uint16(p))&0x3ff | 0xfffffc00
+	case b < 0xfe:
+		return (uint32(b)<<16|uint32(p[1])<<8|uint32(p[2]))&0x1ffff | 0xfffe0000
+	}
+	return (uint32(p[1])<<16 | uint32(p[2])<<8 | uint32(p[3])) | 0xff000000
 }
 
 // comp64 is mach_u64_parse_compressed: the high half compressed, the low half 4 bytes.

@@ -13,24 +13,32 @@ const (
 // be decoded (mlogShort when p ends inside it). Only the length of a page record's body is
 // established, and the names of file records; nothing is applied.
 func parseMLog(p []byte, d MLogDialect) (MLogRecord, string) {
+	var rec MLogRecord
+	why := parseMLogTo(&rec, p, d)
+	return rec, why
+}
+
+// parseMLogTo is parseMLog into *rec (which it overwrites), without copying a record.
+func parseMLogTo(rec *MLogRecord, p []byte, d MLogDialect) string {
 	r := &mlogReader{p: p}
 	b := r.u8()
 	t, ok := mlogInDialect(b&^mlogSingleRecFlag, d)
-	rec := MLogRecord{Type: t, Single: b&mlogSingleRecFlag != 0}
+	*rec = MLogRecord{}
+	rec.Type, rec.Single = t, b&mlogSingleRecFlag != 0
 	if !ok && !r.short {
-		return rec, fmt.Sprintf("unknown record type %d", b&^mlogSingleRecFlag)
+		return fmt.Sprintf("unknown record type %d", b&^mlogSingleRecFlag)
 	}
 	switch rec.Type {
 	case MLogMultiRecEnd, MLogDummyRecord:
 		if rec.Single {
-			return rec, fmt.Sprintf("%s with MLOG_SINGLE_REC_FLAG", rec.Type)
+			return fmt.Sprintf("%s with MLOG_SINGLE_REC_FLAG", rec.Type)
 		}
 		rec.Len = 1
-		return rec, ""
+		return ""
 	case MLogCheckpoint:
 		// A whole mini-transaction of its own, with no page identifier: the checkpoint LSN.
 		if rec.Single {
-			return rec, "MLOG_CHECKPOINT with MLOG_SINGLE_REC_FLAG"
+			return "MLOG_CHECKPOINT with MLOG_SINGLE_REC_FLAG"
 		}
 		rec.Single = true
 		rec.CheckpointLSN = uint64(r.u32())<<32 | uint64(r.u32())
@@ -48,8 +56,8 @@ func parseMLog(p []byte, d MLogDialect) (MLogRecord, string) {
 		rec.Name = r.name() // 5.6 fil_op_write_log: no tablespace flags in MLOG_FILE_CREATE
 		return finish(r, rec)
 	}
-	if !parseMLogBody(r, &rec) {
-		parseOldMLogBody(r, &rec)
+	if !parseMLogBody(r, rec) {
+		parseOldMLogBody(r, rec)
 	}
 	return finish(r, rec)
 }
@@ -204,15 +212,15 @@ func parseOldIndex(r *mlogReader, comp bool) {
 	r.skip(2 * n)
 }
 
-func finish(r *mlogReader, rec MLogRecord) (MLogRecord, string) {
+func finish(r *mlogReader, rec *MLogRecord) string {
 	switch {
 	case r.bad != "":
-		return rec, r.bad
+		return r.bad
 	case r.short:
-		return rec, mlogShort
+		return mlogShort
 	}
 	rec.Len = r.i
-	return rec, ""
+	return ""
 }
 
 // parseIndex skips the index description MySQL 8.0.30+ logs before row operations

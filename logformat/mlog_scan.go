@@ -1,6 +1,9 @@
 package logformat
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // gathered is the record bytes of a walk's blocks, without block headers and trailers.
 type gathered struct {
@@ -17,7 +20,14 @@ func (g *gathered) lsnOf(off int) uint64 {
 
 // gather walks the blocks once, verifying them and keeping their record bytes (preallocated
 // for what the files hold, up to 8 MiB; beyond, appending grows).
-func (l *BlockLog) gather() (*gathered, error) {
+func (l *BlockLog) gather() (*gathered, error) { return l.gatherInto(nil) }
+
+// gatherBufs are gathered data buffers that ScanRecords has done with (its records do not
+// alias them, unlike PhysScanner's).
+var gatherBufs sync.Pool
+
+// gatherInto is gather appending to buf[:0] when it is large enough.
+func (l *BlockLog) gatherInto(buf []byte) (*gathered, error) {
 	n := 0
 	for f := l; f != nil && n < 8<<20/BlockSize; f = f.next {
 		n += int(f.Size-mysqlFileHdrSize) / BlockSize
@@ -26,7 +36,10 @@ func (l *BlockLog) gather() (*gathered, error) {
 		n = int(l.ring.capacity() / BlockSize)
 	}
 	n = min(n, 8<<20/BlockSize)
-	g := &gathered{blocks: make([]Block, 0, n), data: make([]byte, 0, n*blockPayload), base: l.walkStart()}
+	if cap(buf) < n*blockPayload {
+		buf = make([]byte, 0, n*blockPayload)
+	}
+	g := &gathered{blocks: make([]Block, 0, n), data: buf[:0], base: l.walkStart()}
 	var err error
 	g.bs, err = l.walkBlocks(func(blk Block, b []byte) {
 		g.blocks = append(g.blocks, blk)
@@ -88,18 +101,26 @@ type MLogScan struct {
 // checkpoint's block, or where SetWalkStart put it. The record bytes of the written blocks
 // are held in memory (at most the files).
 func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, error) {
-	g, err := l.gather()
+	buf, _ := gatherBufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	g, err := l.gatherInto(*buf)
+	defer func() {
+		*buf = g.data[:0]
+		gatherBufs.Put(buf)
+	}()
 	if err != nil {
 		return MLogScan{}, err
 	}
 	sc := MLogScan{DataEndLSN: g.bs.EndLSN, ByType: map[MLogType]int{}, Blocks: g.blocks}
-	lsnOf, data := g.lsnOf, g.data
+	data := g.data
 	off, why, err := g.startAt(l, from)
 	if why != "" || err != nil {
 		sc.Stop, sc.StopDetail = StopZero, why
 		return sc, err
 	}
-	sc.StartLSN, sc.EndLSN = lsnOf(off), lsnOf(off)
+	sc.StartLSN, sc.EndLSN = g.lsnOf(off), g.lsnOf(off)
 	var mtr MLogMTR
 	var byType [256]int
 	defer func() {
@@ -110,21 +131,28 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		}
 	}()
 	for off < len(data) {
-		mtr = MLogMTR{LSN: lsnOf(off), Records: mtr.Records[:0]}
+		mtr = MLogMTR{LSN: g.lsnOf(off), Records: mtr.Records[:0]}
 		p, why := off, ""
 		for {
-			rec, w := parseMLog(data[p:], l.Dialect)
-			if w != "" {
-				why = w
+			// The record is decoded in place at the end of the slice, and taken back when it
+			// does not belong there.
+			n := len(mtr.Records)
+			if n == cap(mtr.Records) {
+				mtr.Records = append(mtr.Records, MLogRecord{})
+			} else {
+				mtr.Records = mtr.Records[:n+1]
+			}
+			rec := &mtr.Records[n]
+			if w := parseMLogTo(rec, data[p:], l.Dialect); w != "" {
+				mtr.Records, why = mtr.Records[:n], w
 				break
 			}
-			rec.LSN = lsnOf(p)
+			rec.LSN = g.lsnOf(p)
 			p += rec.Len
-			if rec.Single && len(mtr.Records) > 0 {
-				why = fmt.Sprintf("%s with MLOG_SINGLE_REC_FLAG inside a multi-record mini-transaction", rec.Type)
+			if rec.Single && n > 0 {
+				mtr.Records, why = mtr.Records[:n], fmt.Sprintf("%s with MLOG_SINGLE_REC_FLAG inside a multi-record mini-transaction", rec.Type)
 				break
 			}
-			mtr.Records = append(mtr.Records, rec)
 			if rec.Single || rec.Type == MLogMultiRecEnd || rec.Type == MLogDummyRecord {
 				break
 			}
@@ -138,13 +166,13 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		}
 		if why != "" {
 			sc.Stop, sc.StopDetail = StopMalformed, fmt.Sprintf("mini-transaction at LSN %d: %s", mtr.LSN, why)
-			return sc, &FormatError{File: l.Name, Offset: -1, LSN: lsnOf(p), Msg: "corrupted log record: " + why}
+			return sc, &FormatError{File: l.Name, Offset: -1, LSN: g.lsnOf(p), Msg: "corrupted log record: " + why}
 		}
-		mtr.EndLSN = lsnOf(p)
+		mtr.EndLSN = g.lsnOf(p)
 		sc.MTRs++
 		sc.Records += len(mtr.Records)
-		for _, r := range mtr.Records {
-			byType[r.Type]++
+		for i := range mtr.Records {
+			byType[mtr.Records[i].Type]++
 		}
 		if fn != nil {
 			if err := fn(&mtr); err != nil {

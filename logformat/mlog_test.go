@@ -202,3 +202,17 @@ func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	}
 	return n, nil
 }
+
+// TestComp32Forms: comp32's paths (one byte; five bytes at hand; near the end) read every
+// first byte and length of buffer as the general path does.
+func TestComp32Forms(t *testing.T) {
+	for first := 0; first < 256; first++ {
+		for n := 1; n <= 6; n++ {
+			p := []byte{byte(first), 0xa5, 0x3c, 0xf1, 0x07, 0x99}[:n]
+			v1, i1, s1, v2, i2, s2 := Comp32Both(p)
+			if v1 != v2 || i1 != i2 || s1 != s2 {
+				t.Errorf("% x: comp32 %d at %d (short %v), general %d at %d (short %v)", p, v1, i1, s1, v2, i2, s2)
+			}
+		}
+	}
+}

@@ -59,7 +59,7 @@ func (p *Scanner) produce(pf *prefetch) {
 			b = &pfBatch{buf: make([]byte, 0, batchBytes+MaxMTRSize+16)}
 		}
 		for len(b.buf) < batchBytes {
-			q, i, ok := p.frame()
+			q, i, ok := p.frame(true)
 			if !ok {
 				b.final = true
 				break

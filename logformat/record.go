@@ -203,8 +203,13 @@ func (r *Record) decodeExtended(p []byte) {
 	bad := func(why string) { r.Malformed = why }
 	// next decodes one varint field, at most max bytes, that must leave at least keep bytes.
 	next := func(max, keep int) (uint32, bool) {
-		v, n := Varint(p)
-		if n == 0 || n > max || len(p)-n < keep {
+		v, n := uint32(0), 1
+		if len(p) != 0 && p[0] < 0x80 {
+			v = uint32(p[0]) // the common case, without a call
+		} else if v, n = Varint(p); n == 0 || n > max {
+			return 0, false
+		}
+		if len(p)-n < keep {
 			return 0, false
 		}
 		p = p[n:]

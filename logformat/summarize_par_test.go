@@ -2,6 +2,8 @@ package logformat_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -9,10 +11,11 @@ import (
 	. "innoscope/logformat/logformattest"
 )
 
-// TestSummarizeParallelIsSequential: the parallel Summarize (framing here, decoding in workers,
-// counts merged in log order) gives what the sequential one gives on a log of several batches,
-// also when a malformed record (which no server writes) in a later batch ends the scan: nothing
-// after it counts, and the scanner stops where Next stops.
+// TestSummarizeParallelIsSequential: the parallel Summarize (framing here, checksums and
+// decoding in workers, counts merged in log order) gives what the sequential one gives on a log
+// of several batches and read windows, also when a malformed record (which no server writes)
+// or a checksum mismatch in a later batch ends the scan: nothing after it counts, and the
+// scanner stops where Next stops.
 func TestSummarizeParallelIsSequential(t *testing.T) {
 	b, err := NewBuilder(16<<20, 12288, "MariaDB test")
 	if err != nil {
@@ -22,7 +25,7 @@ func TestSummarizeParallelIsSequential(t *testing.T) {
 	b.SetCheckpoint(1, 12288, 12288)
 	b.AppendMTR(FileCheckpointRecord(12288))
 	payload := make([]byte, 200)
-	var bad uint64
+	var bad, crc uint64
 	for i := 0; b.LSN() < 12288+5<<20; i++ {
 		rec := PageRecord(Write, false, uint32(5+i%3), uint32(i%1000), append(AppendVarint(nil, 100), payload...))
 		rec = append(rec, PageRecord(Write, true, 0, 0, append(AppendVarint(nil, 10), 1, 2, 3))...)
@@ -31,10 +34,17 @@ func TestSummarizeParallelIsSequential(t *testing.T) {
 			bad, _ = b.AppendMTR(rec)
 			continue
 		}
-		b.AppendMTR(rec)
+		lsn, _ := b.AppendMTR(rec)
+		if i == 9000 {
+			crc = lsn
+		}
 	}
 	img := b.Bytes()
 	l := mustOpen(t, img)
+	// The same log with a byte of a WRITE's data changed before the malformed record (the log
+	// has not wrapped: an LSN is its file offset).
+	img2 := append([]byte(nil), img...)
+	img2[crc+8] ^= 0xff
 	type result struct {
 		St     Stats
 		Err    error
@@ -44,9 +54,9 @@ func TestSummarizeParallelIsSequential(t *testing.T) {
 		Off    int64
 		SErr   string
 	}
-	run := func(img []byte, from, to uint64) result {
+	run := func(img []byte, from, to uint64, bufSize int) result {
 		l := mustOpen(t, img)
-		sc := l.Scan(from, ScanOptions{ToLSN: to})
+		sc := l.Scan(from, ScanOptions{ToLSN: to, BufferSize: bufSize})
 		st, err := Summarize(sc, 12288)
 		r := result{St: st, Err: err, LSN: sc.LSN()}
 		r.Stop, r.Detail, r.Off = sc.Stop()
@@ -60,7 +70,10 @@ func TestSummarizeParallelIsSequential(t *testing.T) {
 		name     string
 		img      []byte
 		from, to uint64
-	}{{"malformed in a later batch", img, 12288, 0}, {"clean, to a limit", img, 12288, bad}, {"from the middle", img, 12288 + 1<<20, 0}} {
+		stop     StopReason
+		at       uint64
+	}{{"malformed in a later batch", img, 12288, 0, StopMalformed, bad}, {"clean, to a limit", img, 12288, bad, StopLimit, bad},
+		{"from the middle", img, 12288 + 1<<20, 0, StopMalformed, bad}, {"checksum mismatch", img2, 12288, 0, StopChecksum, crc}} {
 		from := c.from
 		if from != 12288 {
 			// the first mini-transaction start after c.from
@@ -69,14 +82,16 @@ func TestSummarizeParallelIsSequential(t *testing.T) {
 			}
 			from = sc.LSN()
 		}
-		par := run(c.img, from, c.to)
-		var seq result
-		SerialSummarize(func() { seq = run(c.img, from, c.to) })
-		if !reflect.DeepEqual(par, seq) {
-			t.Errorf("%s: parallel %+v\nsequential %+v", c.name, par, seq)
-		}
-		if c.to == 0 && (par.Stop != StopMalformed || par.LSN != bad || par.St.MTRs < 5000) {
-			t.Errorf("%s: stop %s at %d (malformed MTR at %d), %d MTRs", c.name, par.Stop, par.LSN, bad, par.St.MTRs)
+		for _, bufSize := range []int{0, 2*MaxMTRSize + 64} { // 8 MiB, and 2 MiB windows
+			par := run(c.img, from, c.to, bufSize)
+			var seq result
+			SerialSummarize(func() { seq = run(c.img, from, c.to, bufSize) })
+			if !reflect.DeepEqual(par, seq) {
+				t.Errorf("%s, buffer %d: parallel %+v\nsequential %+v", c.name, bufSize, par, seq)
+			}
+			if par.Stop != c.stop || par.LSN != c.at || par.St.MTRs < 5000 {
+				t.Errorf("%s, buffer %d: stop %s at %d (want %s at %d), %d MTRs", c.name, bufSize, par.Stop, par.LSN, c.stop, c.at, par.St.MTRs)
+			}
 		}
 	}
 }
@@ -140,4 +155,57 @@ func TestPrefetchIsSequential(t *testing.T) {
 	stop := sc.Prefetch()
 	sc.Next()
 	stop()
+}
+
+// TestSummarizeFileRing: Summarize of a log file whose records wrap around the end of the ring
+// gives what the sequential scan of the same bytes in memory gives, with read windows of either
+// size.
+func TestSummarizeFileRing(t *testing.T) {
+	b, err := NewBuilder(4<<20, 12288, "MariaDB test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []uint64
+	for i := 0; b.LSN() < 12288+7<<20; i++ {
+		lsn, _ := b.AppendMTR(PageRecord(Write, false, uint32(5+i%3), uint32(i%1000), append(AppendVarint(nil, 100), make([]byte, 100+i%300)...)))
+		starts = append(starts, lsn)
+	}
+	end := b.LSN()
+	from := starts[len(starts)-1]
+	for _, s := range starts {
+		if s >= end-(4<<20-12288)+4096 { // the oldest mini-transaction the ring still holds
+			from = s
+			break
+		}
+	}
+	b.SetCheckpoint(0, from, from)
+	b.SetCheckpoint(1, from, from)
+	img := b.Bytes()
+	path := filepath.Join(t.TempDir(), "ib_logfile0")
+	if err := os.WriteFile(path, img, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fl, _, err := Open(f, int64(len(img)), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bufSize := range []int{0, 2*MaxMTRSize + 64} {
+		sc := fl.Scan(from, ScanOptions{BufferSize: bufSize})
+		par, perr := Summarize(sc, from)
+		var seq Stats
+		var serr error
+		ss := mustOpen(t, img).Scan(from, ScanOptions{BufferSize: bufSize})
+		SerialSummarize(func() { seq, serr = Summarize(ss, from) })
+		if !reflect.DeepEqual(par, seq) || perr != nil || serr != nil || sc.LSN() != ss.LSN() {
+			t.Errorf("buffer %d: file %+v (%v)\nsequential %+v (%v)", bufSize, par, perr, seq, serr)
+		}
+		if par.EndLSN != end || par.EndLSN-par.StartLSN < 3<<20 {
+			t.Errorf("buffer %d: scanned %d..%d, want to %d across the wrap", bufSize, par.StartLSN, par.EndLSN, end)
+		}
+	}
 }

@@ -45,6 +45,12 @@ func Varint(p []byte) (v uint32, n int) {
 	if b < 0x80 {
 		return uint32(b), 1
 	}
+	if b < 0xc0 { // the common longer form, without the general path
+		if len(p) < 2 {
+			return 0, 0
+		}
+		return (uint32(b&0x3f)<<8 | uint32(p[1])) + varint2Base, 2
+	}
 	n = VarintLen(b)
 	if n == 0 || len(p) < n {
 		return 0, 0

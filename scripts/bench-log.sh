@@ -10,6 +10,10 @@
 #
 #   bash scripts/bench-log.sh [DIR]     DIR caches the generated crash (default /tmp/innoscope-bench)
 #
+# ROUNDS=N sets the rounds (default 3; the median is taken). CALLGRIND=1 also counts the
+# instructions of one whole `log stats` process with valgrind --tool=callgrind (stable on a
+# loaded machine, where wall times are not; it takes a few minutes).
+#
 # The log is made by the real server (scripts/mariadb-lab.sh bench-log): 1 GiB ib_logfile0,
 # bulk INSERT and UPDATE until 300 MiB of redo are written, then SIGKILL. It is not committed.
 set -euo pipefail
@@ -40,9 +44,10 @@ timed() {
   awk '{printf "%s %.2f\n", $1, $2 + $3}' "$f"
   rm -f "$f"
 }
-median() { sort -g | sed -n 2p; } # of three
+rounds=${ROUNDS:-3}
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 rw=() rc=() iw=() ic=()
-for round in 1 2 3; do
+for round in $(seq "$rounds"); do
   read -r w c < <(timed sh -c "cat '$range' | rhash --crc32c - >/dev/null"); rw+=("$w"); rc+=("$c")
   read -r w c < <(timed $bin log stats --from-lsn "$first" "$log"); iw+=("$w"); ic+=("$c")
   printf 'round %d: cat | rhash --crc32c %s s (cpu %s s), innoscope log stats %s s (cpu %s s): ratio %.2f\n' \
@@ -55,7 +60,13 @@ printf 'median: cat | rhash --crc32c %.2f s (%.0f MB/s), innoscope log stats %.2
 printf 'RATIO log stats / (cat | rhash --crc32c), whole process, wall: %.2f (cpu: %.2f)\n' \
   "$(echo "$miw / $mrw" | bc -l)" "$(echo "$mic / $mrc" | bc -l)"
 
-out=$(INNOSCOPE_BENCH_LOG=$log go test -run XXX -bench 'BenchmarkLog/(read|stats)' -benchtime 3x -count 3 ./logformat/)
+out=$(INNOSCOPE_BENCH_LOG=$log go test -run XXX -bench 'BenchmarkLog/(read|stats)' -benchtime 3x -count "$rounds" ./logformat/)
 echo "$out" | grep Benchmark
 echo "$out" | awk '/read\+crc32c/ {r[++nr] = $3} /stats/ {s[++ns] = $3}
-  END { asort(r); asort(s); printf "RATIO in-process scan with statistics / read+CRC-32C (median ns/op): %.2f\n", s[2] / r[2] }'
+  END { asort(r); asort(s); printf "RATIO in-process scan with statistics / read+CRC-32C (median ns/op): %.2f\n", s[int((ns + 1) / 2)] / r[int((nr + 1) / 2)] }'
+echo "load after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${CALLGRIND:-}" = 1 ] && command -v valgrind >/dev/null; then
+  # Go's asynchronous preemption signals upset callgrind; they change no instruction count.
+  GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null $bin log stats --from-lsn "$first" "$log" 2>&1 >/dev/null |
+    sed -n 's/.*I *refs: *\([0-9,]*\).*/instructions of one `log stats` process (callgrind): \1/p'
+fi
