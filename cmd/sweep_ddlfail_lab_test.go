@@ -140,19 +140,7 @@ int rename(const char *from, const char *to) {
 // kills itself. It returns the test's directory and the crashed data directory.
 func killAt(t *testing.T, setup, stmt, at string) (string, string) {
 	t.Helper()
-	lab.Require(t)
-	base, err := os.MkdirTemp("", "ddlfail")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	if err := os.WriteFile(filepath.Join(base, "killat.c"), []byte(killAtC), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	so := filepath.Join(base, "killat.so")
-	if b, err := exec.Command("cc", "-shared", "-fPIC", "-o", so, filepath.Join(base, "killat.c"), "-ldl").CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, b)
-	}
+	base, so := preloadLib(t, "ddlfail", killAtC)
 	ext := filepath.Join(base, "ext")
 	if err := os.Mkdir(ext, 0o750); err != nil {
 		t.Fatal(err)
@@ -245,4 +233,25 @@ func judgeDDLRecovery(t *testing.T, base, crashed string, s *lab.Scenario, wantL
 			}
 		}
 	}
+}
+
+// preloadLib makes a test directory (removed after the test) named after prefix and builds the
+// C source src there as an LD_PRELOAD library; it returns the directory and the library's path.
+func preloadLib(t *testing.T, prefix, src string) (base, so string) {
+	t.Helper()
+	lab.Require(t)
+	base, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	c := filepath.Join(base, prefix+".c")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	so = filepath.Join(base, prefix+".so")
+	if b, err := exec.Command("cc", "-shared", "-fPIC", "-o", so, c, "-ldl").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, b)
+	}
+	return base, so
 }

@@ -108,19 +108,8 @@ HOOK(int, posix_fallocate64, (int fd, off64_t o, off64_t len), (fd, o, len))
 // returns the test's directory and the crashed data directory.
 func killAtExtend(t *testing.T, setup, stmt, file string) (string, string) {
 	t.Helper()
-	lab.Require(t)
-	base, err := os.MkdirTemp("", "instant")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	if err := os.WriteFile(filepath.Join(base, "kill.c"), []byte(instantKillC), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	so, arm := filepath.Join(base, "kill.so"), filepath.Join(base, "arm")
-	if b, err := exec.Command("cc", "-shared", "-fPIC", "-o", so, filepath.Join(base, "kill.c"), "-ldl").CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, b)
-	}
+	base, so := preloadLib(t, "instant", instantKillC)
+	arm := filepath.Join(base, "arm")
 	d, sock := filepath.Join(base, "data"), filepath.Join(base, "lab.sock")
 	pid := freshServer(t, base, []string{"LD_PRELOAD=" + so, "LAB_KILL_AT_EXTEND=" + file, "LAB_ARM=" + arm}, ddlFailOptions...)
 	defer syscall.Kill(pid, syscall.SIGKILL) // when the statement did not kill it
