@@ -21,7 +21,10 @@ var verdictScenarios = []string{"dml", "ddl", "alter_force", "data_directory", "
 // TestVerdictFirstLine: on every lab crash the first line of `diagnose` is the verdict, judged
 // against what the real server did with the same crash: it started (no "refuse"), ran crash
 // recovery ("apply N pages") or did not ("nothing to recover"), and the sentence names the most
-// severe finding's code when there is a warning or an error.
+// severe finding's code when there is a warning or an error. `verify` starts with the same
+// forecast (it said "apply 89 pages" where diagnose said 127, without the rollback), and a
+// replay innoscope cannot do (encrypted) is exit 2, not "mariadbd will refuse to start:
+// REPLAY_FAILED" for a crash the server recovers.
 func TestVerdictFirstLine(t *testing.T) {
 	for _, name := range verdictScenarios {
 		t.Run(name, func(t *testing.T) {
@@ -51,6 +54,21 @@ func TestVerdictFirstLine(t *testing.T) {
 			if sorted := report.SortFindings(d.Findings); len(sorted) > 0 && sorted[0].Severity > report.Info &&
 				!strings.Contains(first, sorted[0].Code) {
 				t.Errorf("the verdict %q does not name the most severe finding %s", first, sorted[0].Code)
+			}
+			// verify states the same forecast (pages, rollback) before what its replay adds; a
+			// replay beyond innoscope (an encrypted tablespace) is exit 2, never a refusal
+			// blamed on the server.
+			vout, verrs, vcode := run(append([]string{"verify", s.Crashed}, where...)...)
+			vfirst := strings.SplitN(vout, "\n", 2)[0]
+			switch {
+			case vcode == ExitError:
+				if !strings.Contains(verrs, "cannot verify") || !strings.Contains(verrs, "limit of innoscope") {
+					t.Errorf("verify: exit 2: %s", verrs)
+				}
+			case s.Verdict.Started == strings.Contains(vfirst, "refuse to start"):
+				t.Errorf("the server started=%v; verify's verdict: %q", s.Verdict.Started, vfirst)
+			case !strings.HasPrefix(vfirst, first) && !strings.Contains(vfirst, "COPY_"):
+				t.Errorf("verify's verdict %q does not start as diagnose's %q", vfirst, first)
 			}
 		})
 	}

@@ -354,7 +354,7 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	}
 	checked := false
 	if kv := discovery.KeyVersion(img, fl, id.Page); kv != 0 && p.ts.flagsSet && !discovery.IsZero(img) {
-		return fmt.Errorf("%s page %d is encrypted (key version %d): innoscope cannot decrypt it; recover with the server and its key management plugin",
+		return unsupported("%s page %d is encrypted (key version %d): innoscope cannot decrypt it; recover with the server and its key management plugin",
 			p.ts, id.Page, kv)
 	}
 	if p.ts.flagsSet && discovery.IsPageCompressed(img, fl) {

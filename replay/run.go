@@ -144,7 +144,7 @@ func refuseEncrypted(ts []discovery.Tablespace, a *analysis.Analysis) error {
 	for _, t := range ts {
 		// A file whose page 0 cannot be read is reported by recovery, with the page it needs.
 		if t.Error == "" && touched[t.SpaceID] && t.Encryption != discovery.CryptUnencrypted {
-			return fmt.Errorf("%s: tablespace %d is encrypted (scheme %d on page 0) and the log changes it: innoscope cannot decrypt; recover with the server and its key management plugin",
+			return unsupported("%s: tablespace %d is encrypted (scheme %d on page 0) and the log changes it: innoscope cannot decrypt; recover with the server and its key management plugin",
 				t.Path, t.SpaceID, t.Encryption)
 		}
 	}

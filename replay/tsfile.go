@@ -124,7 +124,7 @@ func (t *tsFile) checkEncryption() error {
 		return err
 	}
 	if scheme, ok := discovery.EncryptionScheme(p0, t.flags); ok && scheme != discovery.CryptUnencrypted {
-		return fmt.Errorf("%s is encrypted (encryption scheme %d on page 0): innoscope cannot decrypt it; recover with the server and its key management plugin",
+		return unsupported("%s is encrypted (encryption scheme %d on page 0): innoscope cannot decrypt it; recover with the server and its key management plugin",
 			t, scheme)
 	}
 	return nil

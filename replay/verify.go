@@ -24,6 +24,9 @@ type Verification struct {
 	PagesVerified int64            `json:"pages_verified"` // pages of the copy checked
 	Copy          string           `json:"copy,omitempty"` // the kept copy
 	Findings      []report.Finding `json:"findings"`
+	// Outcome is the diagnosis's forecast of the server's recovery (pages, rollback), which the
+	// verdict line states as diagnose does.
+	Outcome report.Outcome `json:"-"`
 }
 
 // Verify diagnoses the data directory laid out as s (opt: the diagnosis's options), replays
@@ -35,17 +38,22 @@ func Verify(s discovery.Layout, opt analysis.Options, run RunOptions) (*Verifica
 	if err != nil {
 		return nil, err
 	}
-	v := &Verification{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN, Findings: d.Findings}
+	v := &Verification{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN, Findings: d.Findings,
+		Outcome: d.Outcome()}
 	end := v.EndLSN
 	fail := func(code, file, msg string) {
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Code: code, File: file, LSN: &end, Message: msg})
 	}
-	if p, err := OpenDiagnosed(d, opt.Scan); err != nil {
+	if p, err := OpenDiagnosed(d, opt.Scan); IsUnsupported(err) {
+		return nil, notReplayed(d.Layout.Datadir, err)
+	} else if err != nil {
 		fail("REPLAY_FAILED", d.Layout.Datadir, "recovery cannot be replayed: "+err.Error())
 	} else {
 		o, err := p.Run(run)
 		p.Close()
-		if err != nil && CouldNotRun(err) {
+		if IsUnsupported(err) {
+			return nil, notReplayed(d.Layout.Datadir, err)
+		} else if err != nil && CouldNotRun(err) {
 			return nil, err
 		} else if err != nil {
 			fail("REPLAY_FAILED", run.Target, err.Error())
@@ -61,6 +69,12 @@ func Verify(s discovery.Layout, opt analysis.Options, run RunOptions) (*Verifica
 		}
 	}
 	return v, nil
+}
+
+// notReplayed is verify's error when the replay is beyond innoscope: it could not check the
+// recovery, which says nothing of what the server will do.
+func notReplayed(datadir string, err error) error {
+	return fmt.Errorf("%s: cannot verify: %w (this is a limit of innoscope, not a refusal by the server: `innoscope diagnose` says what the server will do)", datadir, err)
 }
 
 // CouldNotRun tells an error of the machine (the copy's directory refused, no space left, a

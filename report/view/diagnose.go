@@ -53,8 +53,9 @@ func Verification(out *report.Output, j *replay.Verification) error {
 		j.Findings = orEmpty(j.Findings)
 		return out.WriteJSON(j)
 	}
-	out.Verdict(report.MakeVerdict(j.Findings, report.Outcome{Pages: j.PagesApplied,
-		After: "the replayed copy verified (" + report.Thousands(j.PagesVerified) + " pages)"}))
+	o := j.Outcome
+	o.After = "the replayed copy verified (" + report.Thousands(j.PagesVerified) + " pages)"
+	out.Verdict(report.MakeVerdict(j.Findings, o))
 	if err := findings(out, j.Findings); err != nil {
 		return err
 	}
