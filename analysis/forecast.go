@@ -17,6 +17,9 @@ func rollbackForecast(in Input) *discovery.RollbackForecast {
 		return nil
 	}
 	f := discovery.ForecastRollback(in.Undo.Trxs)
+	if f.Trxs == nil {
+		f.Trxs = []discovery.TrxRollback{} // [] in JSON, not null
+	}
 	return &f
 }
 

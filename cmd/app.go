@@ -48,12 +48,17 @@ func App(stdout, stderr io.Writer) *cli.App {
 // Run runs innoscope with os.Args-style args and returns the process exit code.
 func Run(args []string, stdout, stderr io.Writer) int {
 	app := App(stdout, stderr)
+	unknown := ""
+	app.CommandNotFound = func(_ *cli.Context, name string) { unknown = name }
 	defer handleSignals(stderr)()
 	report.SetColor("auto")
 	args = helpTopic(args)
 	args, err := hoistFlags(app, args)
 	if err == nil {
 		err = app.Run(args)
+	}
+	if unknown != "" {
+		err = fmt.Errorf("unknown command %q (see innoscope --help)", unknown)
 	}
 	switch {
 	case err == nil:

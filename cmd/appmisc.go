@@ -23,6 +23,11 @@ func prepareCommands(cmds []*cli.Command) {
 			continue
 		}
 		c.Before = func(c *cli.Context) error {
+			if c.IsSet("fail-on") { // a bad value is refused before the work, not after it
+				if _, err := report.ParseSeverity(c.String("fail-on")); err != nil {
+					return fmt.Errorf("--fail-on: %w", err)
+				}
+			}
 			if m := c.String("color"); m != "" {
 				return report.SetColor(m)
 			}

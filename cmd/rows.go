@@ -17,6 +17,7 @@ func rowsCommand() *cli.Command {
 		Usage:     "decode a table's rows offline (clustered index order), as `mariadb --batch` prints them",
 		ArgsUsage: "DIR DB.TABLE",
 		Flags: append(append([]cli.Flag{}, locationFlags...),
+			&cli.BoolFlag{Name: "json", Usage: "the same as --format json"},
 			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (as mariadb --batch --skip-column-names), json (one object per row) or sql (INSERT statements)"},
 			&cli.StringFlag{Name: "time-zone", Value: "+00:00", Usage: "the server's time_zone, in which TIMESTAMP values are shown (+HH:MM, SYSTEM or a zone name)"},
 			&cli.BoolFlag{Name: "scan", Usage: "read every leaf page of the clustered index in file order instead of walking the B-tree (a damaged tree)"}),
@@ -43,7 +44,11 @@ func rowsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := rows.Options{Format: c.String("format"), Scan: c.Bool("scan"), TimeZone: tz}
+	format := c.String("format")
+	if c.Bool("json") {
+		format = "json"
+	}
+	opt := rows.Options{Format: format, Scan: c.Bool("scan"), TimeZone: tz}
 	res, err := rows.Dump(s, db, table, opt, bufio.NewWriterSize(c.App.Writer, 1<<16))
 	if err != nil {
 		return err

@@ -101,6 +101,15 @@ func runSalvage(t *testing.T, d *damaged, c salvageCase) salvaged {
 	if len(s.j.Findings) != len(s.j.Salvage) {
 		t.Errorf("%d findings for %d actions", len(s.j.Findings), len(s.j.Salvage))
 	}
+	if len(s.j.Salvage) > 0 {
+		// The table form says what was lost before it prints the command that starts the copy.
+		tab, _, _ := run("recover", "--salvage", d.dir, "--into", copyDir+"-table")
+		if i, j := strings.Index(tab, "salvage:"), strings.Index(tab, "start the server on the copy:"); i < 0 || j < 0 || i > j {
+			t.Errorf("the salvage table comes after the start command (or is missing):\n%s", tab)
+		}
+		os.RemoveAll(copyDir + "-table")
+		os.RemoveAll(copyDir + "-table" + replay.ExternalSuffix)
+	}
 	if after := lab.HashTree(t, d.dir); !mapsEqual(before, after) {
 		t.Error("recover --salvage changed the source")
 	}

@@ -41,8 +41,8 @@ func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
 	if d.Input.Analysis == nil {
 		where = "no usable redo log"
 	}
-	_, err := fmt.Fprintf(out.Writer(), "%s: %d errors, %d warnings, %d info (%s)\n",
-		d.Layout.Datadir, sum["error"], sum["warning"], sum["info"], where)
+	_, err := fmt.Fprintf(out.Writer(), "%s: %s, %s, %d info (%s)\n", d.Layout.Datadir,
+		count(sum["error"], "error", "errors"), count(sum["warning"], "warning", "warnings"), sum["info"], where)
 	return err
 }
 
@@ -76,4 +76,12 @@ func ReportWritten(out *report.Output, path string, p *report.Page, fs []report.
 	out.Verdict(p.Verdict)
 	_, err := fmt.Fprintf(out.Writer(), "report written to %s\n", path)
 	return err
+}
+
+// count is n with the noun in the number it takes ("1 error", "2 errors").
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

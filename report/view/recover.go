@@ -80,10 +80,13 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 	if err := out.Table([]string{"SPACE", "FILE", "PAGES WRITTEN", "FILE OPERATIONS"}, j.Result.SpaceRows()); err != nil {
 		return err
 	}
+	if err := j.printSalvage(out); err != nil { // what was lost, before the copy is called usable
+		return err
+	}
 	fmt.Fprintf(out.Writer(), "recovered: the copy has nothing left to recover (log reset at LSN %d)\n", j.Result.EndLSN)
 	fmt.Fprintln(out.Writer(), "start the server on the copy:")
 	out.Unwrapped("  " + j.command)
-	return j.printSalvage(out)
+	return nil
 }
 
 // printPlan is `recover --dry-run`: the verdict, the pages per space and the file operations.

@@ -54,7 +54,11 @@ func SpaceAnswer(out *report.Output, a *analysis.SpaceAnswer) error {
 	if !a.OnDisk {
 		disk = out.Paint(report.Bad, "not on disk")
 	}
-	fmt.Fprintf(out.Writer(), "space %d is %s: %s (%s); trusted: %s\n", a.SpaceID, a.Table, a.File, disk, a.Trusted)
+	what := "is " + a.Table
+	if a.Table == "" {
+		what = "(no table)" // the system, an undo or the temporary tablespace
+	}
+	fmt.Fprintf(out.Writer(), "space %d %s: %s (%s); trusted: %s\n", a.SpaceID, what, a.File, disk, a.Trusted)
 	var rows [][]string
 	for _, f := range a.Page0 {
 		id := "unknown (page 0 is all zero)"
