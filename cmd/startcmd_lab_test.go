@@ -16,14 +16,33 @@ import (
 // TestRecoverPrintsServerCommand runs `recover` (table output) on lab crashes with a
 // non-default layout (two system files, undo tablespaces, 4 KiB pages), takes the command line
 // it prints last, and runs it: the real server must start on the copy without crash recovery
-// and without an [ERROR].
+// and without an [ERROR]. In "owned", the source belongs to mysql (as a packaged server's data
+// directory does) and innoscope runs as root: the copy must belong to mysql too and the command
+// run the server as mysql (the copy was root's, which a server running as mysql cannot open).
 func TestRecoverPrintsServerCommand(t *testing.T) {
-	for _, name := range []string{"layout", "formats_4k"} {
+	for _, name := range []string{"layout", "formats_4k", "owned"} {
 		t.Run(name, func(t *testing.T) {
-			s := lab.Get(t, name)
+			scenario, owner := name, ""
+			if name == "owned" {
+				scenario, owner = "dml", "mysql"
+			}
+			s := lab.Get(t, scenario)
 			where, _ := splitOptions(s.Options)
-			copyDir := filepath.Join(t.TempDir(), "copy")
-			out, errs, code := run(append([]string{"recover", s.Crashed, "--into", copyDir}, where...)...)
+			base := t.TempDir()
+			src, copyDir := s.Crashed, filepath.Join(base, "copy")
+			if owner != "" {
+				if os.Geteuid() != 0 {
+					t.Skip("needs root to give the source to " + owner)
+				}
+				src = filepath.Join(base, "src")
+				lab.CopyDir(t, s.Crashed, src)
+				if b, err := exec.Command("chown", "-R", owner+":"+owner, src).CombinedOutput(); err != nil {
+					t.Fatalf("chown: %v %s", err, b)
+				}
+				os.Chmod(base, 0o755) // the server, as mysql, must reach the copy
+				os.Chmod(filepath.Dir(base), 0o755)
+			}
+			out, errs, code := run(append([]string{"recover", src, "--into", copyDir}, where...)...)
 			if code != ExitClean {
 				t.Fatalf("recover: exit %d\n%s\n%s", code, out, errs)
 			}
@@ -34,6 +53,19 @@ func TestRecoverPrintsServerCommand(t *testing.T) {
 			cmdline = strings.TrimSpace(cmdline)
 			t.Logf("%s", cmdline)
 			errLog := filepath.Join(t.TempDir(), "server.err")
+			if owner != "" {
+				if !strings.Contains(cmdline, "--user="+owner) {
+					t.Errorf("the command does not run the server as %s: %s", owner, cmdline)
+				}
+				want, _ := os.Stat(src)
+				filepath.Walk(copyDir, func(p string, fi os.FileInfo, err error) error {
+					if err == nil && fi.Sys().(*syscall.Stat_t).Uid != want.Sys().(*syscall.Stat_t).Uid {
+						t.Errorf("%s is not %s's", p, owner)
+					}
+					return nil
+				})
+				errLog = filepath.Join(copyDir, "server.err")
+			}
 			c := exec.Command("bash", "-c", "exec "+cmdline+" --log-error="+errLog+" --pid-file="+filepath.Join(copyDir, "t.pid"))
 			c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			var so bytes.Buffer

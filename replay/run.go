@@ -274,6 +274,9 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 	if err := ResetLog(cp.LogPath(), p.Log.Size, o.Result.EndLSN); err != nil {
 		return nil, err
 	}
+	if err := cp.Own(); err != nil {
+		return nil, err
+	}
 	if err := cp.Finish(); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,9 @@ import (
 	"os/user"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"innoscope/discovery"
 )
@@ -42,7 +44,7 @@ func ServerCommand(into string, s discovery.Layout, pageSize int) string {
 		}
 	}
 	if os.Geteuid() == 0 {
-		args = append(args, "--user=root") // mariadbd refuses to run as root otherwise
+		args = append(args, "--user="+quoteArg(copyOwner(into))) // mariadbd refuses to run as root otherwise
 	} else if u, err := user.Current(); err == nil {
 		args = append(args, "--user="+quoteArg(u.Username))
 	}
@@ -55,4 +57,22 @@ func quoteArg(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// copyOwner is the name of the copy's owner (Copy.Own gives it the source's), "root" when it
+// cannot be told.
+func copyOwner(into string) string {
+	fi, err := os.Stat(into)
+	if err != nil {
+		return "root"
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return "root"
+	}
+	u, err := user.LookupId(strconv.Itoa(int(st.Uid)))
+	if err != nil {
+		return "root"
+	}
+	return u.Username
 }
