@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -13,16 +14,25 @@ import (
 	"innoscope/discovery"
 )
 
+// maxSocketPath is the longest Unix socket path (sun_path holds 108 bytes with its NUL).
+const maxSocketPath = 107
+
 // undoFile is the name of an undo tablespace (undo001).
 var undoFile = regexp.MustCompile(`^undo[0-9]{3}$`)
 
 // ServerCommand is the command line that starts mariadbd on a recovered copy: the copy as the
 // data directory, no option file (one naming the source's directories would send the server
 // there), the system tablespace's file list and page size when they are not the defaults, as
-// many undo tablespaces as the copy holds (they are in its root), and a socket in the copy.
+// many undo tablespaces as the copy holds (they are in its root), and a socket in the copy (in
+// the temporary directory when that path would be too long for a socket).
 func ServerCommand(into string, s discovery.Layout, pageSize int) string {
+	sock := filepath.Join(into, "mysqld.sock")
+	if len(sock) > maxSocketPath {
+		// The server refuses a longer socket path ("The socket file path is too long").
+		sock = filepath.Join(os.TempDir(), fmt.Sprintf("innoscope-%08x.sock", crc32.ChecksumIEEE([]byte(into))))
+	}
 	args := []string{"mariadbd", "--no-defaults", "--datadir=" + quoteArg(into),
-		"--socket=" + quoteArg(filepath.Join(into, "mysqld.sock")), "--skip-networking"}
+		"--socket=" + quoteArg(sock), "--skip-networking"}
 	if s.DataFilePath != "" {
 		args = append(args, "--innodb-data-file-path="+quoteArg(s.DataFilePath))
 	}

@@ -127,6 +127,10 @@ func Map(out *report.Output, stderr io.Writer, m *analysis.Map, datadir string, 
 	if err := out.Table([]string{"SPACE", "NAME", "STATE", "EVENTS (kind@mini-transaction LSN)"}, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(out.Writer(), "file records from LSN %d to the end of the log at %d\n", m.FromLSN, m.EndLSN)
+	if m.AtLSN != 0 && m.AtLSN < m.EndLSN {
+		fmt.Fprintf(out.Writer(), "file records from LSN %d to the mini-transactions before LSN %d (--at-lsn; the log ends at %d)\n", m.FromLSN, m.AtLSN, m.EndLSN)
+	} else {
+		fmt.Fprintf(out.Writer(), "file records from LSN %d to the end of the log at %d\n", m.FromLSN, m.EndLSN)
+	}
 	return findings(out, fs)
 }
