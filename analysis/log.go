@@ -38,7 +38,8 @@ func LogName(s discovery.Layout) string {
 
 // ReadLog reads l from its checkpoint (or opt.From) to its end: what recovery would apply and
 // the log's own findings, with the checkpoint LSN. Logs of the formats before MariaDB 10.8 get a
-// note that the checks against the files follow MariaDB 10.11's behaviour.
+// note that the checks against the files follow MariaDB 10.11's behaviour, and an error when
+// MariaDB 10.8+ refuses them for holding log after the checkpoint (redo.Log.CrashUpgrade).
 func ReadLog(l *redo.Log, opt redo.ScanOptions) (*Analysis, uint64, []report.Finding, error) {
 	older := l.OlderFormat(l.CheckpointLSN())
 	if older != nil && l.Selected < 0 {
@@ -47,6 +48,9 @@ func ReadLog(l *redo.Log, opt redo.ScanOptions) (*Analysis, uint64, []report.Fin
 	if l.Replayable() != nil {
 		cpLSN := l.CheckpointLSN()
 		a, fs, _ := analyzeMLog(l, cpLSN, 0, cpLSN, true)
+		if f := l.CrashUpgrade(cpLSN, a.Map.EndLSN); f != nil {
+			fs = append(fs, *f)
+		}
 		return a, cpLSN, append(fs, *older), nil
 	}
 	sc, cpLSN, err := l.Scanner(opt)
@@ -61,6 +65,9 @@ func ReadLog(l *redo.Log, opt redo.ScanOptions) (*Analysis, uint64, []report.Fin
 		return nil, cpLSN, nil, err
 	}
 	if older != nil {
+		if f := l.CrashUpgrade(cpLSN, a.Map.EndLSN); f != nil {
+			fs = append(fs, *f)
+		}
 		fs = append(fs, *older)
 	}
 	return a, cpLSN, fs, nil

@@ -1,12 +1,14 @@
 package cmd
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"innoscope/internal/lab"
+	"innoscope/report"
 )
 
 // serverErrors are the [ERROR] lines of a server error log without their timestamps.
@@ -31,7 +33,8 @@ func serverErrors(t *testing.T, path string) []string {
 // the copy runs no crash recovery, and every user table's CHECKSUM TABLE and CHECK TABLE equal
 // what 10.5's own crash recovery of the same directory gave. 10.11 logs no error beyond those
 // it logs on 10.5's own recovered directory (10.5's system tables before mariadb-upgrade).
-// `verify` passes on each. The crashed directory is not changed.
+// `verify` checks each copy without fault; on the crashes it reports CRASH_UPGRADE_REFUSED
+// (10.11 refuses the directory itself) and so exits 1. The crashed directory is not changed.
 func TestCrashUpgrade105(t *testing.T) {
 	for _, name := range scenarios105 {
 		t.Run(name, func(t *testing.T) {
@@ -67,8 +70,27 @@ func TestCrashUpgrade105(t *testing.T) {
 					t.Errorf("10.11 on the copy: %s (not logged on 10.5's own recovered directory)", e)
 				}
 			}
-			if out, errs, code := run("verify", s.Crashed); code != ExitClean {
-				t.Errorf("verify: exit %d\n%s\n%s", code, out, errs)
+			// verify replays and checks the copy; its only error is that 10.8+ refuses the
+			// crashed directory itself (CRASH_UPGRADE_REFUSED, on every crash: not clean105).
+			out, errs, code := run("verify", "--json", s.Crashed)
+			var vj struct {
+				PagesVerified int64            `json:"pages_verified"`
+				Findings      []report.Finding `json:"findings"`
+			}
+			if err := json.Unmarshal([]byte(out), &vj); err != nil {
+				t.Fatalf("verify: exit %d: %v\n%s", code, err, errs)
+			}
+			refusals := 0
+			for _, f := range vj.Findings {
+				if f.Code == "CRASH_UPGRADE_REFUSED" {
+					refusals++
+				} else if f.Severity == report.Error {
+					t.Errorf("verify: %s: %s", f.Code, f.Message)
+				}
+			}
+			want := map[bool]int{true: ExitFindings, false: ExitClean}[refusals > 0]
+			if code != want || vj.PagesVerified == 0 || (refusals > 0) != (name != "clean105") {
+				t.Errorf("verify: exit %d, %d pages verified, %d CRASH_UPGRADE_REFUSED\n%s", code, vj.PagesVerified, refusals, errs)
 			}
 			if after := lab.HashTree(t, s.Crashed); !mapsEqual(before, after) {
 				t.Error("the crashed directory changed")

@@ -79,7 +79,7 @@ func OpenDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions) (*Source, error
 func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64, fs []report.Finding, scan redo.ScanOptions, so salvageOptions, read *analysis.Input) (*Source, error) {
 	var err error
 	for _, f := range fs {
-		if f.Severity == report.Error && !(so.salvage && salvageable(f.Code)) {
+		if f.Severity == report.Error && !(so.salvage && salvageable(f.Code)) && f.Code != "CRASH_UPGRADE_REFUSED" { // the refusal recovery into a copy is the way out of
 			err = fmt.Errorf("%s: %s: %s%s", f.File, f.Code, f.Message, salvageHint(f.Code))
 			break
 		}

@@ -53,3 +53,32 @@ func (l *Log) RecoveryStart() error {
 	}
 	return &logformat.FormatError{File: l.Path, Offset: 512, Msg: "no valid checkpoint block: the server refuses to start (\"No valid checkpoint was found\")"}
 }
+
+// CrashUpgrade is the refusal of MariaDB 10.8 and later to start on a log of an older format
+// that has anything written after its checkpoint (end > cpLSN), nil otherwise. Those servers
+// upgrade a log of MySQL 5.6-5.7 or MariaDB 10.0-10.7 only when the block at the checkpoint
+// ends at the checkpoint (a clean shutdown), and stop with "Upgrade after a crash is not
+// supported" when it does not; the ways out are the older server's own recovery followed by a
+// clean shutdown, or (10.5-10.7) `recover` into a copy. The MySQL 8.0 formats are refused
+// whatever they hold ("Unsupported redo log format"), which this does not report.
+func (l *Log) CrashUpgrade(cpLSN, end uint64) *report.Finding {
+	if l.blocks == nil || end <= cpLSN {
+		return nil
+	}
+	quote := "Upgrade after a crash is not supported. The redo log was created with " + l.Header.Creator + "."
+	switch l.Header.Format &^ logformat.FormatEncrypted {
+	case logformat.FormatMariaDB105, logformat.FormatMariaDB104, logformat.FormatMariaDB103, logformat.FormatMySQL57:
+	case 0:
+		quote = "Upgrade after a crash is not supported. This redo log was created before MariaDB 10.2.2"
+	default:
+		return nil
+	}
+	older := fmt.Sprintf("start a %s server (the log's version; it was written by %q) on the directory, let it recover and shut it down cleanly, then upgrade", l.Header.FormatName, l.Header.Creator)
+	ways := "the way out: " + older
+	if l.blocks.Physical() {
+		ways = "two ways out: " + older + "; or run `innoscope recover DIR --into COPY` and start MariaDB 10.8+ on the copy (its log is written in the 10.8 format, as a clean shutdown leaves it)"
+	}
+	return &report.Finding{Severity: report.Error, Code: "CRASH_UPGRADE_REFUSED", File: l.Path, LSN: &end,
+		Message: fmt.Sprintf("MariaDB 10.8 and later refuse to start on this directory: its %s redo log has %d bytes of log after checkpoint LSN %d (up to LSN %d), and they recover no older log format (%q); %s",
+			l.Header.FormatName, end-cpLSN, cpLSN, end, quote, ways)}
+}
