@@ -40,10 +40,11 @@ func PermissionDenied(err error) error {
 // (*UnreadableError), and a directory that is not a data directory at all (a typo, a parent of
 // data directories, an empty directory). Every data directory a server has run on holds the
 // mysql system schema directory (mariadb-install-db and mysqld --initialize create it; the
-// server refuses to start without its tables), and with it, under the layout's options, the
-// system tablespace and the redo log, which may be elsewhere (innodb_data_home_dir,
-// innodb_log_group_home_dir). So a directory that holds none of these is not one; a data
-// directory that lost some of them still is, and its findings say what is missing.
+// server, unless told --skip-grant-tables, stops at start when its privilege tables are
+// missing), and, under the layout's options, the system tablespace and the redo log, which may
+// be elsewhere (innodb_data_home_dir, innodb_log_group_home_dir). So a directory that holds
+// none of these is not one; a data directory that lost some of them still is, and its findings
+// say what is missing.
 func (l Layout) CheckDatadir() error {
 	fi, err := os.Stat(l.Datadir)
 	if err != nil {
