@@ -43,8 +43,9 @@ func PermissionDenied(err error) error {
 // server, unless told --skip-grant-tables, stops at start when its privilege tables are
 // missing), and, under the layout's options, the system tablespace and the redo log, which may
 // be elsewhere (innodb_data_home_dir, innodb_log_group_home_dir). So a directory that holds
-// none of these is not one; a data directory that lost some of them still is, and its findings
-// say what is missing.
+// none of these, nor a database directory of datafiles (what is left when only those were
+// copied), is not one; a data directory that lost some of them still is, and its findings say
+// what is missing.
 func (l Layout) CheckDatadir() error {
 	fi, err := os.Stat(l.Datadir)
 	if err != nil {
@@ -84,7 +85,7 @@ func (l Layout) CheckDatadir() error {
 	if _, err := os.ReadDir(l.Datadir); PermissionDenied(err) != nil {
 		return PermissionDenied(err)
 	}
-	if found {
+	if found || hasSchemaDir(l.Datadir) {
 		return nil
 	}
 	var names []string
@@ -95,6 +96,7 @@ func (l Layout) CheckDatadir() error {
 		}
 		names = append(names, "no "+name)
 	}
+	names = append(names, "no database directory with .ibd files")
 	msg := fmt.Sprintf("%s: not a data directory (%s)", l.Datadir, strings.Join(names, ", "))
 	if sub := dataSubdirs(l.Datadir); len(sub) > 0 {
 		msg += "; it holds data directories: " + strings.Join(sub, ", ")
@@ -105,14 +107,44 @@ func (l Layout) CheckDatadir() error {
 // dataSubdirs are the subdirectories of dir that are data directories under the default layout
 // (the names of a parent of data directories, given by mistake).
 func dataSubdirs(dir string) []string {
+	var out []string
+	for _, p := range subdirs(dir) {
+		if isDefaultDatadir(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hasSchemaDir reports whether dir holds a database directory: a subdirectory, not itself a
+// data directory, with .ibd or .isl files (the datafiles of a data directory that lost its
+// system tablespace, log and mysql directory, or whose datafiles alone were copied).
+func hasSchemaDir(dir string) bool {
+	for _, p := range subdirs(dir) {
+		if isDefaultDatadir(p) {
+			continue
+		}
+		ibd, _ := filepath.Glob(filepath.Join(p, "*.ibd"))
+		isl, _ := filepath.Glob(filepath.Join(p, "*.isl"))
+		if len(ibd)+len(isl) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// isDefaultDatadir reports whether p holds ibdata1, ib_logfile0 or a mysql directory.
+func isDefaultDatadir(p string) bool {
+	return exists(filepath.Join(p, "ibdata1")) || exists(filepath.Join(p, "ib_logfile0")) || exists(filepath.Join(p, "mysql"))
+}
+
+// subdirs are the directories in dir (symbolic links followed), by path.
+func subdirs(dir string) []string {
 	ents, _ := os.ReadDir(dir)
 	var out []string
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		if !e.IsDir() {
-			continue
-		}
-		if exists(filepath.Join(p, "ibdata1")) || exists(filepath.Join(p, "ib_logfile0")) || exists(filepath.Join(p, "mysql")) {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			out = append(out, p)
 		}
 	}
