@@ -131,6 +131,9 @@ func TestNotADataDirectoryPaths(t *testing.T) {
 	if r := cliIn(t, base, hangLimit, nil, append(append([]string{"diagnose"}, flags...), dir)...); r.code == ExitError {
 		t.Errorf("diagnose with the system tablespace and log elsewhere and no mysql directory: exit 2\n%s", r.stderr)
 	}
-	r := cliIn(t, base, hangLimit, nil, "diagnose", dir)
-	wantCouldNotRun(t, "diagnose without the layout flags", r, dir+": not a data directory")
+	// Without the flags it holds only a database directory of datafiles: still diagnosed (as
+	// TestUnusableLogAgainstServer's copied_datafiles_only), the missing files as findings.
+	if r := cliIn(t, base, hangLimit, nil, "diagnose", dir); r.code != ExitFindings || !strings.Contains(r.stdout, "LOG_UNREADABLE") {
+		t.Errorf("diagnose without the layout flags: exit %d, want 1 and LOG_UNREADABLE\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
