@@ -46,7 +46,13 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	if opt.Policy == "" {
 		opt.Policy = PolicyMariaDB
 	}
+	if err := s.CheckDatadir(); err != nil {
+		return nil, err // not a data directory, or innoscope may not read it
+	}
 	a, cpLSN, fs, err := readLayoutLog(s, opt.Scan)
+	if u := discovery.PermissionDenied(err); u != nil {
+		return nil, u // innoscope's own limit, not the server's (which runs as another user)
+	}
 	logFs := append([]report.Finding(nil), fs...)
 	logged := a // nil: no usable log; the files, pages and dictionary are still diagnosed
 	if err != nil {

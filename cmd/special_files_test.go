@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -183,7 +182,9 @@ func asNobody(t *testing.T, base string) []string {
 
 // TestUnreadableDirectory: a database directory innoscope may not read (EACCES; run as nobody).
 // spaces omitted its files silently and diagnose reported them missing without naming the
-// permission problem; now an UNREADABLE_DATAFILE error names the directory and the OS error.
+// permission problem. Then an UNREADABLE_DATAFILE error named it, which blamed the server
+// (running as mysql) for innoscope's own limit; now every command taking a data directory exits
+// 2 naming the directory and the OS error (TestUnreadableDatafileAsNobody for a file).
 // With the whole data directory unreadable, the log commands said "no redo log" instead of
 // the OS error; and a loop of links as ib_logfile0 (ELOOP) likewise.
 func TestUnreadableDirectory(t *testing.T) {
@@ -197,65 +198,20 @@ func TestUnreadableDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Chmod(db, 0o755)
-	named := func(fs []findingJSON) bool {
-		for _, f := range fs {
-			if f.Code == "UNREADABLE_DATAFILE" && f.Severity == "error" && f.File == db && strings.Contains(f.Message, "permission denied") {
-				return true
-			}
-		}
-		return false
-	}
-	r := cliIn(t, base, hangLimit, nobody, "spaces", "--json", dir)
-	var ts []discovery.Tablespace
-	if err := json.Unmarshal([]byte(r.stdout), &ts); err != nil || r.code != ExitFindings {
-		t.Fatalf("spaces: exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
-	}
-	found := false
-	for _, x := range ts {
-		if x.Path == db && x.FoundBy == discovery.FoundDirectory && strings.Contains(x.Error, "open "+db+": permission denied") {
-			found = true
-		}
-	}
-	if !found {
-		t.Errorf("spaces does not list the unreadable %s:\n%s", db, r.stdout)
-	}
-	var d struct {
-		Findings []findingJSON `json:"findings"`
-	}
-	r = cliIn(t, base, hangLimit, nobody, "diagnose", "--json", dir)
-	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != ExitFindings || !named(d.Findings) {
-		t.Errorf("diagnose: exit %d %v: no UNREADABLE_DATAFILE error naming %s and the permission problem\n%s%s", r.code, err, db, r.stdout, r.stderr)
-	}
-	// The directory is the one fault: the tables in it are not each reported missing as well.
-	for _, f := range d.Findings {
-		if f.Code == "MISSING_FILE" && strings.HasPrefix(f.File, db+"/") {
-			t.Errorf("diagnose: %s is reported missing besides its unreadable directory: %s", f.File, f.Message)
-		}
+	for _, c := range [][]string{{"spaces"}, {"diagnose"}} {
+		r := cliIn(t, base, hangLimit, nobody, append(c, dir)...)
+		wantCouldNotRun(t, c[0], r, "open "+db+": permission denied")
 	}
 	// The whole data directory unreadable: the OS error, not "no redo log".
 	if err := os.Chmod(dir, 0); err != nil {
 		t.Fatal(err)
 	}
 	defer os.Chmod(dir, 0o755)
-	for _, c := range [][]string{{"log", "header"}, {"log", "stats"}, {"map"}, {"recover", "--dry-run"}} {
-		r = cliIn(t, base, hangLimit, nobody, append(c, dir)...)
+	for _, c := range [][]string{{"log", "header"}, {"log", "stats"}, {"map"}, {"recover", "--dry-run"}, {"diagnose"}} {
+		r := cliIn(t, base, hangLimit, nobody, append(c, dir)...)
 		if want := filepath.Join(dir, "ib_logfile0") + ": permission denied"; r.code != ExitError || !strings.Contains(r.stderr, want) {
 			t.Errorf("%v of an unreadable data directory: exit %d, want 2 and %q\n%s", c, r.code, want, r.stderr)
 		}
-	}
-	// diagnose reports what it can, the log's OS error in one LOG_UNREADABLE finding.
-	r = cliIn(t, base, hangLimit, nobody, "diagnose", "--json", dir)
-	d.Findings = nil
-	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != ExitFindings {
-		t.Errorf("diagnose of an unreadable data directory: exit %d %v, want 1 and a report\n%s%s", r.code, err, r.stdout, r.stderr)
-	}
-	want := filepath.Join(dir, "ib_logfile0") + ": permission denied"
-	found = false
-	for _, f := range d.Findings {
-		found = found || (f.Code == "LOG_UNREADABLE" && f.Severity == "error" && strings.Contains(f.Message, want))
-	}
-	if !found {
-		t.Errorf("diagnose of an unreadable data directory: no LOG_UNREADABLE error with %q\n%s", want, r.stdout)
 	}
 	os.Chmod(dir, 0o755)
 	// A loop of links as ib_logfile0.
@@ -264,7 +220,7 @@ func TestUnreadableDirectory(t *testing.T) {
 	log := filepath.Join(loop, "d", "ib_logfile0")
 	os.Remove(log)
 	os.Symlink(log, log)
-	r = cliIn(t, loop, hangLimit, nil, "log", "header", "d")
+	r := cliIn(t, loop, hangLimit, nil, "log", "header", "d")
 	if want := log + ": too many levels of symbolic links"; r.code != ExitError || !strings.Contains(r.stderr, want) {
 		t.Errorf("log header with ib_logfile0 a loop of links: exit %d, want 2 and %q\n%s", r.code, want, r.stderr)
 	}

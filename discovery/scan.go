@@ -111,7 +111,10 @@ func ResolvePath(p string) string {
 }
 
 // candidate is a file to open, with how it was found.
-type candidate struct{ path, foundBy, isl, err string }
+type candidate struct {
+	path, foundBy, isl, err string
+	cause                   error // the OS error behind err
+}
 
 // Scan finds every tablespace file the layout points at and reads page 0 of each, in
 // parallel. It never writes.
@@ -128,10 +131,8 @@ func Scan(s Layout) ([]Tablespace, error) {
 	if len(s.TempFiles) == 0 {
 		s.TempFiles = []string{"ibtmp1"}
 	}
-	if fi, err := os.Stat(s.Datadir); err != nil {
-		return nil, fmt.Errorf("%s: not a data directory: %v", s.Datadir, err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("%s: not a data directory: not a directory", s.Datadir)
+	if err := s.CheckDatadir(); err != nil {
+		return nil, err
 	}
 	var cands []candidate
 	for _, f := range s.DataFiles {
@@ -143,7 +144,7 @@ func Scan(s Layout) ([]Tablespace, error) {
 		}
 	}
 	if ents, err := os.ReadDir(s.UndoDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		cands = append(cands, candidate{path: s.UndoDir, foundBy: FoundDirectory,
+		cands = append(cands, candidate{path: s.UndoDir, foundBy: FoundDirectory, cause: err,
 			err: "undo directory cannot be read, so its undo tablespaces are not seen: " + err.Error()})
 	} else {
 		for _, e := range ents {
@@ -182,6 +183,7 @@ func Scan(s Layout) ([]Tablespace, error) {
 		known = append(known, filepath.Clean(d), ResolvePath(d))
 	}
 	out := make([]Tablespace, len(uniq))
+	causes := make([]error, len(uniq))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i, c := range uniq {
@@ -189,10 +191,17 @@ func Scan(s Layout) ([]Tablespace, error) {
 		sem <- struct{}{}
 		go func(i int, c candidate) {
 			defer func() { <-sem; wg.Done() }()
-			out[i] = describe(c, known, ResolvePath(s.UndoDir), uniqueUndo)
+			out[i], causes[i] = describe(c, known, ResolvePath(s.UndoDir), uniqueUndo)
 		}(i, c)
 	}
 	wg.Wait()
+	// A file or directory innoscope may not read says nothing of the server (which runs as
+	// another user): innoscope cannot do its job.
+	for _, err := range causes {
+		if u := PermissionDenied(err); u != nil {
+			return nil, u
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].SpaceID < out[j].SpaceID })
 	return out, nil
 }
@@ -211,7 +220,7 @@ func walk(dir string, datadir string, walked map[string]bool, cands []candidate)
 	walked[rd] = true
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		cands = append(cands, candidate{path: dir, foundBy: FoundDirectory,
+		cands = append(cands, candidate{path: dir, foundBy: FoundDirectory, cause: err,
 			err: "directory cannot be read, so the datafiles in it are not seen: " + err.Error()})
 	}
 	for _, e := range ents {
@@ -236,7 +245,7 @@ func walk(dir string, datadir string, walked map[string]bool, cands []candidate)
 		case strings.HasSuffix(name, ".isl"):
 			target, err := ReadISL(p)
 			if err != nil {
-				cands = append(cands, candidate{path: p, foundBy: FoundISL, isl: p, err: err.Error()})
+				cands = append(cands, candidate{path: p, foundBy: FoundISL, isl: p, err: err.Error(), cause: err})
 				continue
 			}
 			if target != "" && !filepath.IsAbs(target) {
@@ -267,12 +276,13 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 func sameDir(a, b string) bool { return ResolvePath(a) == ResolvePath(b) }
 
-// describe reads page 0 of one candidate and classifies its location.
-func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tablespace {
+// describe reads page 0 of one candidate and classifies its location; the OS error when the
+// candidate could not be read.
+func describe(c candidate, known []string, undoDir string, uniqueUndo bool) (Tablespace, error) {
 	t := Tablespace{Path: c.path, FoundBy: c.foundBy, ISL: c.isl}
 	if c.err != "" {
 		t.Location, t.Error = LocKnown, c.err
-		return t
+		return t, c.cause
 	}
 	a, as := ResolvePath(c.path), filepath.Clean(c.path)
 	t.Location = LocUnprotected
@@ -289,7 +299,7 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tabl
 	f, err := OpenFile(c.path)
 	if err != nil {
 		t.Error = err.Error()
-		return t
+		return t, err
 	}
 	defer f.Close()
 	fl := f.FSP.Flags
@@ -318,5 +328,5 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) Tabl
 	if fl.FullCRC32 {
 		t.ChecksumAlgorithm = string(AlgFullCRC32)
 	}
-	return t
+	return t, nil
 }

@@ -39,6 +39,9 @@ func Open(s discovery.Layout, scan redo.ScanOptions) (*Source, error) {
 
 // open is Open, or OpenSalvage when so.salvage is set.
 func open(s discovery.Layout, scan redo.ScanOptions, so salvageOptions) (*Source, error) {
+	if err := s.CheckDatadir(); err != nil {
+		return nil, err
+	}
 	l, err := analysis.OpenLog(s, "")
 	if err != nil {
 		return nil, err
