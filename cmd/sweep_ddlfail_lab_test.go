@@ -145,23 +145,35 @@ func killAt(t *testing.T, setup, stmt, at string) (string, string) {
 	if err := os.Mkdir(ext, 0o750); err != nil {
 		t.Fatal(err)
 	}
+	d := killedBy(t, base, []string{"LD_PRELOAD=" + so, at}, strings.ReplaceAll(setup, "@EXT@", ext), nil, stmt, at)
+	return base, d
+}
+
+// killedBy starts a fresh server in base with env (its kill library's), runs setup, then arm (if
+// set), then stmt, during which the server must kill itself at the point what names; it returns
+// the crashed data directory.
+func killedBy(t *testing.T, base string, env []string, setup string, arm func(), stmt, what string) string {
+	t.Helper()
 	d, sock := filepath.Join(base, "data"), filepath.Join(base, "lab.sock")
-	pid := freshServer(t, base, []string{"LD_PRELOAD=" + so, at}, ddlFailOptions...)
+	pid := freshServer(t, base, env, ddlFailOptions...)
 	defer syscall.Kill(pid, syscall.SIGKILL) // when the statement did not kill it
 	sql := func(q string) ([]byte, error) {
 		return exec.Command("mariadb", "--no-defaults", "-S", sock, "-uroot", "-D", "mysql", "-e", q).CombinedOutput()
 	}
-	if b, err := sql(strings.ReplaceAll(setup, "@EXT@", ext)); err != nil {
+	if b, err := sql(setup); err != nil {
 		t.Fatalf("setup: %v\n%s", err, b)
 	}
+	if arm != nil {
+		arm()
+	}
 	if b, err := sql(stmt); err == nil {
-		t.Fatalf("%s completed: the server never reached %s\n%s", stmt, at, b)
+		t.Fatalf("%s completed: the server never reached %s\n%s", stmt, what, b)
 	}
 	if !pollFor(func() bool { return gone(pid) }) {
 		t.Fatal("the server did not die")
 	}
 	os.Remove(filepath.Join(d, "lab.pid"))
-	return base, d
+	return d
 }
 
 // diagnoseJSONOf is diagnose --json of dir.

@@ -2,13 +2,11 @@ package cmd
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 
 	"innoscope/internal/lab"
@@ -110,25 +108,11 @@ func killAtExtend(t *testing.T, setup, stmt, file string) (string, string) {
 	t.Helper()
 	base, so := preloadLib(t, "instant", instantKillC)
 	arm := filepath.Join(base, "arm")
-	d, sock := filepath.Join(base, "data"), filepath.Join(base, "lab.sock")
-	pid := freshServer(t, base, []string{"LD_PRELOAD=" + so, "LAB_KILL_AT_EXTEND=" + file, "LAB_ARM=" + arm}, ddlFailOptions...)
-	defer syscall.Kill(pid, syscall.SIGKILL) // when the statement did not kill it
-	sql := func(q string) ([]byte, error) {
-		return exec.Command("mariadb", "--no-defaults", "-S", sock, "-uroot", "-D", "mysql", "-e", q).CombinedOutput()
-	}
-	if b, err := sql(setup); err != nil {
-		t.Fatalf("setup: %v\n%s", err, b)
-	}
-	if err := os.WriteFile(arm, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := sql(stmt); err == nil {
-		t.Fatalf("%s completed: the server never extended %s\n%s", stmt, file, b)
-	}
-	if !pollFor(func() bool { return gone(pid) }) {
-		t.Fatal("the server did not die")
-	}
-	os.Remove(filepath.Join(d, "lab.pid"))
+	d := killedBy(t, base, []string{"LD_PRELOAD=" + so, "LAB_KILL_AT_EXTEND=" + file, "LAB_ARM=" + arm}, setup, func() {
+		if err := os.WriteFile(arm, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, stmt, "the extension of "+file)
 	return base, d
 }
 
