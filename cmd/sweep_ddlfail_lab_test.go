@@ -194,15 +194,7 @@ func diagnoseJSONOf(t *testing.T, dir string) diagnoseJSON {
 // recovery removes that file. wantLoss: the crash was made for the server to lose a table.
 func judgeDDLRecovery(t *testing.T, base, crashed string, s *lab.Scenario, wantLoss bool) {
 	t.Helper()
-	before := lab.HashTree(t, crashed)
-	j := diagnoseJSONOf(t, crashed)
-	if !reflect.DeepEqual(before, lab.HashTree(t, crashed)) {
-		t.Errorf("diagnose changed %s", crashed)
-	}
-	a := filepath.Join(base, "A")
-	lab.CopyDir(t, crashed, a)
-	v := s.ServerVerdict(t, a)
-	t.Logf("the server's own recovery: started=%v crash_recovery=%v tables_ok=%v\n%s\n%s", v.Started, v.CrashRecovery, v.TablesOK, v.Checks, serverLines(t, v.ErrLog))
+	j, v := diagnoseThenServer(t, base, crashed, s)
 	if !v.Started || !v.CrashRecovery {
 		t.Fatalf("the server's own recovery: started=%v crash_recovery=%v", v.Started, v.CrashRecovery)
 	}
@@ -266,4 +258,20 @@ func preloadLib(t *testing.T, prefix, src string) (base, so string) {
 		t.Fatalf("cc: %v\n%s", err, b)
 	}
 	return base, so
+}
+
+// diagnoseThenServer diagnoses crashed (checking it is left unchanged), then has the real server
+// recover a copy of it in base/A with s's options; it returns both.
+func diagnoseThenServer(t *testing.T, base, crashed string, s *lab.Scenario) (diagnoseJSON, lab.Verdict) {
+	t.Helper()
+	before := lab.HashTree(t, crashed)
+	j := diagnoseJSONOf(t, crashed)
+	if !reflect.DeepEqual(before, lab.HashTree(t, crashed)) {
+		t.Errorf("diagnose changed %s", crashed)
+	}
+	a := filepath.Join(base, "A")
+	lab.CopyDir(t, crashed, a)
+	v := s.ServerVerdict(t, a)
+	t.Logf("the server's own recovery: started=%v crash_recovery=%v tables_ok=%v\n%s\n%s", v.Started, v.CrashRecovery, v.TablesOK, v.Checks, serverLines(t, v.ErrLog))
+	return j, v
 }

@@ -145,15 +145,7 @@ func instantServerTables(t *testing.T, errLog string) []string {
 // fails when it does. want: the crash was made for the server to reject a table.
 func judgeInstantMetadata(t *testing.T, base, crashed string, want bool) {
 	t.Helper()
-	before := lab.HashTree(t, crashed)
-	j := diagnoseJSONOf(t, crashed)
-	if !reflect.DeepEqual(before, lab.HashTree(t, crashed)) {
-		t.Errorf("diagnose changed %s", crashed)
-	}
-	a := filepath.Join(base, "A")
-	lab.CopyDir(t, crashed, a)
-	v := (&lab.Scenario{Options: ddlFailOptions}).ServerVerdict(t, a)
-	t.Logf("the server's own recovery: started=%v crash_recovery=%v tables_ok=%v\n%s\n%s", v.Started, v.CrashRecovery, v.TablesOK, v.Checks, serverLines(t, v.ErrLog))
+	j, v := diagnoseThenServer(t, base, crashed, &lab.Scenario{Options: ddlFailOptions})
 	if !v.Started || !v.CrashRecovery {
 		t.Fatalf("the server's own recovery: started=%v crash_recovery=%v", v.Started, v.CrashRecovery)
 	}
