@@ -394,15 +394,9 @@ func (r *reader) external(local []byte) ([]byte, error) {
 	out := append(make([]byte, 0, len(local)-fieldRefSize+want), local[:len(local)-fieldRefSize]...)
 	got := 0
 	for n := 0; no != filNull && got < want; n++ {
-		if n > int(r.f.Pages()) {
-			return nil, fmt.Errorf("BLOB chain loops")
-		}
-		p, err := r.f.ReadPage(no)
+		p, err := r.blobPage(no, n)
 		if err != nil {
 			return nil, err
-		}
-		if why := r.checksum(p, no); why != "" {
-			return nil, fmt.Errorf("BLOB page %d: %s", no, why)
 		}
 		if off+8 > len(p) {
 			return nil, fmt.Errorf("BLOB page %d: offset %d", no, off)
@@ -420,4 +414,20 @@ func (r *reader) external(local []byte) ([]byte, error) {
 		return nil, fmt.Errorf("BLOB chain holds %d bytes, the reference says %d", got, want)
 	}
 	return out, nil
+}
+
+// blobPage reads page no, the n-th of a BLOB chain, and checks its checksum; a chain longer than
+// the file loops.
+func (r *reader) blobPage(no uint32, n int) ([]byte, error) {
+	if n > int(r.f.Pages()) {
+		return nil, fmt.Errorf("BLOB chain loops")
+	}
+	p, err := r.f.ReadPage(no)
+	if err != nil {
+		return nil, err
+	}
+	if why := r.checksum(p, no); why != "" {
+		return nil, fmt.Errorf("BLOB page %d: %s", no, why)
+	}
+	return p, nil
 }

@@ -61,15 +61,9 @@ func (r *reader) zipExternal(local []byte) ([]byte, error) {
 	var stream []byte
 	typ := uint16(pageTypeZBlob)
 	for n := 0; no != filNull; n++ {
-		if n > int(r.f.Pages()) {
-			return nil, fmt.Errorf("BLOB chain loops")
-		}
-		p, err := r.f.ReadPage(no)
+		p, err := r.blobPage(no, n)
 		if err != nil {
 			return nil, err
-		}
-		if why := r.checksum(p, no); why != "" {
-			return nil, fmt.Errorf("BLOB page %d: %s", no, why)
 		}
 		if t := be.Uint16(p[discovery.FilPageType:]); t != typ {
 			return nil, fmt.Errorf("BLOB page %d: page type %d, not %d", no, t, typ)
