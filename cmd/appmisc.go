@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -94,9 +95,23 @@ func printJSONError(w io.Writer, err error) {
 		}
 	} else if f := fileOf(err.Error()); f != "" {
 		j.File = &f
+		if off, ok := offsetOf(err.Error()[len(f)+2:]); ok {
+			j.Offset = &off
+		}
 	}
 	b, _ := json.Marshal(j)
 	fmt.Fprintf(w, "%s\n", b)
+}
+
+// offsetOf is the byte offset a message names right after its file ("offset N: ..."), as the
+// datafile readers write it.
+func offsetOf(rest string) (int64, bool) {
+	num, _, ok := strings.Cut(strings.TrimPrefix(rest, "offset "), ":")
+	if !ok || !strings.HasPrefix(rest, "offset ") {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	return n, err == nil && n >= 0
 }
 
 // fileOf is the path an error message starts with ("/d/ib_logfile0: ..."), or "".
