@@ -68,3 +68,16 @@ func hoistFlags(app *cli.App, args []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// idFlag is the value of a space-id or page-number flag, -1 when it is not given. A given value
+// must be an unsigned 32-bit number: -1 or 2^32 would otherwise silently mean "every".
+func idFlag(c *cli.Context, name string) (int64, error) {
+	if !c.IsSet(name) {
+		return -1, nil
+	}
+	v := c.Int64(name)
+	if v < 0 || v > 0xFFFFFFFF {
+		return 0, fmt.Errorf("--%s %d: give a number from 0 to 4294967295", name, v)
+	}
+	return v, nil
+}

@@ -11,6 +11,14 @@ import (
 )
 
 func logRecords(c *cli.Context) error {
+	space, err := idFlag(c, "space")
+	if err != nil {
+		return err
+	}
+	page, err := idFlag(c, "page")
+	if err != nil {
+		return err
+	}
 	l, err := openRedo(c)
 	if err != nil {
 		return err
@@ -29,7 +37,7 @@ func logRecords(c *cli.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		ls, err := rs.Each(redo.Filter{Type: match, Space: c.Int64("space"), Page: c.Int64("page")}, rp.Row)
+		ls, err := rs.Each(redo.Filter{Type: match, Space: space, Page: page}, rp.Row)
 		if err != nil {
 			return nil, err
 		}

@@ -22,7 +22,7 @@ func mapCommand() *cli.Command {
 }
 
 func mapAction(c *cli.Context) error {
-	if c.Int64("space") >= 0 {
+	if c.IsSet("space") {
 		return spacesAction(c)
 	}
 	m, fs, err := buildMap(c)

@@ -31,6 +31,10 @@ func pagesAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return fmt.Errorf("expected one FILE argument (a tablespace file such as ibdata1 or db/t.ibd)")
 	}
+	page, err := idFlag(c, "page")
+	if err != nil {
+		return err
+	}
 	path := discovery.AbsPath(c.Args().First())
 	if err := discovery.NotTablespace(path); err != nil {
 		return err
@@ -41,7 +45,7 @@ func pagesAction(c *cli.Context) error {
 	}
 	defer t.Close()
 	opt := discovery.InspectOptions{Verify: c.Bool("verify"), From: 0, To: -1}
-	if p := c.Int64("page"); p >= 0 {
+	if p := page; p >= 0 {
 		if p >= t.Pages() {
 			return fmt.Errorf("%s: page %d is beyond the last page %d", t.Path, p, t.Pages()-1)
 		}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -37,12 +38,26 @@ func loadSettings(c *cli.Context, dirArg string) (discovery.Layout, error) {
 		}
 	}
 	if dirArg != "" {
+		if c.IsSet("datadir") && !sameDir(dirArg, c.String("datadir")) {
+			return discovery.Layout{}, fmt.Errorf("DIR %s and --datadir %s name different directories: give one", dirArg, c.String("datadir"))
+		}
 		opt["datadir"] = dirArg
 	}
 	if opt["datadir"] == "" {
 		return discovery.Layout{}, fmt.Errorf("no data directory: give DIR, --datadir or a --defaults-file with datadir")
 	}
 	return discovery.NewLayout(opt)
+}
+
+// sameDir reports whether a and b name the same directory (the same path, or one reached
+// through a symbolic link).
+func sameDir(a, b string) bool {
+	if discovery.AbsPath(a) == discovery.AbsPath(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // absFlag is the value of a path flag (--into, --keep, --tmpdir, --external-dir), made

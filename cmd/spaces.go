@@ -26,6 +26,10 @@ func spacesAction(c *cli.Context) error {
 	if c.NArg() > 1 {
 		return fmt.Errorf("expected one DIR argument, got %d", c.NArg())
 	}
+	id, err := idFlag(c, "space")
+	if err != nil {
+		return err
+	}
 	s, err := loadSettings(c, c.Args().First())
 	if err != nil {
 		return err
@@ -36,10 +40,7 @@ func spacesAction(c *cli.Context) error {
 	}
 	fs := analysis.LocationFindings(ts, analysis.PolicyMariaDB)
 	src := analysis.ReadSpaceSources(s, ts, scanOptions(c))
-	if id := c.Int64("space"); id >= 0 {
-		if id > 0xFFFFFFFF {
-			return fmt.Errorf("--space %d: a space id is at most 4294967295", id)
-		}
+	if id >= 0 {
 		a, err := src.Lookup(uint32(id))
 		if err != nil {
 			return err
