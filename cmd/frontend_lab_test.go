@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,7 +13,9 @@ import (
 // a mistyped command said "No help topic"; --fail-on=bogus was refused only after the whole
 // report had printed; `rows --json` was no flag although every other command takes it;
 // `diagnose --json` gave "trxs": null with nothing to roll back; `spaces --space 1` on an undo
-// tablespace printed "space 1 is : FILE".
+// tablespace printed "space 1 is : FILE". A second trial: `rows` read an empty directory as a
+// data directory without a log; `--space -1` or `--page -1` meant "every"; `diagnose DIR
+// --datadir OTHER` silently read DIR; a JSON error named no offset where its message did.
 func TestFrontEndTrial(t *testing.T) {
 	if _, errs, code := run("diagnos", "x"); code != ExitError || !strings.Contains(errs, `unknown command "diagnos"`) {
 		t.Errorf("a mistyped command: exit %d, %q", code, errs)
@@ -29,6 +33,29 @@ func TestFrontEndTrial(t *testing.T) {
 	out, errs, code := run(append([]string{"spaces", s.Crashed, "--space", "1"}, where...)...)
 	if first := strings.SplitN(out, "\n", 2)[0]; code != ExitClean || !strings.HasPrefix(first, "space 1 (no table): ") {
 		t.Errorf("spaces --space 1 on an undo tablespace: exit %d %s: %q", code, errs, first)
+	}
+
+	empty := t.TempDir()
+	if _, errs, code := run("rows", empty, "db.t"); code != ExitError || !strings.Contains(errs, "not a data directory") {
+		t.Errorf("rows on an empty directory: exit %d, %q", code, errs)
+	}
+	for _, args := range [][]string{{"spaces", s.Crashed, "--space", "-1"}, {"log", "records", s.Crashed, "--page", "-1"},
+		{"map", s.Crashed, "--space", "4294967296"}, {"pages", filepath.Join(s.Crashed, "ibdata1"), "--page", "-1"}} {
+		if out, errs, code := run(args...); code != ExitError || out != "" || !strings.Contains(errs, "give a number from 0") {
+			t.Errorf("%v: exit %d, %q (want a refusal, not every space or page)", args, code, errs)
+		}
+	}
+	other := lab.Get(t, "dml")
+	if out, errs, code := run(append([]string{"diagnose", s.Crashed, "--datadir", other.Crashed}, where...)...); code != ExitError || out != "" ||
+		!strings.Contains(errs, "name different directories") {
+		t.Errorf("diagnose DIR --datadir OTHER: exit %d, %q", code, errs)
+	}
+	short := filepath.Join(t.TempDir(), "short.ibd")
+	if err := os.WriteFile(short, make([]byte, 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := run("pages", "--json", short); code != ExitError || !strings.Contains(out, `"offset":1000`) {
+		t.Errorf("pages --json on a 1000-byte file: exit %d, %s (want the offset the message names)", code, out)
 	}
 
 	c := lab.Get(t, "clean")

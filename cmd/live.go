@@ -10,8 +10,8 @@ import (
 	"innoscope/report"
 )
 
-// allowLiveFlag lets recover and verify copy a directory a server is running on.
-var allowLiveFlag = &cli.BoolFlag{Name: "allow-live", Usage: "copy the directory even though a server is running on it (the copy is not consistent)"}
+// allowLiveFlag lets recover, verify and rows read a directory a server is running on.
+var allowLiveFlag = &cli.BoolFlag{Name: "allow-live", Usage: "read the directory even though a server is running on it (what is read is not consistent)"}
 
 // logServerFindings is analysis.ServerFindings for the settings of a log command's DIR|FILE argument.
 func logServerFindings(c *cli.Context) []report.Finding {

@@ -82,7 +82,7 @@ func findingCodes(t *testing.T, args ...string) (map[string]report.Finding, int)
 
 // TestServerRunning starts the real server on a copy of a crashed lab directory: diagnose and
 // the log commands report SERVER_RUNNING with its pid (from the fcntl lock InnoDB holds on
-// ibdata1), recover and verify refuse (exit 2) and create nothing. After the server is killed
+// ibdata1), recover, verify and rows refuse (exit 2) and create nothing. After the server is killed
 // (its pid file stays behind, naming a dead process), nothing reports a running server.
 func TestServerRunning(t *testing.T) {
 	s := lab.Get(t, "dml")
@@ -101,7 +101,7 @@ func TestServerRunning(t *testing.T) {
 	}
 	check(true)
 	out := filepath.Join(t.TempDir(), "copy")
-	for _, args := range [][]string{{"recover", dir, "--into", out}, {"recover", dir, "--dry-run"}, {"verify", dir, "--keep", out}} {
+	for _, args := range [][]string{{"recover", dir, "--into", out}, {"recover", dir, "--dry-run"}, {"verify", dir, "--keep", out}, {"rows", dir, "db.t"}} {
 		_, errs, code := run(args...)
 		if code != ExitError || !strings.Contains(errs, "SERVER_RUNNING") || !strings.Contains(errs, "pid "+pid) {
 			t.Errorf("%v on a running server: exit %d, %q", args, code, errs)
