@@ -15,7 +15,8 @@ import (
 // `diagnose --json` gave "trxs": null with nothing to roll back; `spaces --space 1` on an undo
 // tablespace printed "space 1 is : FILE". A second trial: `rows` read an empty directory as a
 // data directory without a log; `--space -1` or `--page -1` meant "every"; `diagnose DIR
-// --datadir OTHER` silently read DIR; a JSON error named no offset where its message did.
+// --datadir OTHER` silently read DIR; a JSON error named no offset where its message did;
+// `pages --page N --records` showed a crashed directory's page as if it were current.
 func TestFrontEndTrial(t *testing.T) {
 	if _, errs, code := run("diagnos", "x"); code != ExitError || !strings.Contains(errs, `unknown command "diagnos"`) {
 		t.Errorf("a mistyped command: exit %d, %q", code, errs)
@@ -59,6 +60,15 @@ func TestFrontEndTrial(t *testing.T) {
 	}
 
 	c := lab.Get(t, "clean")
+	for _, d := range []struct {
+		file  string
+		stale bool
+	}{{filepath.Join(other.Crashed, "db", "t1.ibd"), other.Verdict.CrashRecovery}, {filepath.Join(c.Crashed, "db", "t.ibd"), c.Verdict.CrashRecovery}} {
+		_, errs, code := run("pages", d.file, "--page", "3", "--records")
+		if code != ExitClean || strings.Contains(errs, "crash recovery needed") != d.stale {
+			t.Errorf("pages %s --page 3 --records: exit %d, stderr %q (the server ran crash recovery there: %v)", d.file, code, errs, d.stale)
+		}
+	}
 	j, _, jcode := run("rows", c.Crashed, "db.t", "--json")
 	f, _, fcode := run("rows", c.Crashed, "db.t", "--format", "json")
 	if jcode != ExitClean || fcode != ExitClean || j != f || j == "" {

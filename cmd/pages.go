@@ -55,11 +55,13 @@ func pagesAction(c *cli.Context) error {
 		if opt.To-opt.From != 1 {
 			return fmt.Errorf("--records needs --page N")
 		}
-		tab, recs, err := rows.PageRecordsOfFile(t.Path, uint32(opt.From))
+		fp, err := rows.PageRecordsOfFile(t.Path, uint32(opt.From))
 		if err != nil {
 			return err
 		}
-		return show(c, func(out *report.Output) ([]report.Finding, error) { return nil, view.PageRecords(out, tab, recs) })
+		return show(c, func(out *report.Output) ([]report.Finding, error) {
+			return nil, view.PageRecords(out, c.App.ErrWriter, fp)
+		})
 	}
 	return show(c, func(out *report.Output) ([]report.Finding, error) {
 		pv, err := view.NewPages(out, opt.Verify, c.Bool("summary"), c.Bool("all"))

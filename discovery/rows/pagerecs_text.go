@@ -1,6 +1,7 @@
 package rows
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,18 +11,36 @@ import (
 	"innoscope/discovery"
 )
 
+// FilePage is one page's records read by PageRecordsOfFile.
+type FilePage struct {
+	Table   *Table
+	Records []PageRecord
+	// Stale is ErrNeedsRecovery when the file's data directory needs crash recovery: the page
+	// is as on disk, without the log's changes.
+	Stale error
+}
+
 // PageRecordsOfFile is PageRecords for the file at path, in the data directory it lies in:
-// DIR/db/t.ibd (DIR holding ibdata1), else the file's own directory (DIR/ibdata1).
-func PageRecordsOfFile(path string, no uint32) (*Table, []PageRecord, error) {
+// DIR/db/t.ibd (DIR holding ibdata1), else the file's own directory (DIR/ibdata1); Stale says
+// whether that directory's log holds changes not yet in the file.
+func PageRecordsOfFile(path string, no uint32) (*FilePage, error) {
 	dir := filepath.Dir(filepath.Dir(path))
 	if _, err := os.Stat(filepath.Join(dir, "ibdata1")); err != nil {
 		dir = filepath.Dir(path)
 	}
 	s, err := discovery.NewLayout(map[string]string{"datadir": dir})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return PageRecords(s, path, no)
+	t, recs, err := PageRecords(s, path, no)
+	if err != nil {
+		return nil, err
+	}
+	fp := &FilePage{Table: t, Records: recs}
+	if err := CheckClean(s); errors.As(err, new(ErrNeedsRecovery)) {
+		fp.Stale = err
+	}
+	return fp, nil
 }
 
 // RecordRows are a page's records as a table: OFFSET, STATUS, FLAGS, CHILD and the table's

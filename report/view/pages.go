@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"io"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
@@ -124,8 +125,13 @@ func (p *Pages) row(pi discovery.PageInfo) []string {
 	return []string{fmt.Sprint(pi.No), pi.Type, fmt.Sprint(pi.LSN), fmt.Sprint(pi.SpaceID), ck, ix}
 }
 
-// PageRecords prints `pages FILE --page N --records`: the records of one clustered index page.
-func PageRecords(out *report.Output, t *rows.Table, recs []rows.PageRecord) error {
+// PageRecords prints `pages FILE --page N --records`: the records of one clustered index page,
+// after a warning on errw when the directory needs crash recovery.
+func PageRecords(out *report.Output, errw io.Writer, fp *rows.FilePage) error {
+	t, recs := fp.Table, fp.Records
+	if fp.Stale != nil {
+		fmt.Fprintf(errw, "warning: %v; the page below is as on disk, without those changes\n", fp.Stale)
+	}
 	if out.JSON {
 		if recs == nil {
 			recs = []rows.PageRecord{}
