@@ -246,6 +246,7 @@ func Diagnose(in Input) []report.Finding {
 	fs = append(fs, p0...)
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
+	fs = append(fs, encryptedFindings(in)...)
 	return fs
 }
 

@@ -16,6 +16,7 @@ import (
 	"innoscope/discovery"
 	"innoscope/internal/lab"
 	"innoscope/replay"
+	"innoscope/report"
 )
 
 // recoverScenarios are the crash scenarios recover is checked on (compressed: crc32 checksums,
@@ -446,7 +447,8 @@ func TestRecoverInterrupted(t *testing.T) {
 // 1) that the log changes makes recover refuse before copying anything, naming the file; the
 // server, which has the key, recovers it (its verdict in the lab). The page-level readers agree
 // with what the server wrote: scheme 1 on the encrypted table's page 0, key version 1 on its
-// pages, nothing on the plain table.
+// pages, nothing on the plain table. diagnose reports ENCRYPTED_TABLESPACE (info) for it, which
+// the server started without its key management plugin confirms by refusing the directory.
 func TestRecoverRefusesEncrypted(t *testing.T) {
 	s := lab.Get(t, "encrypted")
 	if !s.Verdict.CrashRecovery {
@@ -481,5 +483,22 @@ func TestRecoverRefusesEncrypted(t *testing.T) {
 		if (ok && scheme == discovery.CryptScheme1) != want || (versions[1] > 0) != want || versions[0] == 0 && !want {
 			t.Errorf("%s: encryption scheme %d (found %v), key versions of its pages %v", name, scheme, ok, versions)
 		}
+	}
+	// diagnose says so beforehand, for the encrypted table only; and that the server needs its
+	// key: started without the key management plugin, it refuses the directory.
+	fs, _ := findingCodes(t, "diagnose", "--json", s.Crashed)
+	if f, ok := fs["ENCRYPTED_TABLESPACE"]; !ok || !strings.HasSuffix(f.File, "secret.ibd") || f.Severity != report.Info {
+		t.Errorf("diagnose: ENCRYPTED_TABLESPACE %v %+v", ok, f)
+	}
+	var noPlugin []string
+	for _, o := range s.Options {
+		if !strings.Contains(o, "key") {
+			noPlugin = append(noPlugin, o)
+		}
+	}
+	cp := filepath.Join(t.TempDir(), "nokey")
+	lab.CopyDir(t, s.Crashed, cp)
+	if up, log := tryServer(t, cp, noPlugin...); up || !strings.Contains(log, "Encryption key is not found for ./db/secret.ibd") {
+		t.Errorf("the server without its key plugin: started %v, log:\n%s", up, log)
 	}
 }
