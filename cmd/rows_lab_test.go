@@ -23,7 +23,7 @@ var rowsTables = []struct{ name, order string }{
 	{"t_long", "id"}, {"t_compact", "id"}, {"t_red", "id"}, {"t_red_big", "id"}, {"t_big", "id"}, {"t_nopk", ""},
 	{"t_comp", "b, a"}, {"t_charpk", "k"}, {"t_inst", "id"}, {"t_inst2", "id"}, {"t_inst_big", "id"},
 	{"t_inst_red", "id"}, {"t_ext", "id"}, {"t_sys", "id"},
-	{"t_zip8", "id"}, {"t_zip4", "id"}, {"t_zip2", "id"}, {"t_zip1", "id"}, {"t_zip_small", "id"},
+	{"t_pcomp", "id"}, {"t_zip8", "id"}, {"t_zip4", "id"}, {"t_zip2", "id"}, {"t_zip1", "id"}, {"t_zip_small", "id"},
 }
 
 // rowsWorkload makes the tables: every type, NULLs, empty strings, long values off page, the
@@ -113,6 +113,11 @@ CREATE TABLE t_gen (id INT PRIMARY KEY, a INT, b INT AS (a * 2) STORED, c VARCHA
 INSERT INTO t_gen (id, a) VALUES (1, 1), (2, NULL), (3, -5);
 CREATE TABLE t_uniq (a INT NOT NULL, b VARCHAR(10), UNIQUE KEY (a));
 INSERT INTO t_uniq VALUES (5, 'five'), (1, 'one'), (3, NULL);
+CREATE TABLE t_pcomp (id INT PRIMARY KEY, v VARCHAR(200), b LONGBLOB, n INT) PAGE_COMPRESSED=1;
+INSERT INTO t_pcomp SELECT seq, REPEAT(CHAR(97 + seq % 26), seq % 200), IF(seq % 50 = 0, REPEAT(CONCAT('z', seq), 4000), NULL), IF(seq % 3 = 0, NULL, seq) FROM seq_1_to_6000;
+ALTER TABLE t_pcomp ADD COLUMN c INT NOT NULL DEFAULT 7 AFTER id, ALGORITHM=INSTANT;
+DELETE FROM t_pcomp WHERE id % 8 = 1;
+INSERT INTO t_pcomp (id, c, v) SELECT seq, seq % 5, 'after' FROM seq_6001_to_6500;
 CREATE TABLE t_virt (id INT PRIMARY KEY, a INT, v INT AS (a + 1) VIRTUAL);
 INSERT INTO t_virt (id, a) VALUES (1, 1);
 CREATE TABLE t_zip8 (id INT PRIMARY KEY, v VARCHAR(50), n INT, c CHAR(8) NOT NULL, t TEXT, b LONGBLOB, d DATETIME(3)) ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8;
@@ -182,6 +187,9 @@ func TestRowsAgainstServer(t *testing.T) {
 		}
 	}
 	t.Logf("%d tables, %d rows byte-identical to the server's batch output (%d of them ROW_FORMAT=COMPRESSED)", len(rowsTables), rows, zipRows)
+	if n := pageCompressedPages(t, filepath.Join(s.dir, "db", "t_pcomp.ibd")); n == 0 {
+		t.Error("t_pcomp.ibd has no page stored PAGE_COMPRESSED: the test does not exercise decompression")
+	}
 	if _, errs, code := run("rows", s.dir, "db.t_virt"); code != ExitError || !strings.Contains(errs, "VIRTUAL") {
 		t.Errorf("rows db.t_virt (a VIRTUAL column): exit %d, %s", code, errs)
 	}
@@ -315,14 +323,19 @@ func rowsFlipped(t *testing.T, dir string, want []byte, at int64) {
 }
 
 // TestRowsPageSizes: with 4 KiB and 64 KiB pages (other B-tree shapes, BLOB chains and
-// record offsets), rows still prints exactly the server's batch output. With 4 KiB pages the
+// record offsets), and with 16 KiB pages in the crc32 format (where a PAGE_COMPRESSED page
+// has its own page type), rows still prints exactly the server's batch output. With 4 KiB pages the
 // ROW_FORMAT=COMPRESSED tables of KEY_BLOCK_SIZE 4 (as large as the page), 2 and 1 are
 // compared too (the server refuses KEY_BLOCK_SIZE=8 there, and every compressed table with
 // 64 KiB pages).
 func TestRowsPageSizes(t *testing.T) {
-	for _, ps := range []string{"4k", "64k"} {
+	for _, ps := range []string{"4k", "64k", "crc32"} {
 		t.Run(ps, func(t *testing.T) {
-			s := newRowsServer(t, t.TempDir(), "--innodb-page-size="+ps)
+			opt := "--innodb-page-size=" + ps
+			if ps == "crc32" { // 16 KiB pages in the format before full_crc32 (PAGE_COMPRESSED differs)
+				opt = "--innodb-checksum-algorithm=crc32"
+			}
+			s := newRowsServer(t, t.TempDir(), opt)
 			var tables []string
 			var stmts []string
 			for _, st := range strings.Split(rowsWorkload, ";\n") {
@@ -374,4 +387,22 @@ func TestRowsRefusesCrashed(t *testing.T) {
 	if code != ExitError || !strings.Contains(errs, "recover") {
 		t.Errorf("rows on a crashed directory: exit %d, %s", code, errs)
 	}
+}
+
+// pageCompressedPages counts the pages of file stored PAGE_COMPRESSED.
+func pageCompressedPages(t *testing.T, file string) int {
+	t.Helper()
+	f, err := discovery.OpenFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	f.EachPage(0, -1, func(_ int64, p []byte) error {
+		if discovery.IsPageCompressed(p, f.FSP.Flags) {
+			n++
+		}
+		return nil
+	})
+	return n
 }

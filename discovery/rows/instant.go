@@ -53,7 +53,7 @@ func (t *Table) rootLayout(p []byte, compact, instantRoot bool, pageInstant int)
 func (r *reader) metadataLayout(ref []byte) error {
 	be := binary.BigEndian
 	no, want := be.Uint32(ref[4:]), int(be.Uint32(ref[16:]))
-	p, err := r.f.ReadPage(no)
+	p, err := r.fetch(no)
 	if err != nil {
 		return err
 	}

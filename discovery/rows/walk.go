@@ -51,7 +51,7 @@ type reader struct {
 	vbuf  []value // the fields of the record being decoded (reused)
 	// zipBad: the compressed index pages that did not decompress, and why.
 	zipBad   map[uint32]string
-	unzipped []byte // the page readPage decompressed last
+	unzipped []byte // the page readPage or fetch decompressed last (its stored checksum held)
 }
 
 // Walk reads the table's rows in clustered index order and calls fn for each. Pages that fail
@@ -105,10 +105,6 @@ func (t *Table) reader() (*reader, error) {
 	f, err := discovery.OpenFile(t.File)
 	if err != nil {
 		return nil, err
-	}
-	if f.FSP.Flags.PageCompression {
-		f.Close()
-		return nil, fmt.Errorf("%s: PAGE_COMPRESSED tablespaces are not supported", t.File)
 	}
 	return &reader{t: t, f: f, res: &Result{Table: t.Name, File: t.File}}, nil
 }
@@ -422,7 +418,7 @@ func (r *reader) blobPage(no uint32, n int) ([]byte, error) {
 	if n > int(r.f.Pages()) {
 		return nil, fmt.Errorf("BLOB chain loops")
 	}
-	p, err := r.f.ReadPage(no)
+	p, err := r.fetch(no)
 	if err != nil {
 		return nil, err
 	}

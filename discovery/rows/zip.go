@@ -23,7 +23,7 @@ const (
 // returned decompressed (the logical page size); one that does not decompress is returned as
 // stored and check reports why.
 func (r *reader) readPage(no uint32) ([]byte, error) {
-	p, err := r.f.ReadPage(no)
+	p, err := r.fetch(no)
 	if err != nil || r.f.FSP.Flags.ZipSize == 0 {
 		return p, err
 	}
@@ -43,7 +43,24 @@ func (r *reader) readPage(no uint32) ([]byte, error) {
 	return u, nil
 }
 
-// zipChecked: p is the page readPage decompressed last (its checksum was verified as stored;
+// fetch reads page no as the server's buffer pool holds it after the read: a PAGE_COMPRESSED
+// page whose stored checksum holds is decompressed (zlib, the default page_compression
+// algorithm); one whose checksum fails is returned as stored, for check to report.
+func (r *reader) fetch(no uint32) ([]byte, error) {
+	p, err := r.f.ReadPage(no)
+	fl := r.f.FSP.Flags
+	if err != nil || !fl.PageCompression || !discovery.IsPageCompressed(p, fl) || r.checksum(p, no) != "" {
+		return p, err
+	}
+	u, err := discovery.Decompress(p, fl, fl.PageSize)
+	if err != nil {
+		return nil, fmt.Errorf("%s page %d: %w", r.t.File, no, err)
+	}
+	r.unzipped = u
+	return u, nil
+}
+
+// zipChecked: p is the page readPage or fetch decompressed last (its checksum was verified as stored;
 // with KEY_BLOCK_SIZE equal to the page size both have the same length).
 func (r *reader) zipChecked(p []byte) bool {
 	return len(p) > 0 && len(r.unzipped) > 0 && &p[0] == &r.unzipped[0]
