@@ -98,9 +98,15 @@ func Get(t testing.TB, name string) *Scenario {
 // generate returns scenario name of the lab script scr, cached under dir.
 func generate(t testing.TB, scr, dir, name string) *Scenario {
 	t.Helper()
+	if _, err := os.Stat(dir); os.IsNotExist(err) {
+		for _, d := range prune(dir) {
+			t.Logf("removed the scenario set %s (unused for %v)", d, PruneAfter)
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	markUsed(dir)
 	out := filepath.Join(dir, name)
 	if _, err := os.Stat(filepath.Join(out, "verdict.txt")); err != nil {
 		lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
