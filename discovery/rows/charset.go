@@ -1,80 +1,115 @@
 package rows
 
 import (
+	"encoding/binary"
 	"fmt"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// Collation ids of character sets of variable width (MariaDB 10.11 ids; a NO PAD collation is
-// its PAD SPACE id plus 1024 in the ranges used here). Every other collation is single-byte.
-var mbCharsets = []struct {
-	min, max int
-	ids      [][2]int // inclusive ranges
-}{
-	{1, 3, [][2]int{{33, 33}, {83, 83}, {192, 223}, {576, 579}}},               // utf8mb3
-	{1, 4, [][2]int{{45, 46}, {224, 247}, {608, 611}}},                         // utf8mb4
-	{2, 2, [][2]int{{35, 35}, {90, 90}, {128, 159}, {358, 358}}},               // ucs2
-	{2, 4, [][2]int{{54, 55}, {101, 124}, {327, 327}}},                         // utf16
-	{2, 4, [][2]int{{56, 56}, {62, 62}}},                                       // utf16le
-	{4, 4, [][2]int{{60, 61}, {160, 183}, {391, 391}}},                         // utf32
-	{1, 2, [][2]int{{1, 1}, {84, 84}, {13, 13}, {88, 88}, {28, 28}, {87, 87}}}, // big5, sjis, gbk
-	{1, 2, [][2]int{{19, 19}, {85, 85}, {24, 24}, {86, 86}, {95, 96}}},         // euckr, gb2312, cp932
-	{1, 3, [][2]int{{12, 12}, {91, 91}, {97, 98}}},                             // ujis, eucjpms
+// Character sets, as the server names them, and how rows converts their values to UTF-8 for
+// the output (as a client with the utf8mb4 character set receives them): the tables of which
+// collation belongs to which character set, and of the characters of every single-byte
+// character set, are generated from the server (charset_tables.go, scripts/gen-charsets.sh).
+
+// collInfo is a collation's character set and its bytes per character at most.
+type collInfo struct {
+	charset string
+	maxLen  int
 }
 
-// mbLen gives the minimum and maximum bytes per character of a collation.
+// charsetName is the character set of collation coll ("" when the server has no such id).
+func charsetName(coll int) string { return collations[coll].charset }
+
+// mbLen gives the minimum and maximum bytes per character of a collation (1, 1 for an id the
+// server does not have).
 func mbLen(coll int) (int, int) {
-	if coll >= 1024 && coll < 2048 {
-		coll -= 1024
+	c, ok := collations[coll]
+	if !ok {
+		return 1, 1
 	}
-	for _, cs := range mbCharsets {
-		for _, r := range cs.ids {
-			if coll >= r[0] && coll <= r[1] {
-				return cs.min, cs.max
-			}
-		}
+	switch c.charset {
+	case "ucs2", "utf16", "utf16le":
+		return 2, c.maxLen
+	case "utf32":
+		return 4, 4
 	}
-	return 1, 1
+	return 1, c.maxLen
 }
 
-// Character sets rows converts to UTF-8 for the output (as the client, with utf8mb4 as its
-// character set, receives them).
+// Character set classes of charsetOf.
 const (
-	csUTF8 = iota
-	csLatin1
-	csBinary
-	csOther
+	csUTF8   = iota // utf8mb3, utf8mb4: stored as the output wants them
+	csBinary        // binary: bytes, no conversion
+	csOther         // converted by toUTF8
 )
 
 func charsetOf(coll int) int {
-	if coll >= 1024 && coll < 2048 {
-		coll -= 1024
-	}
-	switch coll {
-	case 63:
+	switch charsetName(coll) {
+	case "binary":
 		return csBinary
-	case 5, 8, 15, 31, 47, 48, 49, 94:
-		return csLatin1
-	case 11, 65: // ascii
-		return csUTF8
-	}
-	if mi, ma := mbLen(coll); mi == 1 && (ma == 3 || ma == 4) && coll != 12 && coll != 91 && coll != 97 && coll != 98 {
+	case "utf8mb3", "utf8mb4":
 		return csUTF8
 	}
 	return csOther
 }
 
-// cp1252 is MariaDB's latin1 from 0x80 to 0x9f (the code points of Windows-1252; the five it
-// leaves undefined map to the same code point).
-var cp1252 = [32]rune{0x20ac, 0x81, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8d, 0x017d, 0x8f,
-	0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x9d, 0x017e, 0x0178}
+// singleRunes are the single-byte tables as runes, and whether a table maps 0x00-0x7f to itself.
+var singleRunes, singleASCII = func() (map[string][]rune, map[string]bool) {
+	rs, ascii := map[string][]rune{}, map[string]bool{}
+	for name, s := range singleByte {
+		r := []rune(s)
+		if len(r) != 256 {
+			panic("rows: single-byte table " + name + " has " + fmt.Sprint(len(r)) + " characters")
+		}
+		rs[name], ascii[name] = r, true
+		for i := 0; i < 0x80; i++ {
+			if r[i] != rune(i) {
+				ascii[name] = false
+			}
+		}
+	}
+	return rs, ascii
+}()
 
 // toUTF8 converts a string value of collation coll to UTF-8.
 func toUTF8(b []byte, coll int) ([]byte, error) {
-	switch charsetOf(coll) {
-	case csUTF8, csBinary:
+	name := charsetName(coll)
+	switch name {
+	case "utf8mb3", "utf8mb4", "binary":
 		return b, nil
-	case csLatin1:
+	case "ucs2", "utf16", "utf16le":
+		if len(b)%2 != 0 {
+			return nil, fmt.Errorf("%s value of %d bytes", name, len(b))
+		}
+		u := make([]uint16, len(b)/2)
+		for i := range u {
+			if name == "utf16le" {
+				u[i] = binary.LittleEndian.Uint16(b[2*i:])
+			} else {
+				u[i] = binary.BigEndian.Uint16(b[2*i:])
+			}
+		}
+		out := make([]byte, 0, len(b))
+		for _, r := range utf16.Decode(u) {
+			out = utf8.AppendRune(out, r)
+		}
+		return out, nil
+	case "utf32":
+		if len(b)%4 != 0 {
+			return nil, fmt.Errorf("utf32 value of %d bytes", len(b))
+		}
+		out := make([]byte, 0, len(b))
+		for i := 0; i < len(b); i += 4 {
+			out = utf8.AppendRune(out, rune(binary.BigEndian.Uint32(b[i:])))
+		}
+		return out, nil
+	}
+	table, ok := singleRunes[name]
+	if !ok {
+		return nil, charsetError(coll)
+	}
+	if singleASCII[name] {
 		ascii := true
 		for _, c := range b {
 			if c >= 0x80 {
@@ -85,15 +120,51 @@ func toUTF8(b []byte, coll int) ([]byte, error) {
 		if ascii {
 			return b, nil
 		}
-		out := make([]byte, 0, len(b)+8)
-		for _, c := range b {
-			r := rune(c)
-			if c >= 0x80 && c < 0xa0 {
-				r = cp1252[c-0x80]
-			}
-			out = utf8.AppendRune(out, r)
-		}
-		return out, nil
 	}
-	return nil, fmt.Errorf("collation %d: character set not supported", coll)
+	out := make([]byte, 0, len(b)+8)
+	for _, c := range b {
+		out = utf8.AppendRune(out, table[c])
+	}
+	return out, nil
+}
+
+// convertible reports whether toUTF8 converts values of collation coll.
+func convertible(coll int) bool {
+	switch name := charsetName(coll); name {
+	case "utf8mb3", "utf8mb4", "binary", "ucs2", "utf16", "utf16le", "utf32":
+		return true
+	default:
+		_, ok := singleRunes[name]
+		return ok
+	}
+}
+
+// charsetError says why values of collation coll are not converted.
+func charsetError(coll int) error {
+	if name := charsetName(coll); name != "" {
+		return fmt.Errorf("character set %s (collation %d) is not supported (multi-byte character sets other than utf8mb3, utf8mb4, ucs2, utf16, utf16le and utf32)", name, coll)
+	}
+	return fmt.Errorf("collation %d is unknown to MariaDB 10.11: not supported", coll)
+}
+
+// trimPad strips the padding spaces of a CHAR value of collation coll, in the character set's
+// own encoding of the space (the server does, without PAD_CHAR_TO_FULL_LENGTH).
+func trimPad(b []byte, coll int) []byte {
+	var sp string
+	switch charsetName(coll) {
+	case "binary":
+		return b
+	case "ucs2", "utf16":
+		sp = "\x00 "
+	case "utf16le":
+		sp = " \x00"
+	case "utf32":
+		sp = "\x00\x00\x00 "
+	default:
+		sp = " "
+	}
+	for len(b) >= len(sp) && string(b[len(b)-len(sp):]) == sp {
+		b = b[:len(b)-len(sp)]
+	}
+	return b
 }

@@ -152,12 +152,7 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 		return append(dst, b...), nil
 	case myString:
 		// CHAR: the server strips the padding spaces (no PAD_CHAR_TO_FULL_LENGTH).
-		if charsetOf(collation(c.Dict.PRType)) != csBinary {
-			for len(b) > 0 && b[len(b)-1] == ' ' {
-				b = b[:len(b)-1]
-			}
-		}
-		return appendUTF8(dst, b, collation(c.Dict.PRType))
+		return appendUTF8(dst, trimPad(b, collation(c.Dict.PRType)), collation(c.Dict.PRType))
 	case myVarchar, myVarString, myTinyBlob, myMediumBlob, myLongBlob, myBlob:
 		return appendUTF8(dst, b, collation(c.Dict.PRType))
 	}

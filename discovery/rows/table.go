@@ -139,6 +139,13 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 			}
 			return nil, fmt.Errorf("%s: column %s is not in SYS_COLUMNS", frmPath, f.Name)
 		}
+		coll := collation(dcols[i].PRType)
+		if f.Type == myEnum || f.Type == mySet {
+			coll = f.Charset
+		}
+		if (isString(f.Type) || f.Type == myEnum || f.Type == mySet) && !convertible(coll) {
+			return nil, fmt.Errorf("%s: column %s: %s", frmPath, f.Name, charsetError(coll))
+		}
 		byName[strings.ToLower(f.Name)] = len(t.Cols)
 		t.Cols = append(t.Cols, Column{Name: f.Name, Frm: f, Dict: dcols[i]})
 	}
