@@ -20,6 +20,7 @@ func rowsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "the same as --format json"},
 			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (as mariadb --batch --skip-column-names), json (one object per row) or sql (INSERT statements)"},
 			&cli.StringFlag{Name: "time-zone", Value: "+00:00", Usage: "the server's time_zone, in which TIMESTAMP values are shown (+HH:MM, SYSTEM or a zone name)"},
+			&cli.StringFlag{Name: "index", Usage: "read this secondary index instead (its columns, then the primary key's): what is left of them when the clustered index is damaged"},
 			allowLiveFlag,
 			&cli.BoolFlag{Name: "scan", Usage: "read every leaf page of the clustered index in file order instead of walking the B-tree (a damaged tree)"}),
 		Action: rowsAction,
@@ -56,7 +57,7 @@ func rowsAction(c *cli.Context) error {
 		format = "json"
 	}
 	// A running server's checkpoint lags what its files hold: with --allow-live they are read as they are.
-	opt := rows.Options{Format: format, Scan: c.Bool("scan"), TimeZone: tz, AllowCrashed: c.Bool("allow-live")}
+	opt := rows.Options{Format: format, Scan: c.Bool("scan"), Index: c.String("index"), TimeZone: tz, AllowCrashed: c.Bool("allow-live")}
 	res, err := rows.Dump(s, db, table, opt, bufio.NewWriterSize(c.App.Writer, 1<<16))
 	if err != nil {
 		return err

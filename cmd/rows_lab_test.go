@@ -23,7 +23,7 @@ var rowsTables = []struct{ name, order string }{
 	{"t_long", "id"}, {"t_compact", "id"}, {"t_red", "id"}, {"t_red_big", "id"}, {"t_big", "id"}, {"t_nopk", ""},
 	{"t_comp", "b, a"}, {"t_charpk", "k"}, {"t_inst", "id"}, {"t_inst2", "id"}, {"t_inst_big", "id"},
 	{"t_inst_red", "id"}, {"t_ext", "id"}, {"t_sys", "id"},
-	{"t_pcomp", "id"}, {"t_cs", "id"}, {"t_cs_red", "id"}, {"t_zip8", "id"}, {"t_zip4", "id"}, {"t_zip2", "id"}, {"t_zip1", "id"}, {"t_zip_small", "id"},
+	{"t_pcomp", "id"}, {"t_idx", "id"}, {"t_idx_red", "id"}, {"t_idx_zip", "id"}, {"t_cs", "id"}, {"t_cs_red", "id"}, {"t_zip8", "id"}, {"t_zip4", "id"}, {"t_zip2", "id"}, {"t_zip1", "id"}, {"t_zip_small", "id"},
 }
 
 // rowsWorkload makes the tables: every type, NULLs, empty strings, long values off page, the
@@ -127,6 +127,20 @@ ALTER TABLE t_cs_red ROW_FORMAT=REDUNDANT;
 INSERT INTO t_cs_red SELECT * FROM t_cs;
 CREATE TABLE t_big5 (id INT PRIMARY KEY, v VARCHAR(10) CHARACTER SET big5);
 INSERT INTO t_big5 VALUES (1, 'x');
+CREATE TABLE t_idx (id INT PRIMARY KEY, a INT, v VARCHAR(50), d DATETIME(2), c CHAR(4) CHARACTER SET latin1 NOT NULL, KEY ka (a), KEY kva (v, a), UNIQUE KEY ud (d), KEY kc (c, id)) ROW_FORMAT=DYNAMIC;
+INSERT INTO t_idx SELECT seq, IF(seq % 13 = 0, NULL, seq % 97), IF(seq % 11 = 0, NULL, CONCAT(IF(seq % 2, 'V', 'v'), seq % 300, REPEAT('x', seq % 40))), IF(seq % 7 = 0, NULL, '2020-01-01 00:00:00.25' + INTERVAL seq MINUTE), CHAR(97 + seq % 26) FROM seq_1_to_12000;
+DELETE FROM t_idx WHERE id % 9 = 5;
+UPDATE t_idx SET a = a + 1000, v = CONCAT('u', v) WHERE id % 10 = 3;
+CREATE TABLE t_idx_red LIKE t_idx;
+ALTER TABLE t_idx_red ROW_FORMAT=REDUNDANT;
+INSERT INTO t_idx_red SELECT * FROM t_idx;
+CREATE TABLE t_idx_zip LIKE t_idx;
+ALTER TABLE t_idx_zip ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4;
+INSERT INTO t_idx_zip SELECT * FROM t_idx;
+CREATE TABLE t_idx_pre (id INT PRIMARY KEY, v VARCHAR(50), KEY kp (v(3)));
+INSERT INTO t_idx_pre VALUES (1, 'abcdef');
+CREATE TABLE t_pk_pre (v VARCHAR(50) NOT NULL, n INT, PRIMARY KEY (v(4)));
+INSERT INTO t_pk_pre VALUES ('abcdef', 1);
 CREATE TABLE t_virt (id INT PRIMARY KEY, a INT, v INT AS (a + 1) VIRTUAL);
 INSERT INTO t_virt (id, a) VALUES (1, 1);
 CREATE TABLE t_zip8 (id INT PRIMARY KEY, v VARCHAR(50), n INT, c CHAR(8) NOT NULL, t TEXT, b LONGBLOB, d DATETIME(3)) ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8;
@@ -181,6 +195,7 @@ func TestRowsAgainstServer(t *testing.T) {
 	for _, tb := range rowsTables {
 		want[tb.name] = s.sql(t, rowsQuery(tb.name, tb.order))
 	}
+	wantIdx := rowsIndexWant(t, s)
 	s.shutdown(t)
 	before, beforeExt := lab.HashTree(t, s.dir), lab.HashTree(t, ext)
 	rows, zipRows := 0, 0
@@ -202,6 +217,7 @@ func TestRowsAgainstServer(t *testing.T) {
 	if _, errs, code := run("rows", s.dir, "db.t_virt"); code != ExitError || !strings.Contains(errs, "VIRTUAL") {
 		t.Errorf("rows db.t_virt (a VIRTUAL column): exit %d, %s", code, errs)
 	}
+	rowsIndexes(t, s.dir, wantIdx)
 	if out, errs, code := run("rows", s.dir, "db.t_big5"); code != ExitError || out != "" || !strings.Contains(errs, "column v: character set big5") {
 		t.Errorf("rows db.t_big5 (a character set rows does not convert): exit %d, %q, %s", code, out, errs)
 	}
@@ -417,4 +433,47 @@ func pageCompressedPages(t *testing.T, file string) int {
 		return nil
 	})
 	return n
+}
+
+// rowsIndexCases are the secondary indexes of the t_idx tables and their columns (the index's,
+// then the primary key's).
+var rowsIndexCases = []struct{ table, index, cols string }{}
+
+func init() {
+	for _, ix := range []struct{ name, cols string }{{"ka", "a, id"}, {"kva", "v, a, id"}, {"ud", "d, id"}, {"kc", "c, id"}} {
+		for _, tb := range []string{"t_idx", "t_idx_red", "t_idx_zip"} {
+			rowsIndexCases = append(rowsIndexCases, struct{ table, index, cols string }{tb, ix.name, ix.cols})
+		}
+	}
+}
+
+// rowsIndexWant asks the running server for each index's rows: the SELECT of its columns
+// FORCE INDEX, ORDER BY them.
+func rowsIndexWant(t *testing.T, s *rowsServer) map[string][]byte {
+	want := map[string][]byte{}
+	for _, c := range rowsIndexCases {
+		want[c.table+"."+c.index] = s.sql(t, "SELECT "+c.cols+" FROM db."+c.table+" FORCE INDEX ("+c.index+") ORDER BY "+c.cols)
+	}
+	return want
+}
+
+// rowsIndexes: `rows --index` prints each secondary index of the t_idx tables (DYNAMIC,
+// REDUNDANT, COMPRESSED) as the server's SELECT (rowsIndexWant); a prefix index, a name the
+// table lacks and --format sql are refused, and so is a table whose primary key is a prefix
+// (whose first SYS_FIELDS.POS carries the prefix length in its low bits: it was read as whole).
+func rowsIndexes(t *testing.T, dir string, want map[string][]byte) {
+	t.Helper()
+	for _, c := range rowsIndexCases {
+		w := want[c.table+"."+c.index]
+		out, errs, code := run("rows", dir, "db."+c.table, "--index", c.index)
+		if code != ExitClean || out != string(w) || len(w) == 0 {
+			t.Errorf("rows db.%s --index %s: exit %d, %s\n%s", c.table, c.index, code, errs, firstDiff(string(w), out))
+		}
+	}
+	for _, args := range [][]string{{"db.t_idx_pre", "--index", "kp"}, {"db.t_idx", "--index", "nosuch"}, {"db.t_idx", "--index", "ka", "--format", "sql"},
+		{"db.t_pk_pre"}} {
+		if out, errs, code := run(append([]string{"rows", dir}, args...)...); code != ExitError || out != "" {
+			t.Errorf("rows %v: exit %d, %q, %s (want a refusal)", args, code, out, errs)
+		}
+	}
 }

@@ -179,6 +179,8 @@ type Options struct {
 	// Scan reads every leaf page of the clustered index in file order instead of walking
 	// the B-tree (Table.Scan).
 	Scan bool
+	// Index reads the named secondary index instead of the clustered index (Table.Index).
+	Index string
 }
 
 // Dump writes the rows of table db.name of the data directory of layout s to w in the given
@@ -193,6 +195,14 @@ func Dump(s discovery.Layout, db, name string, opt Options, out *bufio.Writer) (
 	t, err := Open(s, db, name)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Index != "" {
+		if opt.Format == "sql" {
+			return nil, fmt.Errorf("--index with --format sql: an index holds only some of the columns, which INSERT ... VALUES cannot load")
+		}
+		if t, err = t.Index(opt.Index); err != nil {
+			return nil, err
+		}
 	}
 	if opt.TimeZone != nil {
 		t.TimeZone = opt.TimeZone

@@ -33,6 +33,7 @@ const (
 	dataNotNull   = 256
 	dataUnsigned  = 512
 	dictClustered = 1
+	dictUnique    = 2
 	sysRowIDLen   = 6
 	sysTrxIDLen   = 6
 	sysRollPtrLen = 7
@@ -61,9 +62,11 @@ type Table struct {
 	SQLName string // `db`.`table` (of a partition: its table)
 	File    string // the tablespace file
 	SpaceID uint32
-	Root    uint32 // clustered index root page
+	Root    uint32 // clustered index root page (of Index's view: the index's)
 	IndexID uint64
-	Cols    []Column
+	// IndexName is the secondary index an Index view reads ("": the clustered index).
+	IndexName string
+	Cols      []Column
 	// PK lists the columns of the clustered index key (indexes into Cols); empty for a table
 	// whose rows are ordered by the hidden DB_ROW_ID.
 	PK []int
@@ -73,6 +76,10 @@ type Table struct {
 	// unless an instant ALTER dropped or reordered columns: see instant.go).
 	fields []field
 	nUniq  int
+	// The table's dictionary rows, for Index: its indexes, their fields, its id.
+	idxs    []discovery.DictIndex
+	flds    []discovery.DictField
+	tableID uint64
 }
 
 // Open reads the definition of table db.name from the dictionary in the system tablespace of
@@ -162,6 +169,7 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 		return nil, fmt.Errorf("%s: table %s has no clustered index in SYS_INDEXES", sys.Path, full)
 	}
 	t.Root, t.IndexID = ci.PageNo, ci.ID
+	t.idxs, t.flds, t.tableID = idxs, flds, dt.ID
 	var key []discovery.DictField
 	for _, f := range flds {
 		if f.IndexID == ci.ID && !f.Deleted {
@@ -169,12 +177,12 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 		}
 	}
 	sort.Slice(key, func(i, j int) bool { return key[i].Pos < key[j].Pos })
-	for _, k := range key {
+	for i, k := range key {
 		c, ok := byName[strings.ToLower(k.ColName)]
 		if !ok {
 			return nil, fmt.Errorf("%s: clustered index column %s is not a column of %s", sys.Path, k.ColName, full)
 		}
-		if k.Pos&0xffff != 0 && k.Pos>>16 != 0 {
+		if prefixLen(k, i == 0) != 0 {
 			return nil, fmt.Errorf("%s: clustered index of %s has a column prefix: not supported", sys.Path, full)
 		}
 		t.PK = append(t.PK, c)

@@ -136,7 +136,7 @@ func (r *reader) check(p []byte, no uint32, leaf bool) string {
 	case err != nil:
 		return err.Error()
 	case ip.IndexID != r.t.IndexID:
-		return fmt.Sprintf("index id %d, not the clustered index's %d", ip.IndexID, r.t.IndexID)
+		return fmt.Sprintf("index id %d, not the %s's %d", ip.IndexID, r.t.indexDesc(), r.t.IndexID)
 	case leaf && ip.Level != 0:
 		return fmt.Sprintf("level %d on the leaf level", ip.Level)
 	}
@@ -172,13 +172,13 @@ func (r *reader) leftmostLeaf() (uint32, error) {
 			return 0, err
 		}
 		if why := r.check(p, no, false); why != "" {
-			return 0, fmt.Errorf("%s: page %d (clustered index of %s): %s", r.t.File, no, r.t.Name, why)
+			return 0, fmt.Errorf("%s: page %d (%s of %s): %s", r.t.File, no, r.t.indexDesc(), r.t.Name, why)
 		}
 		ip, _ := discovery.ParseIndexPage(p)
 		if depth == 0 {
 			inst := binary.BigEndian.Uint16(p[discovery.FilPageType:]) == pageTypeInst
 			if r.lay, err = r.t.rootLayout(p, ip.Compact, inst, int(ip.Instant)); err != nil {
-				return 0, fmt.Errorf("%s: page %d (clustered index root of %s): %w", r.t.File, no, r.t.Name, err)
+				return 0, fmt.Errorf("%s: page %d (%s root of %s): %w", r.t.File, no, r.t.indexDesc(), r.t.Name, err)
 			}
 		}
 		if ip.Level == 0 {
