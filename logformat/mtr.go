@@ -191,23 +191,6 @@ func (s *Scanner) frame(crc bool) ([]byte, int, bool) {
 	return p, i, true
 }
 
-// frameNext is frame(false) without a call of fill, for the mini-transactions that follow in
-// the window: it returns the offset of the termination byte of the one at s.lsn when that is
-// well framed, the window holds all that fill would keep in it, and no limit is near; else
-// false, and frame is to be called (it finds the same, or why the scan stops).
-func (s *Scanner) frameNext() (int, bool) {
-	start := int(s.lsn - s.bufLSN)
-	p := s.buf[start:s.bufN]
-	if len(p) < MaxMTRSize+16 || p[0] <= 1 || s.opt.ToLSN != 0 && s.lsn >= s.opt.ToLSN {
-		return 0, false
-	}
-	i, fault := mtrEnd(p, 1)
-	if fault != mtrOK || i+5 > len(p) || p[i] != s.log.SequenceBit(s.lsn+uint64(i)) {
-		return 0, false
-	}
-	return i, true
-}
-
 // checkCRC checks the CRC-32C of the mini-transaction at the start of p whose termination
 // byte is p[i] (the CRC follows it), and says why it does not match ("" when it does).
 func checkCRC(p []byte, i int) string {
@@ -246,19 +229,23 @@ func mtrEnd(p []byte, maxTerm byte) (int, mtrFault) {
 		if i >= MaxMTRSize {
 			return i, mtrTooLong
 		}
-		rlen := int(b & 0x0f)
 		i++
-		if rlen == 0 {
-			if i >= len(p) || i+VarintLen(p[i]) > len(p) {
-				return i, mtrLengthRunsOut
-			}
-			v, n := Varint(p[i:])
-			if n == 0 || v >= MaxMTRSize {
-				return i, mtrBadLength
-			}
-			rlen = int(v) + 15
+		if b&0x0f != 0 {
+			i += int(b & 0x0f)
+			continue
 		}
-		i += rlen
+		if i >= len(p) || i+VarintLen(p[i]) > len(p) {
+			return i, mtrLengthRunsOut
+		}
+		if c := p[i]; c < 0x80 { // the common case, without a call
+			i += int(c) + 15
+			continue
+		}
+		v, n := Varint(p[i:])
+		if n == 0 || v >= MaxMTRSize {
+			return i, mtrBadLength
+		}
+		i += int(v) + 15
 	}
 }
 

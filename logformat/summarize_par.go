@@ -1,6 +1,7 @@
 package logformat
 
 import (
+	"encoding/binary"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -21,14 +22,17 @@ const batchBytes = 1 << 20
 type batch struct {
 	seq   int
 	win   *window
-	buf   []byte   // win.buf: the mini-transactions, each with its termination byte and CRC
-	mtrs  []mtrRef // where each starts in buf
-	bytes int      // their size
+	buf   []byte // win.buf: the mini-transactions, each with its termination byte and CRC
+	start int    // where the first starts in buf
+	lsn   uint64 // its LSN
+	count int    // how many there are (framed: the workers walk them again)
+	bytes int    // their size
 	// Results.
 	n       int // mini-transactions decoded (all, or those before the failing one)
 	t       tally
 	fcpEnd  uint64     // end LSN of the first MTR with FILE_CHECKPOINT(checkpoint LSN), 0 if none
 	stopAt  int        // the failing MTR's index, -1 if none
+	stopLSN uint64     // its LSN
 	stop    StopReason // why it fails: StopChecksum or StopMalformed
 	stopOff int        // offset of the fault within that MTR
 	stopWhy string     // why
@@ -43,13 +47,6 @@ type window struct {
 
 // sameStart says whether a and b start at the same byte.
 func sameStart(a, b []byte) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
-
-// mtrRef is a mini-transaction in a batch: its offset in buf, its termination byte's offset
-// from there, its LSN.
-type mtrRef struct {
-	off, term int
-	lsn       uint64
-}
 
 // summarizeParallel is Summarize over a scanner of a 10.8+ log, in parallel.
 func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, error) {
@@ -122,7 +119,7 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 					if b.stopAt >= 0 {
 						stopped = true
 						halt.Store(true)
-						stopLSN, stopOff, stopWhy, stopReason = b.mtrs[b.stopAt].lsn, b.stopOff, b.stopWhy, b.stop
+						stopLSN, stopOff, stopWhy, stopReason = b.stopLSN, b.stopOff, b.stopWhy, b.stop
 					}
 				}
 				select {
@@ -160,7 +157,7 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 		default:
 			b = &batch{}
 		}
-		b.seq, b.win, b.buf, b.mtrs, b.bytes = seq, nil, sc.buf, b.mtrs[:0], 0
+		b.seq, b.win, b.buf, b.count, b.bytes = seq, nil, sc.buf, 0, 0
 		if sameStart(sc.buf, cur.buf) { // a read window, not the mapping
 			b.win = cur
 			cur.refs.Add(1)
@@ -170,6 +167,8 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 	}
 	b := newBatch()
 	for sc.err == nil && sc.stop == "" && !halt.Load() {
+		// One mini-transaction framed with every check (reading on when the window runs low),
+		// then as many as follow in the window without that.
 		_, i, ok := sc.frame(false)
 		if !ok {
 			break
@@ -178,19 +177,27 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 			todo <- b
 			b = newBatch()
 		}
+		if b.count == 0 {
+			b.start, b.lsn = int(sc.lsn-sc.bufLSN), sc.lsn
+		}
+		b.count++
+		b.bytes += i + 5
+		sc.lsn += uint64(i + 5)
+		sc.mtrCount++
 		for {
-			n := i + 5
-			b.mtrs = append(b.mtrs, mtrRef{off: int(sc.lsn - sc.bufLSN), term: i, lsn: sc.lsn})
-			b.bytes += n
-			sc.lsn += uint64(n)
-			sc.mtrCount++
 			if b.bytes >= batchBytes {
 				todo <- b
 				b = newBatch()
 			}
-			if i, ok = sc.frameNext(); !ok {
+			n, bytes := sc.frameRun(batchBytes - b.bytes)
+			if n == 0 {
 				break
 			}
+			if b.count == 0 {
+				b.start, b.lsn = int(sc.lsn-sc.bufLSN)-bytes, sc.lsn-uint64(bytes)
+			}
+			b.count += n
+			b.bytes += bytes
 		}
 	}
 	todo <- b // perhaps empty
@@ -208,34 +215,80 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 	return st.finish(sc, &byType, &pages)
 }
 
+// frameRun is frame(false) without a call of fill, for the mini-transactions that follow s.lsn
+// in the window, one after the other: it frames each that is well framed while the window
+// holds all that fill would keep in it and no limit is near, until they make max bytes or
+// more; where it stops, frame is to be called (it finds the same, or why the scan stops). It
+// advances s.lsn and s.mtrCount past them and returns how many it framed and their bytes.
+func (s *Scanner) frameRun(max int) (n, bytes int) {
+	start := int(s.lsn - s.bufLSN)
+	buf := s.buf[:s.bufN]
+	last := s.bufN - (MaxMTRSize + 16) // fill keeps that many bytes from a start on
+	// The sequence bit is that of the pass through the ring: the same below the LSN flip.
+	pass := (s.lsn - s.log.Header.FirstLSN) / s.log.Capacity()
+	bit := byte(pass&1) ^ 1
+	flip := s.log.Header.FirstLSN + (pass+1)*s.log.Capacity()
+	toLSN := s.opt.ToLSN
+	pos := start
+	for pos <= last && pos-start < max && buf[pos] > 1 {
+		lsn := s.lsn + uint64(pos-start)
+		if toLSN != 0 && lsn >= toLSN {
+			break
+		}
+		i, fault := mtrEnd(buf[pos:], 1)
+		if fault != mtrOK || pos+i+5 > len(buf) {
+			break
+		}
+		want := bit
+		if lsn+uint64(i) >= flip {
+			want = s.log.SequenceBit(lsn + uint64(i))
+		}
+		if buf[pos+i] != want {
+			break
+		}
+		pos += i + 5
+		n++
+	}
+	s.lsn += uint64(pos - start)
+	s.mtrCount += n
+	return n, pos - start
+}
+
 // decode checks and counts b's mini-transactions with the scanner d (its options only).
 func (b *batch) decode(d *Scanner, checkpointLSN uint64) {
 	t := &b.t
 	b.n, b.fcpEnd, b.stopAt = 0, 0, -1
 	t.reset(checkpointLSN)
 	pageSize := uint32(d.opt.PageSize)
-	for k, m := range b.mtrs {
-		p := b.buf[m.off:]
-		if why := checkCRC(p, m.term); why != "" {
-			b.stopAt, b.stop, b.stopOff, b.stopWhy = k, StopChecksum, m.term+1, why
-			return
-		}
+	off := b.start
+	for k := 0; k < b.count; k++ {
+		p := b.buf[off:]
 		mark := t.mark()
-		if countMTR(p, m.term, pageSize, t) {
-			b.n++
-			continue
+		term, counted := countMTR(p, pageSize, t)
+		if !counted {
+			t.undoCount(mark, p, pageSize)
+			term, _ = mtrEnd(p, 1)
 		}
-		t.undoCount(mark, p, m.term, pageSize)
-		t.fcp = false
-		if at, why := d.decodeTo(p[:m.term+1], m.term, t); why != "" {
-			t.undo(mark, d, p[:m.term+1], m.term)
-			b.stopAt, b.stop, b.stopOff, b.stopWhy = k, StopMalformed, at, why
+		if crc32cShort(p[:term]) != binary.BigEndian.Uint32(p[term+1:]) {
+			if counted {
+				t.undoCount(mark, p, pageSize)
+			}
+			b.stopAt, b.stopLSN, b.stop, b.stopOff, b.stopWhy = k, b.lsn+uint64(off-b.start), StopChecksum, term+1, checkCRC(p, term)
 			return
+		}
+		if !counted {
+			t.fcp = false
+			if at, why := d.decodeTo(p[:term+1], term, t); why != "" {
+				t.undo(mark, d, p[:term+1], term)
+				b.stopAt, b.stopLSN, b.stop, b.stopOff, b.stopWhy = k, b.lsn+uint64(off-b.start), StopMalformed, at, why
+				return
+			}
+			if t.fcp && b.fcpEnd == 0 {
+				b.fcpEnd = b.lsn + uint64(off-b.start+term) + 5
+			}
 		}
 		b.n++
-		if t.fcp && b.fcpEnd == 0 {
-			b.fcpEnd = m.lsn + uint64(m.term) + 5
-		}
+		off += term + 5
 	}
 }
 
