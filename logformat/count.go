@@ -67,8 +67,35 @@ func countMTR(p []byte, pageSize uint32, t *tally) (int, bool) {
 			if len(body) == 0 {
 				return pos, false
 			}
-			if sub := ExtSubtype(body[0]); !(sub == UndoAppend && len(body) >= 4) && !extendedWellFormed(sub, body[1:]) {
-				return pos, false
+			// Record.decodeExtended leaves the subtypes a server writes most without Malformed
+			// where their fields are well formed: varints of at most so many bytes, each leaving
+			// so many bytes after it; extendedWellFormed checks the others.
+			switch sub, q := ExtSubtype(body[0]), body[1:]; {
+			case sub >= InsertHeapRedundant && sub <= InsertReuseDynamic:
+				wide := 2 + int(sub>>1&1) // COMPACT/DYNAMIC lengths may take three bytes
+				i := skipField(q, 0, 3, 1)
+				if sub == InsertReuseDynamic {
+					i = skipField(q, i, 3, 1)
+				}
+				i = skipField(q, i, wide, 1)
+				i = skipField(q, i, 2, 1)
+				if skipField(q, i, wide, 0) < 0 {
+					return pos, false
+				}
+			case sub == DeleteRowFormatDynamic:
+				i := skipField(q, 0, 3, 1)
+				i = skipField(q, i, 2, 1)
+				if i < 0 || skipField(q, i, 3, 0) != len(q) {
+					return pos, false
+				}
+			case sub == UndoAppend:
+				if len(q) < 3 {
+					return pos, false
+				}
+			default:
+				if !extendedWellFormed(sub, q) {
+					return pos, false
+				}
 			}
 			last = 24
 			if len(body) == 1 && ExtSubtype(body[0]) == TrimPages {
@@ -175,35 +202,15 @@ func countPageOp(typ Type, body []byte, last *uint32, pageSize uint32) bool {
 }
 
 // extendedWellFormed says whether Record.decodeExtended leaves an EXTENDED record of subtype
-// sub, with the bytes p after the subtype, without Malformed.
+// sub, with the bytes p after the subtype, without Malformed, for the subtypes countMTR does
+// not check itself.
 func extendedWellFormed(sub ExtSubtype, p []byte) bool {
 	switch sub {
 	case InitRowFormatRedundant, InitRowFormatDynamic, UndoInit, TrimPages:
 		return len(p) == 0
-	case UndoAppend:
-		return len(p) >= 3
-	case InsertHeapRedundant, InsertReuseRedundant, InsertHeapDynamic, InsertReuseDynamic:
-		wide := 2
-		if sub&2 != 0 {
-			wide = 3
-		}
-		i := skipField(p, 0, 3, 1)
-		if sub == InsertReuseDynamic {
-			i = skipField(p, i, 3, 1)
-		}
-		i = skipField(p, i, wide, 1)
-		i = skipField(p, i, 2, 1)
-		return skipField(p, i, wide, 0) >= 0
 	case DeleteRowFormatRedundant:
 		_, n := Varint(p)
 		return n != 0 && n == len(p)
-	case DeleteRowFormatDynamic:
-		i := skipField(p, 0, 3, 1)
-		if i = skipField(p, i, 2, 1); i < 0 {
-			return false
-		}
-		_, n := Varint(p[i:])
-		return n != 0 && n <= 3 && n == len(p)-i
 	}
 	return false
 }

@@ -223,32 +223,59 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 func (s *Scanner) frameRun(max int) (n, bytes int) {
 	start := int(s.lsn - s.bufLSN)
 	buf := s.buf[:s.bufN]
-	last := s.bufN - (MaxMTRSize + 16) // fill keeps that many bytes from a start on
-	// The sequence bit is that of the pass through the ring: the same below the LSN flip.
+	// The window offsets where a mini-transaction may start (fill keeps MaxMTRSize+16 bytes
+	// from a start on), and, below, where the sequence bit of the pass through the ring
+	// changes: all limits as window offsets, so that the loops keep few values.
+	stop := min(s.bufN-(MaxMTRSize+16)+1, start+max)
+	if to := s.opt.ToLSN; to != 0 {
+		if to <= s.lsn {
+			return 0, 0
+		}
+		stop = min(stop, start+int(min(to-s.lsn, MaxMTRSize<<8)))
+	}
 	pass := (s.lsn - s.log.Header.FirstLSN) / s.log.Capacity()
 	bit := byte(pass&1) ^ 1
-	flip := s.log.Header.FirstLSN + (pass+1)*s.log.Capacity()
-	toLSN := s.opt.ToLSN
+	flip := start + int(min(s.log.Header.FirstLSN+(pass+1)*s.log.Capacity()-s.lsn, MaxMTRSize<<8))
 	pos := start
-	for pos <= last && pos-start < max && buf[pos] > 1 {
-		lsn := s.lsn + uint64(pos-start)
-		if toLSN != 0 && lsn >= toLSN {
+	for pos < stop && buf[pos] > 1 {
+		// mtrEnd's walk, for records of lengths up to 16,527 bytes (else frame walks it).
+		e, end := pos, pos+MaxMTRSize // below end, e+16 < len(buf)
+		for {
+			if e >= end && (e >= len(buf) || buf[e] > 1) {
+				return s.framed(start, pos, n)
+			}
+			c := buf[e]
+			if c <= 1 {
+				break
+			}
+			if c&0x0f != 0 {
+				e += 1 + int(c&0x0f)
+				continue
+			}
+			switch d := buf[e+1]; {
+			case d < 0x80:
+				e += 16 + int(d)
+			case d < 0xc0:
+				e += 16 + varint2Base + (int(d&0x3f)<<8 | int(buf[e+2]))
+			default:
+				return s.framed(start, pos, n)
+			}
+		}
+		if e >= flip || e+5 > len(buf) { // frame works out the other bit
 			break
 		}
-		i, fault := mtrEnd(buf[pos:], 1)
-		if fault != mtrOK || pos+i+5 > len(buf) {
+		if buf[e] != bit {
 			break
 		}
-		want := bit
-		if lsn+uint64(i) >= flip {
-			want = s.log.SequenceBit(lsn + uint64(i))
-		}
-		if buf[pos+i] != want {
-			break
-		}
-		pos += i + 5
+		pos = e + 5
 		n++
 	}
+	return s.framed(start, pos, n)
+}
+
+// framed advances s past the n mini-transactions frameRun framed from the window offset
+// start to pos, and returns n and their bytes.
+func (s *Scanner) framed(start, pos, n int) (int, int) {
 	s.lsn += uint64(pos - start)
 	s.mtrCount += n
 	return n, pos - start
@@ -261,6 +288,7 @@ func (b *batch) decode(d *Scanner, checkpointLSN uint64) {
 	t.reset(checkpointLSN)
 	pageSize := uint32(d.opt.PageSize)
 	off := b.start
+	sse := haveSSE42
 	for k := 0; k < b.count; k++ {
 		p := b.buf[off:]
 		mark := t.mark()
@@ -269,7 +297,13 @@ func (b *batch) decode(d *Scanner, checkpointLSN uint64) {
 			t.undoCount(mark, p, pageSize)
 			term, _ = mtrEnd(p, 1)
 		}
-		if crc32cShort(p[:term]) != binary.BigEndian.Uint32(p[term+1:]) {
+		var crc uint32
+		if sse && term < 1024 {
+			crc = crc32cSSE42(p[:term]) // crc32cShort without its call
+		} else {
+			crc = crc32cShort(p[:term])
+		}
+		if crc != binary.BigEndian.Uint32(p[term+1:]) {
 			if counted {
 				t.undoCount(mark, p, pageSize)
 			}
