@@ -125,15 +125,14 @@ func (s *Scanner) decodeTo(p []byte, end int, t *tally) (int, string) {
 // (decodeTo, countMTR), and so leaves a length field of three bytes (records of 16,528 bytes
 // or more) to recordSpanLong: next is 0 then.
 func recordSpan(p []byte, pos int) (body, next int) {
-	b, c := p[pos], p[pos+1] // a framed record has a byte after its first
-	if b&0x0f != 0 {
-		return pos + 1, pos + 1 + int(b&0x0f)
+	if n := int(p[pos] & 0x0f); n != 0 {
+		return pos + 1, pos + 1 + n
 	}
 	// A length of 16 or more: the varint of the length less 15 follows.
-	if c < 0x80 {
+	switch c := p[pos+1]; {
+	case c < 0x80:
 		return pos + 2, pos + 16 + int(c)
-	}
-	if c < 0xc0 {
+	case c < 0xc0:
 		return pos + 3, pos + 16 + varint2Base + (int(c&0x3f)<<8 | int(p[pos+2]))
 	}
 	return 0, 0

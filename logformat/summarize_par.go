@@ -287,43 +287,44 @@ func (b *batch) decode(d *Scanner, checkpointLSN uint64) {
 	b.n, b.fcpEnd, b.stopAt = 0, 0, -1
 	t.reset(checkpointLSN)
 	pageSize := uint32(d.opt.PageSize)
-	off := b.start
+	buf, off, n := b.buf, b.start, 0 // in locals: the loop keeps them in registers
 	sse := haveSSE42
-	for k := 0; k < b.count; k++ {
-		p := b.buf[off:]
+	for ; n < b.count; n++ {
+		p := buf[off:]
 		mark := t.mark()
 		term, counted := countMTR(p, pageSize, t)
 		if !counted {
 			t.undoCount(mark, p, pageSize)
 			term, _ = mtrEnd(p, 1)
 		}
+		want := binary.BigEndian.Uint32(p[term+1:])
 		var crc uint32
 		if sse && term < 1024 {
 			crc = crc32cSSE42(p[:term]) // crc32cShort without its call
 		} else {
 			crc = crc32cShort(p[:term])
 		}
-		if crc != binary.BigEndian.Uint32(p[term+1:]) {
+		if crc != want {
 			if counted {
 				t.undoCount(mark, p, pageSize)
 			}
-			b.stopAt, b.stopLSN, b.stop, b.stopOff, b.stopWhy = k, b.lsn+uint64(off-b.start), StopChecksum, term+1, checkCRC(p, term)
+			b.n, b.stopAt, b.stopLSN, b.stop, b.stopOff, b.stopWhy = n, n, b.lsn+uint64(off-b.start), StopChecksum, term+1, checkCRC(p, term)
 			return
 		}
 		if !counted {
 			t.fcp = false
 			if at, why := d.decodeTo(p[:term+1], term, t); why != "" {
 				t.undo(mark, d, p[:term+1], term)
-				b.stopAt, b.stopLSN, b.stop, b.stopOff, b.stopWhy = k, b.lsn+uint64(off-b.start), StopMalformed, at, why
+				b.n, b.stopAt, b.stopLSN, b.stop, b.stopOff, b.stopWhy = n, n, b.lsn+uint64(off-b.start), StopMalformed, at, why
 				return
 			}
 			if t.fcp && b.fcpEnd == 0 {
 				b.fcpEnd = b.lsn + uint64(off-b.start+term) + 5
 			}
 		}
-		b.n++
 		off += term + 5
 	}
+	b.n = n
 }
 
 // parallelWorkers is how many decoding workers Summarize uses: none (sequential) on one CPU.
