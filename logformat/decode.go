@@ -25,15 +25,12 @@ func (s *Scanner) decodeTo(p []byte, end int, t *tally) (int, string) {
 		}
 		b := p[pos]
 		start := pos
-		pos++
-		rlen := int(b & 0x0f)
-		if rlen == 0 {
-			v, n := Varint(p[pos:])
-			pos += n
-			rlen = int(v) + 15 - n
+		bodyAt, next := recordSpan(p, pos)
+		if next == 0 {
+			bodyAt, next = recordSpanLong(p, pos)
 		}
-		body := p[pos : pos+rlen]
-		pos += rlen
+		body := p[bodyAt:next]
+		pos = next
 		if t != nil {
 			rec = &t.rec
 			*rec = Record{}
@@ -120,6 +117,32 @@ func (s *Scanner) decodeTo(p []byte, end int, t *tally) (int, string) {
 	}
 	s.mtr.Records = recs
 	return 0, ""
+}
+
+// recordSpan parses the header of the 10.5+ record at p[pos] in a framed mini-transaction
+// (mtrEnd has walked its length field): it returns the offsets of the record's payload and of
+// the byte after the record. It is small enough to be inlined in the loops that walk records
+// (decodeTo, countMTR), and so leaves a length field of three bytes (records of 16,528 bytes
+// or more) to recordSpanLong: next is 0 then.
+func recordSpan(p []byte, pos int) (body, next int) {
+	if n := int(p[pos] & 0x0f); n != 0 {
+		return pos + 1, pos + 1 + n
+	}
+	// A length of 16 or more: the varint of the length less 15 follows.
+	switch c := p[pos+1]; {
+	case c < 0x80:
+		return pos + 2, pos + 16 + int(c)
+	case c < 0xc0:
+		return pos + 3, pos + 16 + varint2Base + (int(c&0x3f)<<8 | int(p[pos+2]))
+	}
+	return 0, 0
+}
+
+// recordSpanLong is recordSpan of a record whose length field is a varint of more than one
+// byte.
+func recordSpanLong(p []byte, pos int) (body, next int) {
+	v, n := Varint(p[pos+1:])
+	return pos + 1 + n, pos + 16 + int(v)
 }
 
 // decodePageOp decodes the payload of a page record and advances the running page offset.

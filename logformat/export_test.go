@@ -38,8 +38,12 @@ func CountMTRAgrees(p []byte, pageSize int) (counted bool, diff string) {
 		return false, ""
 	}
 	var a, b tally
-	if !countMTR(p, end, uint32(pageSize), &a) {
+	term, ok := countMTR(p, uint32(pageSize), &a)
+	if !ok {
 		return false, ""
+	}
+	if term != end {
+		return true, fmt.Sprintf("countMTR ends at %d, mtrEnd at %d", term, end)
 	}
 	s := &Scanner{opt: ScanOptions{PageSize: pageSize}}
 	if _, why := s.decodeTo(p, end, &b); why != "" {

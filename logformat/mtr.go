@@ -71,6 +71,9 @@ type Scanner struct {
 	// swap, if set, gives fill the buffer to continue in when it reads more (the bytes not
 	// yet parsed are copied there), so that the old one can stay with whoever holds it.
 	swap func(old []byte) []byte
+	// mapped, if set, is the whole log file mapped read-only: fill makes the window the
+	// mapped bytes from s.lsn to the end of the file, and copies only where the ring wraps.
+	mapped []byte
 }
 
 // Scan returns a scanner starting at lsn, which must be the start of a mini-transaction (the
@@ -99,6 +102,14 @@ func (s *Scanner) fill() ([]byte, error) {
 	start := int(s.lsn - s.bufLSN)
 	if s.bufN-start >= MaxMTRSize+16 || s.bufLSN+uint64(s.bufN) >= s.limit {
 		return s.buf[start:s.bufN], nil
+	}
+	if s.mapped != nil {
+		off := s.log.FileOffset(s.lsn)
+		n := min(int64(len(s.mapped))-off, int64(s.limit-s.lsn))
+		if n >= MaxMTRSize+16 || uint64(n) == s.limit-s.lsn { // else the ring wraps within reach
+			s.buf, s.bufLSN, s.bufN = s.mapped[off:off+n], s.lsn, int(n)
+			return s.buf, nil
+		}
 	}
 	dst := s.buf
 	if s.swap != nil {
@@ -191,23 +202,6 @@ func (s *Scanner) frame(crc bool) ([]byte, int, bool) {
 	return p, i, true
 }
 
-// frameNext is frame(false) without a call of fill, for the mini-transactions that follow in
-// the window: it returns the offset of the termination byte of the one at s.lsn when that is
-// well framed, the window holds all that fill would keep in it, and no limit is near; else
-// false, and frame is to be called (it finds the same, or why the scan stops).
-func (s *Scanner) frameNext() (int, bool) {
-	start := int(s.lsn - s.bufLSN)
-	p := s.buf[start:s.bufN]
-	if len(p) < MaxMTRSize+16 || p[0] <= 1 || s.opt.ToLSN != 0 && s.lsn >= s.opt.ToLSN {
-		return 0, false
-	}
-	i, fault := mtrEnd(p, 1)
-	if fault != mtrOK || i+5 > len(p) || p[i] != s.log.SequenceBit(s.lsn+uint64(i)) {
-		return 0, false
-	}
-	return i, true
-}
-
 // checkCRC checks the CRC-32C of the mini-transaction at the start of p whose termination
 // byte is p[i] (the CRC follows it), and says why it does not match ("" when it does).
 func checkCRC(p []byte, i int) string {
@@ -246,19 +240,23 @@ func mtrEnd(p []byte, maxTerm byte) (int, mtrFault) {
 		if i >= MaxMTRSize {
 			return i, mtrTooLong
 		}
-		rlen := int(b & 0x0f)
 		i++
-		if rlen == 0 {
-			if i >= len(p) || i+VarintLen(p[i]) > len(p) {
-				return i, mtrLengthRunsOut
-			}
-			v, n := Varint(p[i:])
-			if n == 0 || v >= MaxMTRSize {
-				return i, mtrBadLength
-			}
-			rlen = int(v) + 15
+		if b&0x0f != 0 {
+			i += int(b & 0x0f)
+			continue
 		}
-		i += rlen
+		if i >= len(p) || i+VarintLen(p[i]) > len(p) {
+			return i, mtrLengthRunsOut
+		}
+		if c := p[i]; c < 0x80 { // the common case, without a call
+			i += int(c) + 15
+			continue
+		}
+		v, n := Varint(p[i:])
+		if n == 0 || v >= MaxMTRSize {
+			return i, mtrBadLength
+		}
+		i += int(v) + 15
 	}
 }
 

@@ -11,6 +11,9 @@ type tally struct {
 	fcp     bool     // such a record was added (the caller resets it)
 	pages   []uint64 // page identifiers (space<<32 | page) of page records, without repeats in a row
 	last    uint64   // the last one appended, +1 (0: none)
+	// seen holds page identifiers +1 appended to pages, each in the slot its hash picks: a page
+	// found there is not appended again (the page set of the merge costs more than this).
+	seen [256]uint64
 }
 
 // reset empties t for a scan looking for the FILE_CHECKPOINT of cpLSN.
@@ -31,9 +34,17 @@ func (t *tally) add(r *Record) {
 	}
 	if !r.SamePage && r.Type < FileCreate {
 		if key := uint64(r.Space)<<32 | uint64(r.Page); key+1 != t.last {
-			t.pages = append(t.pages, key)
-			t.last = key + 1
+			t.page(key)
 		}
+	}
+}
+
+// page counts a page record of the page key (space<<32 | page) that follows one of another.
+func (t *tally) page(key uint64) {
+	t.last = key + 1
+	if h := (key + 1) * 0x9e3779b97f4a7c15 >> 56; t.seen[h] != key+1 {
+		t.seen[h] = key + 1
+		t.pages = append(t.pages, key)
 	}
 }
 
@@ -57,4 +68,5 @@ func (t *tally) undo(m tallyMark, d *Scanner, p []byte, end int) {
 		t.byType[k] -= c
 	}
 	t.records, t.bad, t.pages, t.last = m.records, m.bad, t.pages[:m.pages], m.last
+	t.seen = [len(t.seen)]uint64{} // it may hold pages taken back
 }

@@ -10,7 +10,9 @@
 #
 #   bash scripts/bench-log.sh [DIR]     DIR caches the generated crash (default /tmp/innoscope-bench)
 #
-# ROUNDS=N sets the rounds (default 3; the median is taken). CALLGRIND=1 also counts the
+# ROUNDS=N sets the rounds (default 3; the median is taken). BUSY=1 keeps one core busy with
+# another process (a shell loop) during the whole-process rounds: the ratio on a loaded machine,
+# where innoscope's second core is taken (cat | rhash barely uses one). CALLGRIND=1 also counts the
 # instructions of one whole `log stats` process with valgrind --tool=callgrind (stable on a
 # loaded machine, where wall times are not; it takes a few minutes).
 #
@@ -47,6 +49,13 @@ timed() {
 rounds=${ROUNDS:-3}
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 rw=() rc=() iw=() ic=()
+busy=
+if [ "${BUSY:-}" = 1 ]; then
+  sh -c 'while :; do :; done' &
+  busy=$!
+  trap 'kill $busy 2>/dev/null' EXIT
+  echo "one core kept busy by process $busy"
+fi
 for round in $(seq "$rounds"); do
   read -r w c < <(timed sh -c "cat '$range' | rhash --crc32c - >/dev/null"); rw+=("$w"); rc+=("$c")
   read -r w c < <(timed $bin log stats --from-lsn "$first" "$log"); iw+=("$w"); ic+=("$c")
@@ -57,8 +66,12 @@ mrw=$(printf '%s\n' "${rw[@]}" | median) mrc=$(printf '%s\n' "${rc[@]}" | median
 miw=$(printf '%s\n' "${iw[@]}" | median) mic=$(printf '%s\n' "${ic[@]}" | median)
 printf 'median: cat | rhash --crc32c %.2f s (%.0f MB/s), innoscope log stats %.2f s (%.0f MB/s)\n' \
   "$mrw" "$(echo "$bytes / $mrw / 1000000" | bc -l)" "$miw" "$(echo "$bytes / $miw / 1000000" | bc -l)"
-printf 'RATIO log stats / (cat | rhash --crc32c), whole process, wall: %.2f (cpu: %.2f)\n' \
-  "$(echo "$miw / $mrw" | bc -l)" "$(echo "$mic / $mrc" | bc -l)"
+printf 'RATIO log stats / (cat | rhash --crc32c), whole process, wall: %.2f (cpu: %.2f)%s\n' \
+  "$(echo "$miw / $mrw" | bc -l)" "$(echo "$mic / $mrc" | bc -l)" "${busy:+, one core busy}"
+if [ -n "$busy" ]; then
+  kill "$busy"
+  busy=
+fi
 
 out=$(INNOSCOPE_BENCH_LOG=$log go test -run XXX -bench 'BenchmarkLog/(read|stats)' -benchtime 3x -count "$rounds" ./logformat/)
 echo "$out" | grep Benchmark
