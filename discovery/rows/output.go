@@ -179,6 +179,9 @@ type Options struct {
 	// Scan reads every leaf page of the clustered index in file order instead of walking
 	// the B-tree (Table.Scan).
 	Scan bool
+	// Uncommitted prints a table that uncommitted transactions changed as stored (else it is
+	// refused: CheckCommitted).
+	Uncommitted bool
 	// Index reads the named secondary index instead of the clustered index (Table.Index).
 	Index string
 }
@@ -195,6 +198,11 @@ func Dump(s discovery.Layout, db, name string, opt Options, out *bufio.Writer) (
 	t, err := Open(s, db, name)
 	if err != nil {
 		return nil, err
+	}
+	if !opt.AllowCrashed && !opt.Uncommitted {
+		if err := CheckCommitted(s, t); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Index != "" {
 		if opt.Format == "sql" {
