@@ -71,9 +71,6 @@ type Scanner struct {
 	// swap, if set, gives fill the buffer to continue in when it reads more (the bytes not
 	// yet parsed are copied there), so that the old one can stay with whoever holds it.
 	swap func(old []byte) []byte
-	// mapped, if set, is the whole log file mapped read-only: fill makes the window the
-	// mapped bytes from s.lsn to the end of the file, and copies only where the ring wraps.
-	mapped []byte
 }
 
 // Scan returns a scanner starting at lsn, which must be the start of a mini-transaction (the
@@ -102,14 +99,6 @@ func (s *Scanner) fill() ([]byte, error) {
 	start := int(s.lsn - s.bufLSN)
 	if s.bufN-start >= MaxMTRSize+16 || s.bufLSN+uint64(s.bufN) >= s.limit {
 		return s.buf[start:s.bufN], nil
-	}
-	if s.mapped != nil {
-		off := s.log.FileOffset(s.lsn)
-		n := min(int64(len(s.mapped))-off, int64(s.limit-s.lsn))
-		if n >= MaxMTRSize+16 || uint64(n) == s.limit-s.lsn { // else the ring wraps within reach
-			s.buf, s.bufLSN, s.bufN = s.mapped[off:off+n], s.lsn, int(n)
-			return s.buf, nil
-		}
 	}
 	dst := s.buf
 	if s.swap != nil {

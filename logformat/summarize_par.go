@@ -129,20 +129,13 @@ func summarizeParallel(sc *Scanner, checkpointLSN uint64, workers int) (Stats, e
 			}
 		}
 	}()
-	// Framing, here, in the mapped file where it can be mapped (the windows then only hold
-	// the bytes around the end of the ring).
+	// Framing, here.
 	own := sc.buf
 	cur := &window{buf: own}
 	cur.refs.Store(1)
-	var unmap func()
-	sc.mapped, unmap = mapLog(sc.log)
 	defer func() {
-		// The workers are done: the scanner gets its own buffer back, and the mapping ends
-		// (nothing refers to it: the counts and the stop are copied out of it).
-		sc.buf, sc.bufLSN, sc.bufN, sc.swap, sc.mapped = own, sc.lsn, 0, nil, nil
-		if unmap != nil {
-			unmap()
-		}
+		// The workers are done: the scanner gets its own buffer back.
+		sc.buf, sc.bufLSN, sc.bufN, sc.swap = own, sc.lsn, 0, nil
 	}()
 	sc.swap = func([]byte) []byte {
 		var w *window
