@@ -155,7 +155,7 @@ func shortFile(t discovery.Tablespace) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Size() < 1<<16
 }
 
-// StaleISL reports an .isl whose target does not exist (the server ignores it).
+// StaleISL reports an .isl whose target does not exist (the server starts without it).
 func StaleISL(t discovery.Tablespace) bool {
 	if t.FoundBy != discovery.FoundISL || t.Error == "" {
 		return false
