@@ -126,15 +126,15 @@ func readDictionary(s discovery.Layout, in *Input) []report.Finding {
 	return fs
 }
 
-// recoveredUndo runs opt.Undo over the log of s from its checkpoint; nil for a log of 512-byte
-// blocks, which the diagnosis does not replay for this.
+// recoveredUndo runs opt.Undo over the log of s from its checkpoint; nil for a log whose records
+// recovery does not replay (MySQL, MariaDB before 10.5).
 func recoveredUndo(s discovery.Layout, opt Options, a *Analysis, ts []discovery.Tablespace) (*UndoView, error) {
 	l, err := OpenLog(s, "")
 	if err != nil {
 		return nil, err
 	}
 	defer l.Close()
-	if l.V108() == nil {
+	if l.Replayable() != nil {
 		return nil, nil
 	}
 	sc, _, err := l.Scanner(opt.Scan)
