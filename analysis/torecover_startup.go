@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"encoding/binary"
-	"os"
 
 	"innoscope/discovery"
 )
@@ -32,6 +31,7 @@ const (
 	suRsegNSlots   = 1024                 // TRX_RSEG_N_SLOTS at 16 KiB; page size / 16
 	suUndoPageList = suPageData + 18 + 14 // TRX_UNDO_SEG_HDR + TRX_UNDO_PAGE_LIST
 	suFilNull      = 0xffffffff
+	suIbufSeg      = 94 // IBUF_HEADER + IBUF_TREE_SEG_HEADER: PAGE_DATA, a file segment header
 )
 
 // startupReads returns the pages of the transaction system the server's start-up reads, read
@@ -39,6 +39,9 @@ const (
 func startupReads(read discovery.PageReader, u *UndoView) map[PageID]bool {
 	out := map[PageID]bool{{0, suIbufHeader}: true, {0, suIbufRoot}: true, {0, suDictHdrPage}: true,
 		{0, suTrxSysPage}: true}
+	if h, err := read(0, suIbufHeader); err == nil && len(h) >= suIbufSeg+10 {
+		out[PageID{0, binary.BigEndian.Uint32(h[suIbufSeg+4:])}] = true // the index node of the change buffer's segment
+	}
 	if h, err := read(0, suDictHdrPage); err == nil && len(h) >= suPageData+52 {
 		for _, at := range []int{32, 40, 44, 48} { // SYS_TABLES, SYS_COLUMNS, SYS_INDEXES, SYS_FIELDS
 			out[PageID{0, binary.BigEndian.Uint32(h[suPageData+at:])}] = true
@@ -66,6 +69,7 @@ func startupReads(read discovery.PageReader, u *UndoView) map[PageID]bool {
 			continue
 		}
 		out[PageID{space, page}] = true
+		out[PageID{space, 0}] = true // trx_rseg_mem_restore reads the space's header page first
 		rseg, err := read(space, page)
 		if err != nil || len(rseg) < suRsegSlots {
 			continue
@@ -84,9 +88,6 @@ func startupReads(read discovery.PageReader, u *UndoView) map[PageID]bool {
 			if p, err := read(space, no); err == nil && len(p) >= suUndoPageList+16 {
 				if last := binary.BigEndian.Uint32(p[suUndoPageList+10:]); last != suFilNull {
 					out[PageID{space, last}] = true
-				}
-				if os.Getenv("TRINODE") != "" {
-					out[PageID{space, binary.BigEndian.Uint32(p[suPageData+18+4+4:])}] = true
 				}
 			}
 		}
