@@ -52,7 +52,7 @@ func rollbackFinding(in Input, s discovery.Layout) []report.Finding {
 // Outcome is the verdict's outcome of the diagnosis: the pages the server says it will recover
 // ("InnoDB: To recover: N pages", ToRecover) and the transactions it rolls back.
 func (d *Diagnosis) Outcome() report.Outcome {
-	o := report.Outcome{Pages: d.ToRecover()}
+	o := report.Outcome{Pages: d.ToRecover(), Logged: len(d.Analysis.Pages) > 0}
 	if f := d.RollbackForecast(); f != nil {
 		o.RollBack, o.RowsToUndo = int64(f.Transactions-f.Prepared), int64(f.RowsToUndo)
 	}
