@@ -42,6 +42,7 @@ const (
 	suRsegHistory  = suPageData + 8       // TRX_RSEG_HISTORY (list base: length, first, last)
 	suRsegSlots    = suPageData + 34      // TRX_RSEG_UNDO_SLOTS
 	suUndoPageList = suPageData + 18 + 14 // TRX_UNDO_SEG_HDR + TRX_UNDO_PAGE_LIST
+	suUndoPageNode = suPageData + 6       // TRX_UNDO_PAGE_NODE: prev and next page addresses
 	suFilNull      = 0xffffffff
 	// suMaxDictTableID is the largest fixed table id of the dictionary tables (SYS_TABLES 1 to
 	// SYS_FIELDS 4), which dict_boot has in its cache.
@@ -120,7 +121,7 @@ func startupReads(read discovery.PageReader, u *UndoView) map[PageID]bool {
 func resurrectReads(out map[PageID]bool, read discovery.PageReader, u *UndoView, loaded map[uint64]bool) {
 	tables := map[uint64]bool{}
 	for _, t := range u.Trxs {
-		out[PageID{t.Space, t.Page}] = true
+		undoPageList(out, read, t.Space, t.Page)
 		for _, r := range t.Records {
 			out[PageID{r.Space, r.Page}] = true
 			if r.TableID > suMaxDictTableID && !loaded[r.TableID] {
@@ -138,5 +139,25 @@ func resurrectReads(out map[PageID]bool, read discovery.PageReader, u *UndoView,
 		if tables[ix.TableID] && ix.Type&1 != 0 && !ix.Deleted {
 			out[PageID{ix.SpaceID, ix.PageNo}] = true
 		}
+	}
+}
+
+// undoPageList adds every page of the undo log segment whose header page is no: the header
+// and the pages its page list links (TRX_UNDO_PAGE_LIST, then each page's TRX_UNDO_PAGE_NODE).
+func undoPageList(out map[PageID]bool, read discovery.PageReader, space, no uint32) {
+	out[PageID{space, no}] = true
+	p, err := read(space, no)
+	if err != nil || len(p) < suUndoPageList+16 {
+		return
+	}
+	seen := map[uint32]bool{}
+	next := binary.BigEndian.Uint32(p[suUndoPageList+4:]) // the list's first page: the header's
+	for next != suFilNull && !seen[next] {
+		seen[next] = true
+		out[PageID{space, next}] = true
+		if p, err = read(space, next); err != nil || len(p) < suUndoPageNode+12 {
+			return
+		}
+		next = binary.BigEndian.Uint32(p[suUndoPageNode+6:])
 	}
 }
