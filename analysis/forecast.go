@@ -49,10 +49,10 @@ func rollbackFinding(in Input, s discovery.Layout) []report.Finding {
 	return []report.Finding{{Severity: report.Info, Code: "ROLLBACK_PENDING", File: dir + "/" + name, Message: msg}}
 }
 
-// Outcome is the verdict's outcome of the diagnosis: the pages recovery applies records to and
-// the transactions it rolls back.
+// Outcome is the verdict's outcome of the diagnosis: the pages the server says it will recover
+// ("InnoDB: To recover: N pages", ToRecover) and the transactions it rolls back.
 func (d *Diagnosis) Outcome() report.Outcome {
-	o := report.Outcome{Pages: len(d.Analysis.Pages)}
+	o := report.Outcome{Pages: d.ToRecover(), Logged: len(d.Analysis.Pages) > 0}
 	if f := d.RollbackForecast(); f != nil {
 		o.RollBack, o.RowsToUndo = int64(f.Transactions-f.Prepared), int64(f.RowsToUndo)
 	}

@@ -72,6 +72,9 @@ type Analysis struct {
 	// Freed are the pages whose last INIT_PAGE or FREE_PAGE is a FREE_PAGE: the server's
 	// freed ranges, whose records recovery does not apply at all.
 	Freed map[PageID]bool
+	// Last is, for each page of Pages, the start LSN of the last mini-transaction with a record
+	// for it (nil for a log of MLOG records).
+	Last map[PageID]uint64
 }
 
 // Trim is an undo tablespace truncation: the mini-transaction at LSN cuts the file to Pages
@@ -93,7 +96,8 @@ func Build(sc *logformat.Scanner, atLSN uint64) (*Map, error) {
 // FILE_CHECKPOINT for checkpointLSN is.
 func Analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64) (*Analysis, error) {
 	m := &Map{FromLSN: sc.LSN(), AtLSN: atLSN, Spaces: map[uint32]*Space{}}
-	a := &Analysis{Map: m, Pages: map[PageID]bool{}, Trims: map[uint32]Trim{}, Freed: map[PageID]bool{}}
+	a := &Analysis{Map: m, Pages: map[PageID]bool{}, Trims: map[uint32]Trim{}, Freed: map[PageID]bool{},
+		Last: map[PageID]uint64{}}
 	for sc.Next() {
 		mtr := sc.MTR()
 		if atLSN != 0 && mtr.LSN >= atLSN {
@@ -112,6 +116,7 @@ func Analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64) (*Analysis, err
 					read, seen := a.Pages[id]
 					rebuilt := r.Type == logformat.InitPage || r.Type == logformat.FreePage
 					a.Pages[id] = (read || !seen) && !rebuilt
+					a.Last[id] = mtr.LSN
 					if r.Type == logformat.FreePage {
 						a.Freed[id] = true
 					} else if r.Type == logformat.InitPage {

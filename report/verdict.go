@@ -8,8 +8,12 @@ import (
 
 // Outcome is what a command learnt besides its findings, for the verdict line.
 type Outcome struct {
-	// Pages is the number of pages crash recovery applies records to (0: nothing to apply).
+	// Pages is the number of pages the server says crash recovery will recover, its "InnoDB: To
+	// recover: N pages" (0: nothing to apply).
 	Pages int
+	// Logged is set when the log has page records after its checkpoint, so crash recovery runs
+	// even when Pages is 0 (the server's start-up read every page concerned before its batch).
+	Logged bool
 	// After is said after the outcome when nothing is wrong ("the replayed copy verified").
 	After string
 	// RollBack is the number of transactions the server rolls back after recovery, and their
@@ -63,6 +67,8 @@ func MakeVerdict(fs []Finding, o Outcome) Verdict {
 	apply := "nothing to apply"
 	if o.Pages > 0 {
 		apply = "apply " + Thousands(int64(o.Pages)) + " " + plural(o.Pages, "page", "pages")
+	} else if o.Logged {
+		apply = "apply the log to the pages its start-up reads"
 	}
 	if o.RollBack > 0 {
 		apply += fmt.Sprintf(", then roll back %s %s (%s row operations)", Thousands(o.RollBack),
@@ -70,7 +76,7 @@ func MakeVerdict(fs []Finding, o Outcome) Verdict {
 	}
 	if len(s) == 0 || s[0].Severity == Info {
 		v := Verdict{Severity: Info, Sentence: "mariadbd will start and " + apply}
-		if o.Pages == 0 && o.RollBack == 0 {
+		if o.Pages == 0 && !o.Logged && o.RollBack == 0 {
 			v.Sentence = "mariadbd will start: nothing to recover"
 		}
 		if o.After != "" {

@@ -20,6 +20,7 @@ func TestVerdict(t *testing.T) {
 		{fs[:2], Outcome{}, "mariadbd will start, but tables will fail: CORRUPT_PAGE in 1 file"},
 		{fs[3:4], Outcome{Pages: 2449}, "mariadbd will start and apply 2,449 pages, with warnings: ORPHAN_FILE in 1 file"},
 		{fs[:1], Outcome{Pages: 2449}, "mariadbd will start and apply 2,449 pages"},
+		{fs[:1], Outcome{Logged: true}, "mariadbd will start and apply the log to the pages its start-up reads"},
 		{nil, Outcome{After: "the replayed copy verified (10 pages)"}, "mariadbd will start: nothing to recover; the replayed copy verified (10 pages)"},
 	} {
 		if got := MakeVerdict(c.fs, c.o).Sentence; got != c.want {

@@ -11,11 +11,16 @@ import (
 
 // DiagnosisJSON is the --json form of `diagnose` (schemas/diagnose.schema.json).
 type DiagnosisJSON struct {
-	Datadir       string           `json:"datadir"`
-	CheckpointLSN uint64           `json:"checkpoint_lsn"`
-	EndLSN        uint64           `json:"end_lsn"`
-	Findings      []report.Finding `json:"findings"`
-	Summary       map[string]int   `json:"summary"`
+	Datadir       string `json:"datadir"`
+	CheckpointLSN uint64 `json:"checkpoint_lsn"`
+	EndLSN        uint64 `json:"end_lsn"`
+	// ToRecoverPages is the count the verdict states: what the server prints as "InnoDB: To
+	// recover: N pages" (analysis.Diagnosis.ToRecover); PagesWithRecords is every distinct page
+	// a record after the checkpoint names, those the server drops before applying included.
+	ToRecoverPages   int              `json:"to_recover_pages"`
+	PagesWithRecords int              `json:"pages_with_records"`
+	Findings         []report.Finding `json:"findings"`
+	Summary          map[string]int   `json:"summary"`
 	// Dictionary: SYS_TABLES as on disk (changes still in the log are not in it).
 	Dictionary []analysis.DictEntry `json:"dictionary"`
 	// Rollback is what crash recovery will roll back (absent when the undo logs were not read).
@@ -31,7 +36,8 @@ func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
 			dict = []analysis.DictEntry{}
 		}
 		return out.WriteJSON(DiagnosisJSON{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
-			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: d.RollbackForecast()})
+			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: d.RollbackForecast(),
+			ToRecoverPages: d.ToRecover(), PagesWithRecords: len(d.Analysis.Pages)})
 	}
 	out.Verdict(report.MakeVerdict(fs, d.Outcome()))
 	if err := findings(out, fs); err != nil {

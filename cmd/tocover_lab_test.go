@@ -1,0 +1,71 @@
+package cmd
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"innoscope/internal/lab"
+)
+
+// applyPages is the page count of a verdict line ("mariadbd will start and apply 1,234 pages").
+var applyPages = regexp.MustCompile(`\bapply ([0-9,]+) pages?\b`)
+
+// TestVerdictPagesAreServerCount: on every lab crash the server recovered, the verdict line of
+// `diagnose` says as many pages as the server printed for the same crash ("InnoDB: To recover:
+// N pages", lab Verdict.ToRecoverPages), and `diagnose --json` carries that count as
+// to_recover_pages beside pages_with_records (the distinct pages with records after the
+// checkpoint, which the verdict used to say: 127 for dml where the server says 112).
+func TestVerdictPagesAreServerCount(t *testing.T) {
+	for _, name := range verdictScenarios {
+		t.Run(name, func(t *testing.T) {
+			s := lab.Get(t, name)
+			if !s.Verdict.CrashRecovery || s.Verdict.ToRecoverPages < 0 {
+				t.Skipf("the server ran no crash recovery on %s", name)
+			}
+			where, _ := splitOptions(s.Options)
+			args := append([]string{"diagnose", s.Crashed}, where...)
+			out, errs, code := run(args...)
+			if code == ExitError {
+				t.Fatalf("diagnose: exit %d: %s", code, errs)
+			}
+			first := strings.SplitN(out, "\n", 2)[0]
+			m := applyPages.FindStringSubmatch(first)
+			if m == nil {
+				t.Fatalf("the verdict names no page count: %q", first)
+			}
+			got, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var j struct {
+				ToRecover *int `json:"to_recover_pages"`
+				WithRecs  *int `json:"pages_with_records"`
+			}
+			jout, _, _ := run(append(args, "--json")...)
+			if err := json.Unmarshal([]byte(jout), &j); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("verdict %d pages, server %d, pages with records %v", got, s.Verdict.ToRecoverPages, intOr(j.WithRecs))
+			if got != s.Verdict.ToRecoverPages {
+				t.Errorf("the verdict says %d pages (%q); the server said \"To recover: %d pages\"", got, first, s.Verdict.ToRecoverPages)
+			}
+			if j.ToRecover == nil || *j.ToRecover != s.Verdict.ToRecoverPages {
+				t.Errorf("diagnose --json: to_recover_pages %v, the server said %d", intOr(j.ToRecover), s.Verdict.ToRecoverPages)
+			}
+			if j.WithRecs == nil || *j.WithRecs < s.Verdict.ToRecoverPages {
+				t.Errorf("diagnose --json: pages_with_records %v, fewer than the server's %d", intOr(j.WithRecs), s.Verdict.ToRecoverPages)
+			}
+		})
+	}
+}
+
+// intOr is *p, or -1 for nil.
+func intOr(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
