@@ -71,8 +71,13 @@ func MakeVerdict(fs []Finding, o Outcome) Verdict {
 		apply = "apply the log to the pages its start-up reads"
 	}
 	if o.RollBack > 0 {
-		apply += fmt.Sprintf(", then roll back %s %s (%s row operations)", Thousands(o.RollBack),
+		rb := fmt.Sprintf("roll back %s %s (%s row operations)", Thousands(o.RollBack),
 			plural(int(o.RollBack), "transaction", "transactions"), Thousands(o.RowsToUndo))
+		if apply == "nothing to apply" {
+			apply = rb
+		} else {
+			apply += ", then " + rb
+		}
 	}
 	if len(s) == 0 || s[0].Severity == Info {
 		v := Verdict{Severity: Info, Sentence: "mariadbd will start and " + apply}

@@ -21,6 +21,8 @@ func TestVerdict(t *testing.T) {
 		{fs[3:4], Outcome{Pages: 2449}, "mariadbd will start and apply 2,449 pages, with warnings: ORPHAN_FILE in 1 file"},
 		{fs[:1], Outcome{Pages: 2449}, "mariadbd will start and apply 2,449 pages"},
 		{fs[:1], Outcome{Logged: true}, "mariadbd will start and apply the log to the pages its start-up reads"},
+		{nil, Outcome{RollBack: 1, RowsToUndo: 716}, "mariadbd will start and roll back 1 transaction (716 row operations)"},
+		{nil, Outcome{Pages: 3, RollBack: 2, RowsToUndo: 1500}, "mariadbd will start and apply 3 pages, then roll back 2 transactions (1,500 row operations)"},
 		{nil, Outcome{After: "the replayed copy verified (10 pages)"}, "mariadbd will start: nothing to recover; the replayed copy verified (10 pages)"},
 	} {
 		if got := MakeVerdict(c.fs, c.o).Sentence; got != c.want {
