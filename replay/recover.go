@@ -11,6 +11,7 @@ import (
 	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/logformat"
+	"innoscope/logformat/redo"
 )
 
 // RecoverOptions drive Recover.
@@ -147,7 +148,7 @@ type recoveredState struct {
 // mini-transaction and a checksum in their tablespace's scheme. File operations follow: undo
 // truncation, extension to FSP_SIZE, and renames; then the file effects of rolling back the DDL
 // transactions the crash left uncommitted (rollbackDDL). The copy's redo log is not touched.
-func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) {
+func Recover(sc redo.MTRs, opt RecoverOptions) (*RecoverResult, error) {
 	if opt.CacheBytes <= 0 {
 		opt.CacheBytes = 512 << 20
 	}
