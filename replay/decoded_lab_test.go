@@ -11,8 +11,10 @@ import (
 )
 
 // TestDecodedSameCopy: the replay of the mini-transactions the pre-pass decoded and kept
-// (redo.Decoded) makes, byte for byte, the copy the replay makes by decoding the log again (the
-// path of a log whose decoding is more than the memory allowed), with one batch and with many,
+// (redo.Decoded), which writes each page once its last mini-transaction is applied (early.go),
+// makes, byte for byte, the copy the replay makes by decoding the log again and writing pages
+// in batches only (the path of a log whose decoding is more than the memory allowed), with one
+// batch and with many,
 // on crashes of the real server with DDL, DATA DIRECTORY tables, undo truncation, compressed
 // and 4k pages.
 func TestDecodedSameCopy(t *testing.T) {
@@ -50,7 +52,10 @@ func TestDecodedSameCopy(t *testing.T) {
 				for _, sub := range []string{"", ExternalSuffix} {
 					sameTree(t, filepath.Join(tmp, again)+sub, filepath.Join(tmp, kept)+sub)
 				}
-				t.Logf("cache %d: %d batches, %d pages applied, same copy", cache, o.Result.Batches, o.Result.PagesApplied)
+				if ref.Result.early != 0 || o.Result.early == 0 {
+					t.Errorf("cache %d: %d pages written early decoding again, %d keeping the decoding", cache, ref.Result.early, o.Result.early)
+				}
+				t.Logf("cache %d: %d batches, %d pages applied (%d written early), same copy", cache, o.Result.Batches, o.Result.PagesApplied, o.Result.early)
 			}
 		})
 	}

@@ -252,6 +252,12 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 		}
 		return nil
 	})
+	var lastMTRs chan map[[2]uint32]uint64
+	if p.decoded != nil { // the pages' last mini-transactions, found on another core during the copy
+		d := p.decoded
+		lastMTRs = make(chan map[[2]uint32]uint64, 1)
+		go func() { lastMTRs <- d.LastMTRs() }()
+	}
 	t0 := time.Now()
 	var copied int64
 	o.Copy, err = cp.Make(func(n int64) {
@@ -267,6 +273,10 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 		return nil, err
 	}
 	t1 := time.Now()
+	var last map[[2]uint32]uint64
+	if lastMTRs != nil {
+		last = <-lastMTRs
+	}
 	sc := p.decoded.Pass() // the pre-pass's decoding, when it kept all of it
 	p.decoded = nil
 	if sc == nil {
@@ -282,7 +292,7 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 			if opt.ApplyProgress != nil {
 				opt.ApplyProgress(int64(done), int64(total))
 			}
-		}, Skip: p.Salvage.SkipSet(), deferred: cp.deferred})
+		}, Skip: p.Salvage.SkipSet(), deferred: cp.deferred, last: last})
 	if err != nil {
 		return nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", opt.Target, err)
 	}

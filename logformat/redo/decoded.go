@@ -205,3 +205,27 @@ func (p *decodedPass) MTR() *logformat.MTR { return &p.mtr }
 func (p *decodedPass) LSN() uint64         { return p.lsn }
 func (p *decodedPass) Err() error          { return p.d.err }
 func (p *decodedPass) StopError() error    { return p.d.stopErr }
+
+// LastMTRs maps every page that page records of d name (space id, page number; TRIM_PAGES
+// names a size, not a page) to the start LSN of the last mini-transaction naming it; nil when d
+// is not Complete. It only reads d: it may run beside anything but Pass.
+func (d *Decoded) LastMTRs() map[[2]uint32]uint64 {
+	if !d.Complete() {
+		return nil
+	}
+	last := map[[2]uint32]uint64{}
+	for _, c := range d.chunks {
+		lsn, rec := c.lsn, 0
+		for k, size := range c.sizes {
+			for _, r := range c.recs[rec : rec+int(c.ns[k])] {
+				if r.same || r.typ >= logformat.FileCreate || r.typ == logformat.Extended && logformat.ExtSubtype(r.sub) == logformat.TrimPages {
+					continue
+				}
+				last[[2]uint32{r.space, r.page}] = lsn
+			}
+			rec += int(c.ns[k])
+			lsn += uint64(size)
+		}
+	}
+	return last
+}
