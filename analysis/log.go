@@ -75,20 +75,28 @@ func ReadLog(l *redo.Log, opt redo.ScanOptions) (*Analysis, uint64, []report.Fin
 
 // Prepass is recovery's reading of l from its checkpoint: the analysis, the checkpoint LSN and
 // the findings that decide whether the server would recover it; an error when it would not
-// recover it at all (or innoscope does not replay its format).
-func Prepass(l *redo.Log, opt redo.ScanOptions) (*Analysis, uint64, []report.Finding, error) {
+// recover it at all (or innoscope does not replay its format). The log is decoded on another
+// goroutine (another core) while it is analysed; up to keep bytes of what it decodes are kept
+// for the replay (redo.Decoded: nil when keep is 0, and for logs before MariaDB 10.8).
+func Prepass(l *redo.Log, opt redo.ScanOptions, keep int64) (*Analysis, *redo.Decoded, uint64, []report.Finding, error) {
 	if err := l.Replayable(); err != nil {
-		return nil, 0, nil, err // MySQL and MariaDB before 10.5: other records, not replayed
+		return nil, nil, 0, nil, err // MySQL and MariaDB before 10.5: other records, not replayed
 	}
 	if err := l.RecoveryStart(); err != nil {
-		return nil, 0, nil, err
+		return nil, nil, 0, nil, err
 	}
 	sc, cpLSN, err := l.Scanner(opt)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, 0, nil, err
 	}
-	a, fs, err := analyzeScan(l, sc, cpLSN)
-	return a, cpLSN, fs, err
+	d := redo.NewDecoded(l, sc, keep)
+	defer sc.Prefetch()()
+	a, fs, err := analyzeScanEach(l, sc, cpLSN, d.Add)
+	d.End(sc)
+	if err != nil || !d.Complete() {
+		d = nil
+	}
+	return a, d, cpLSN, fs, err
 }
 
 // MapLog rebuilds the space map of l from opt.From (0: the checkpoint) as it stands before
@@ -131,8 +139,13 @@ func MapLog(l *redo.Log, opt redo.ScanOptions, atLSN uint64) (*Map, []report.Fin
 // analyzeScan reads sc (over the log l) to its end: what recovery would apply, and the log's
 // findings after the checkpoint blocks'.
 func analyzeScan(l *redo.Log, sc *logformat.Scanner, cpLSN uint64) (*Analysis, []report.Finding, error) {
+	return analyzeScanEach(l, sc, cpLSN, nil)
+}
+
+// analyzeScanEach is analyzeScan, giving each mini-transaction read to each (when not nil).
+func analyzeScanEach(l *redo.Log, sc *logformat.Scanner, cpLSN uint64, each func(*logformat.MTR)) (*Analysis, []report.Finding, error) {
 	cps := logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected)
-	a, err := Analyze(sc, 0, cpLSN)
+	a, err := analyze(sc, 0, cpLSN, each)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -95,11 +95,19 @@ func Build(sc *logformat.Scanner, atLSN uint64) (*Map, error) {
 // 0: all), the pages named by page records and whether recovery reads them, and where the
 // FILE_CHECKPOINT for checkpointLSN is.
 func Analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64) (*Analysis, error) {
+	return analyze(sc, atLSN, checkpointLSN, nil)
+}
+
+// analyze is Analyze, giving each mini-transaction read to each (when not nil) first.
+func analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64, each func(*logformat.MTR)) (*Analysis, error) {
 	m := &Map{FromLSN: sc.LSN(), AtLSN: atLSN, Spaces: map[uint32]*Space{}}
 	a := &Analysis{Map: m, Pages: map[PageID]bool{}, Trims: map[uint32]Trim{}, Freed: map[PageID]bool{},
 		Last: map[PageID]uint64{}}
 	for sc.Next() {
 		mtr := sc.MTR()
+		if each != nil {
+			each(mtr)
+		}
 		if atLSN != 0 && mtr.LSN >= atLSN {
 			continue
 		}

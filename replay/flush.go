@@ -40,6 +40,9 @@ func (f *flushRun) seal() {
 // several goroutines at once; what the runs change in the recovery's state is done after,
 // in order.
 func (r *recovery) flush() error {
+	if err := r.waitEarly(); err != nil { // the pages handed over are written before their frames go
+		return err
+	}
 	ids := make([]analysis.PageID, 0, len(r.cache))
 	for id, p := range r.cache {
 		if (p.dirty || p.restore) && !p.freed && p.data != nil {
@@ -109,6 +112,7 @@ func (r *recovery) flush() error {
 	r.cache, r.last = map[analysis.PageID]*cached{}, nil
 	r.frames.reset() // every cached frame was dropped
 	r.res.Batches++
+	r.startEarly()
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/logformat"
+	"innoscope/logformat/redo"
 )
 
 // RecoverOptions drive Recover.
@@ -34,6 +35,9 @@ type RecoverOptions struct {
 	Skip map[uint32]bool
 	// deferred are the pages the copy left out (Run), read from the source until written.
 	deferred *deferredFiles
+	// last maps pages to the start LSN of the last mini-transaction naming them (nil: unknown):
+	// such a page is written once that one is applied (early.go).
+	last map[[2]uint32]uint64
 }
 
 // SpaceResult is what recovery did to one tablespace.
@@ -67,6 +71,8 @@ type RecoverResult struct {
 	RolledBackDDL []analysis.RolledBackDDL `json:"rolled_back_ddl,omitempty"`
 	// Links are the .isl files of the copy written from its recovered SYS_TABLES.
 	Links []RecoveredLink `json:"isl_written,omitempty"`
+	// early is how many pages were written once their last mini-transaction was applied.
+	early int
 }
 
 // cached is one page image held during recovery.
@@ -81,6 +87,7 @@ type cached struct {
 	freed   bool   // the last mini-transaction touching it freed it
 	mtr     uint64 // the mini-transaction currently being applied to it
 	mtrDid  bool   // that mini-transaction changed more than freeing it
+	lastMTR uint64 // the start LSN of the last mini-transaction naming it (0: unknown)
 }
 
 // recovery is the state of one Recover run.
@@ -113,6 +120,8 @@ type recovery struct {
 	touched []*cached // applyMTR's, kept for the next mini-transaction
 	// keep, when set, keeps the pages read for the replay (PlanSalvage's pre-flight read).
 	keep *pageStore
+	// early writes the pages whose last mini-transaction has been applied (nil: none).
+	early *earlyWriter
 }
 
 // countApplied adds nType and nExt to res.Applied by name.
@@ -147,7 +156,7 @@ type recoveredState struct {
 // mini-transaction and a checksum in their tablespace's scheme. File operations follow: undo
 // truncation, extension to FSP_SIZE, and renames; then the file effects of rolling back the DDL
 // transactions the crash left uncommitted (rollbackDDL). The copy's redo log is not touched.
-func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) {
+func Recover(sc redo.MTRs, opt RecoverOptions) (*RecoverResult, error) {
 	if opt.CacheBytes <= 0 {
 		opt.CacheBytes = 512 << 20
 	}
@@ -164,6 +173,8 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 	}
 	// The frames of the pages the log names (but those Open kept), as many as the cache holds.
 	defer r.frames.prepare(min(int64(len(r.an.Pages)-opt.deferred.keptPages())+1, opt.CacheBytes/int64(opt.PageSize)+1) * int64(opt.PageSize))()
+	r.startEarly()
+	defer r.waitEarly()
 	for sc.Next() {
 		m := sc.MTR()
 		r.res.MTRs++
@@ -187,6 +198,9 @@ func Recover(sc *logformat.Scanner, opt RecoverOptions) (*RecoverResult, error) 
 	}
 	r.res.EndLSN = sc.LSN()
 	if err := r.flush(); err != nil {
+		return nil, err
+	}
+	if err := r.waitEarly(); err != nil {
 		return nil, err
 	}
 	// The pages the copy left out that no batch wrote, before any file operation.
@@ -273,6 +287,9 @@ func (r *recovery) applyMTR(m *logformat.MTR) error {
 			p.ts.setFlags(p.data)
 			r.fitFrames(p.ts)
 		}
+		if p.lastMTR == m.LSN {
+			r.handEarly(p, analysis.PageID{Space: p.ts.id, Page: p.no})
+		}
 	}
 	return nil
 }
@@ -321,6 +338,9 @@ func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 		return nil, err
 	}
 	p := &cached{ts: ts, no: id.Page}
+	if r.opt.last != nil {
+		p.lastMTR = r.opt.last[[2]uint32{id.Space, id.Page}]
+	}
 	// A page that some INIT_PAGE or FREE_PAGE in the log rebuilds or frees is not read: its
 	// records before that are not applied (the server's mlog_init / skip_read).
 	if r.an.Pages[id] || r.written[id] {

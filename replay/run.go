@@ -27,6 +27,9 @@ type Source struct {
 	scan    redo.ScanOptions
 	spaces  []discovery.Tablespace // the datafiles found in the source (planDeferred)
 	kept    *pageStore             // the pages the pre-flight read kept for the replay
+	// decoded are the mini-transactions the pre-pass decoded, for the replay (nil: the replay
+	// decodes the log again).
+	decoded *redo.Decoded
 }
 
 // Open opens the log of the data directory laid out as s and runs the pre-pass. It refuses,
@@ -46,13 +49,21 @@ func open(s discovery.Layout, scan redo.ScanOptions, so salvageOptions) (*Source
 	if err != nil {
 		return nil, err
 	}
-	a, cpLSN, fs, err := analysis.Prepass(l, scan)
+	a, dec, cpLSN, fs, err := analysis.Prepass(l, scan, decodedLimit)
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
-	return prepare(s, l, a, cpLSN, fs, scan, so, nil)
+	p, err := prepare(s, l, a, cpLSN, fs, scan, so, nil)
+	if p != nil {
+		p.decoded = dec
+	}
+	return p, err
 }
+
+// decodedLimit bounds the memory of the mini-transactions the pre-pass keeps for the replay
+// (redo.Decoded: about 3.3 times the log's bytes); a longer log is decoded again by the replay.
+var decodedLimit int64 = 512 << 20 // a variable for the tests
 
 // OpenDiagnosed is Open for the source the diagnosis d read: recovery follows d's reading of
 // the log instead of reading it again.
@@ -241,6 +252,12 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 		}
 		return nil
 	})
+	var lastMTRs chan map[[2]uint32]uint64
+	if p.decoded != nil { // the pages' last mini-transactions, found on another core during the copy
+		d := p.decoded
+		lastMTRs = make(chan map[[2]uint32]uint64, 1)
+		go func() { lastMTRs <- d.LastMTRs() }()
+	}
 	t0 := time.Now()
 	var copied int64
 	o.Copy, err = cp.Make(func(n int64) {
@@ -256,17 +273,26 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 		return nil, err
 	}
 	t1 := time.Now()
-	sc, _, err := p.Log.Scanner(p.scan)
-	if err != nil {
-		return nil, err
+	var last map[[2]uint32]uint64
+	if lastMTRs != nil {
+		last = <-lastMTRs
 	}
-	defer sc.Prefetch()() // decoded on another core while the replay applies
+	sc := p.decoded.Pass() // the pre-pass's decoding, when it kept all of it
+	p.decoded = nil
+	if sc == nil {
+		s, _, err := p.Log.Scanner(p.scan)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Prefetch()() // decoded on another core while the replay applies
+		sc = s
+	}
 	o.Result, err = Recover(sc, RecoverOptions{Copy: cp.Layout(), PageSize: p.Log.PageSize, Analysis: p.Analysis,
 		CopyPath: cp.Path, CacheBytes: opt.CacheBytes, Progress: func(done, total int) {
 			if opt.ApplyProgress != nil {
 				opt.ApplyProgress(int64(done), int64(total))
 			}
-		}, Skip: p.Salvage.SkipSet(), deferred: cp.deferred})
+		}, Skip: p.Salvage.SkipSet(), deferred: cp.deferred, last: last})
 	if err != nil {
 		return nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", opt.Target, err)
 	}

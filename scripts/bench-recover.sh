@@ -25,7 +25,8 @@ lab=scripts/mariadb-lab.sh
 bash $lab install
 [ -f "$dir/bench.txt" ] || { rm -rf "$dir"; bash $lab bench-recover "$dir" "$pages"; }
 read -r -a opts <<<"$(tr '\n' ' ' <"$dir/options.txt")"
-# INNOSCOPE_BENCH_BIN: a binary to time instead of this tree's (e.g. an older build).
+# INNOSCOPE_BENCH_BIN: a binary to time instead of this tree's (e.g. an older build);
+# INNOSCOPE_BENCH_OLD: one to time against it, alternated (see the end).
 bin=${INNOSCOPE_BENCH_BIN:-$dir/innoscope-bin} # beside the crash: not shared with another tree's run
 [ -n "${INNOSCOPE_BENCH_BIN:-}" ] || go build -o "$bin" .
 log=$dir/crashed/ib_logfile0
@@ -94,4 +95,20 @@ printf 'RATIO innoscope recover / (cp -a + mariadbd start to ready), median of 3
 printf 'RATIO innoscope recover / mariadbd recovery alone, median of 3: %.2f\n' "$(printf '%s\n' "${r_rec[@]}" | median)"
 printf 'RATIO innoscope replay phase / mariadbd recovery alone, median of 3: %.2f\n' "$(printf '%s\n' "${r_rep[@]}" | median)"
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+# INNOSCOPE_BENCH_OLD: another binary (e.g. an older build) whose recover is timed against this
+# one's, alternated, three rounds each (same run, same load), with the medians.
+if [ -n "${INNOSCOPE_BENCH_OLD:-}" ]; then
+  a_old=() a_new=()
+  for round in 1 2 3; do
+    for which in old new; do
+      b=$bin; [ $which = old ] && b=$INNOSCOPE_BENCH_OLD
+      rm -rf "$work/ab" "$work/ab.external"
+      t=$(secs /dev/null "$b" recover --json "$dir/crashed" --into "$work/ab")
+      if [ $which = old ]; then a_old+=("$t"); else a_new+=("$t"); fi
+    done
+    echo "A/B round $round: old ${a_old[-1]} s, new ${a_new[-1]} s (load $(cut -d' ' -f1 /proc/loadavg))"
+  done
+  printf 'AB recover median of 3: old %.2f s, new %.2f s (load at the end %s)\n' "$(printf '%s\n' "${a_old[@]}" | median)" \
+    "$(printf '%s\n' "${a_new[@]}" | median)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+fi
 rm -rf "$work" "$work.external"
