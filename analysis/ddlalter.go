@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -75,8 +76,27 @@ func alterPartitionFailure(in Input, e discovery.DDLLogEntry, dict map[string]di
 		a, b := parts[i].Name, parts[j].Name
 		return len(a) < len(b) || len(a) == len(b) && a < b
 	})
-	return ddlFailure{entry: e, from: tmp, to: from, src: tableFile(in.Datadir, parts[0]), spaceID: parts[0].SpaceID,
+	return ddlFailure{entry: e, from: tmp, to: from, src: partFile(in, parts[0]), spaceID: parts[0].SpaceID,
 		alter: &alterFailure{tmp: tmp, parts: parts}}, true
+}
+
+// partFile is the file that holds partition t in the crashed directory: the one its .isl or its
+// name points to, or when there is none (a rename of the file that the crash cut, which InnoDB's
+// rollback undoes), the file the log names for its space.
+func partFile(in Input, t discovery.DictTable) string {
+	p := tableFile(in.Datadir, t)
+	if !onDisk(p) && in.Analysis != nil {
+		if s := in.Analysis.Map.Spaces[t.SpaceID]; s != nil && !s.Deleted && onDisk(absPath(in.Datadir, s.Name)) {
+			return absPath(in.Datadir, s.Name)
+		}
+	}
+	return p
+}
+
+// onDisk reports whether p exists (a link counts).
+func onDisk(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // alterFinding is DDL_RECOVERY_FAILS (error) for an alterPartitionFailure f.
@@ -84,7 +104,7 @@ func (f ddlFailure) alterFinding(in Input, logPath string) report.Finding {
 	sqlName := func(n string) string { return strings.ReplaceAll(n, "/", ".") }
 	var where []string
 	for _, p := range f.alter.parts {
-		where = append(where, fmt.Sprintf("%s (space %d, %s)", p.Name, p.SpaceID, tableFile(in.Datadir, p)))
+		where = append(where, fmt.Sprintf("%s (space %d, %s)", p.Name, p.SpaceID, partFile(in, p)))
 	}
 	par := absPath(in.Datadir, f.to+".par")
 	first := fmt.Sprintf("the original table was renamed to %s already; the server renames", sqlName(f.entry.FromDB+"/"+f.entry.ExtraName))
