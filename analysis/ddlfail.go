@@ -32,6 +32,8 @@ type ddlFailure struct {
 	// lost: the revert of a RENAME TABLE of a partitioned table (from is the table's original
 	// db/name, to the new one) renames nothing; these partitions keep their new names.
 	lost []discovery.DictTable
+	// alter: a copying ALTER TABLE of a partitioned table (from is its new table, to the table).
+	alter *alterFailure
 }
 
 // recoveredDict is the dictionary as InnoDB's crash recovery leaves it when the server's DDL
@@ -97,6 +99,12 @@ func ddlRecoveryFailures(in Input, l *discovery.DDLLog) []ddlFailure {
 		for _, e := range chain {
 			if e.Action == ddlRenameTable && strings.EqualFold(e.Handler, "partition") {
 				if f, ok := partitionRevertFailure(in, e, dict, fileExists); ok {
+					out = append(out, f)
+				}
+				continue
+			}
+			if e.Action == ddlAlterTable {
+				if f, ok := alterPartitionFailure(in, e, dict, fileExists); ok {
 					out = append(out, f)
 				}
 				continue
@@ -205,6 +213,9 @@ func serverFileName(datadir, p string) string {
 
 // finding is DDL_RECOVERY_FAILS (error) for f.
 func (f ddlFailure) finding(in Input, logPath string) report.Finding {
+	if f.alter != nil {
+		return f.alterFinding(in, logPath)
+	}
 	if f.lost != nil {
 		var kept, names []string
 		for _, t := range f.lost {

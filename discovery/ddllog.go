@@ -40,6 +40,7 @@ type DDLLogEntry struct {
 	Action   byte   `json:"action"`
 	Phase    byte   `json:"phase"`
 	Next     uint32 `json:"next"`
+	Flags    uint16 `json:"flags"` // DDL_LOG_FLAG_*, what is particular to the statement
 	UniqueID uint64 `json:"unique_id"`
 	// The names, in the order ddl_log.cc stores them.
 	Handler, DB, Name, FromHandler, FromDB, FromName, TmpName, ExtraName string
@@ -84,7 +85,7 @@ func ReadDDLLog(path string) (*DDLLog, error) {
 	l := &DDLLog{Path: path}
 	for pos := 1; (pos+1)*io <= len(b); pos++ {
 		blk := b[pos*io : (pos+1)*io]
-		e := DDLLogEntry{Pos: pos, Type: blk[0], Action: blk[1], Phase: blk[2], Next: le.Uint32(blk[4:]), UniqueID: le.Uint64(blk[34:])}
+		e := DDLLogEntry{Pos: pos, Type: blk[0], Action: blk[1], Phase: blk[2], Next: le.Uint32(blk[4:]), Flags: le.Uint16(blk[8:]), UniqueID: le.Uint64(blk[34:])}
 		p := namePos
 		str := func() string {
 			if p+3 > len(blk) {
