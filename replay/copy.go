@@ -142,7 +142,7 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 	}
 	cp := &copier{st: &st, progress: progress,
 		skip:    []string{discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())},
-		logPath: discovery.ResolvePath(srcLog), isl: c.relink, deferred: c.deferred}
+		logPath: discovery.ResolvePath(srcLog), isl: c.relink, deferred: c.deferred, mkdir: c.mkdir}
 	src := c.Source
 	if err := cp.tree(src.Datadir, c.Target); err != nil {
 		return st, err
@@ -259,7 +259,7 @@ func (c *Copy) link(target, dst string) (bool, error) {
 		out = filepath.Join(r, strings.TrimPrefix(a, srcRoot+"/"))
 		c.pending = append(c.pending, extFile{src: a, dst: out})
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+	if err := c.mkdir(filepath.Dir(dst)); err != nil {
 		return false, err
 	}
 	if err := os.WriteFile(dst, []byte(out+"\n"), 0o640); err != nil {
@@ -329,6 +329,8 @@ type copier struct {
 	noRange bool
 	// deferred plans the pages left out and records them (nil: every page is copied).
 	deferred *deferredFiles
+	// mkdir creates a directory of the copy (Copy.mkdir).
+	mkdir func(dir string) error
 }
 
 // Span is a byte range of a file.
@@ -348,7 +350,7 @@ func (cp *copier) tree(src, dst string) error {
 			return err
 		}
 		if p == root {
-			return os.MkdirAll(dst, 0o750)
+			return cp.mkdir(dst)
 		}
 		rel, _ := filepath.Rel(root, p)
 		out := filepath.Join(dst, rel)
@@ -365,7 +367,7 @@ func (cp *copier) tree(src, dst string) error {
 				return filepath.SkipDir
 			}
 			cp.skip = append(cp.skip, rp)
-			return os.MkdirAll(out, 0o750)
+			return cp.mkdir(out)
 		case fi.Mode().IsRegular() && cp.logPath != "" && discovery.ResolvePath(p) == cp.logPath:
 			return nil // the placeholder Make wrote
 		case fi.Mode().IsRegular() && cp.isl != nil && strings.HasSuffix(p, ".isl"):
@@ -395,7 +397,7 @@ func (cp *copier) file(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+	if err := cp.mkdir(filepath.Dir(dst)); err != nil {
 		return err
 	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()|0o600)

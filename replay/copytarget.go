@@ -99,8 +99,10 @@ func (c *Copy) Lock(force bool) (*TargetLock, error) {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(filepath.Clean(c.Target)), 0o750); err != nil {
-		return nil, err
+	for _, d := range []string{c.Target, c.external()} { // the copy's own directories are never made again
+		if err := os.MkdirAll(filepath.Dir(filepath.Clean(d)), 0o750); err != nil {
+			return nil, err
+		}
 	}
 	created := false
 	if err := os.Mkdir(c.Target, 0o750); err == nil {
@@ -176,7 +178,7 @@ func (c *Copy) checkDirs(force, created bool) error {
 
 // markIncomplete writes IncompleteMarker into dir.
 func markIncomplete(dir string) error {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.Mkdir(dir, 0o750); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, IncompleteMarker),
@@ -248,7 +250,7 @@ var unusableLogHeader = []byte("innoscope: incomplete copy, this is not a redo l
 // refuses.
 func (c *Copy) placeholderLog(size int64) error {
 	p := c.LogPath()
-	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+	if err := c.mkdir(filepath.Dir(p)); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o660)

@@ -83,7 +83,7 @@ func (r *recovery) linkRecovered() ([]RecoveredLink, error) {
 		if err == nil && discovery.ResolvePath(was) == discovery.ResolvePath(p) {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(isl), 0o750); err != nil {
+		if err := r.opt.mkdirAll(filepath.Dir(isl)); err != nil {
 			return nil, err
 		}
 		if err := writeDurably(isl, []byte(p+"\n")); err != nil {

@@ -7,6 +7,7 @@ package replay
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
@@ -38,6 +39,16 @@ type RecoverOptions struct {
 	// last maps pages to the start LSN of the last mini-transaction naming them (nil: unknown):
 	// such a page is written once that one is applied (early.go).
 	last map[[2]uint32]uint64
+	// mkdir creates a directory of the copy (Copy.mkdir; nil: os.MkdirAll).
+	mkdir func(dir string) error
+}
+
+// mkdirAll creates dir for a file of the copy (RecoverOptions.mkdir).
+func (o *RecoverOptions) mkdirAll(dir string) error {
+	if o.mkdir != nil {
+		return o.mkdir(dir)
+	}
+	return os.MkdirAll(dir, 0o750)
 }
 
 // SpaceResult is what recovery did to one tablespace.

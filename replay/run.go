@@ -292,7 +292,7 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 			if opt.ApplyProgress != nil {
 				opt.ApplyProgress(int64(done), int64(total))
 			}
-		}, Skip: p.Salvage.SkipSet(), deferred: cp.deferred, last: last})
+		}, Skip: p.Salvage.SkipSet(), deferred: cp.deferred, last: last, mkdir: cp.mkdir})
 	if err != nil {
 		return nil, fmt.Errorf("recovering into %s (left marked incomplete): %w", opt.Target, err)
 	}

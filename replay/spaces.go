@@ -170,7 +170,7 @@ func (r *recovery) createSpace(id uint32, logged *analysis.Space) (*tsFile, erro
 		return nil, &MissingError{ID: id, Names: where}
 	}
 	p := r.opt.CopyPath(name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+	if err := r.opt.mkdirAll(filepath.Dir(p)); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o660)
