@@ -5,7 +5,9 @@
 #      into a CRC-32C tool; rhash is installed with apt-get when absent). Three rounds alternate
 #      the two; the median wall time of each is compared (and the CPU time, user + sys, which a
 #      machine shared with other work disturbs less).
-#   2. in-process: Go benchmarks of the scan with statistics against reading the same bytes with
+#   2. `innoscope log records` from the checkpoint as a table against the same with --json (the
+#      table must stream at least half as fast: a ratio of at most 2), both into /dev/null.
+#   3. in-process: Go benchmarks of the scan with statistics against reading the same bytes with
 #      8 MiB reads from the page cache and hardware CRC-32C (the strict one, no pipe).
 #
 #   bash scripts/bench-log.sh [DIR]     DIR caches the generated crash (default /tmp/innoscope-bench)
@@ -72,6 +74,15 @@ if [ -n "$busy" ]; then
   kill "$busy"
   busy=
 fi
+
+tw=() jw=()
+for round in $(seq "$rounds"); do
+  read -r w _ < <(timed $bin log records "$log"); tw+=("$w")
+  read -r w _ < <(timed $bin log records --json "$log"); jw+=("$w")
+  printf 'round %d: log records as a table %s s, with --json %s s\n' $round "${tw[-1]}" "${jw[-1]}"
+done
+printf 'RATIO log records table / --json, wall (median): %.2f\n' \
+  "$(echo "$(printf '%s\n' "${tw[@]}" | median) / $(printf '%s\n' "${jw[@]}" | median)" | bc -l)"
 
 out=$(INNOSCOPE_BENCH_LOG=$log go test -run XXX -bench 'BenchmarkLog/(read|stats)' -benchtime 3x -count "$rounds" ./logformat/)
 echo "$out" | grep Benchmark
