@@ -19,7 +19,7 @@ var locationFlags = []cli.Flag{
 	&cli.StringFlag{Name: "innodb-undo-directory", Usage: "directory of the undo tablespaces"},
 	&cli.StringFlag{Name: "innodb-log-group-home-dir", Usage: "directory of ib_logfile0"},
 	&cli.StringFlag{Name: "innodb-page-size", Usage: "innodb_page_size (default: read from the system tablespace)"},
-	&cli.StringFlag{Name: "defaults-file", Usage: "read the settings above from this my.cnf ([mysqld], [mariadb], [server] groups)"},
+	&cli.StringFlag{Name: "defaults-file", Usage: "read the settings above from this my.cnf as mariadbd does (its groups, !include, !includedir)"},
 }
 
 // loadSettings is the server's layout from --defaults-file, the flags and the DIR argument

@@ -32,28 +32,73 @@ type Layout struct {
 var LayoutOptions = []string{"datadir", "innodb_data_home_dir", "innodb_data_file_path",
 	"innodb_directories", "innodb_undo_directory", "innodb_log_group_home_dir", "innodb_page_size"}
 
-// cnfGroups are the my.cnf groups mariadbd reads.
+// cnfGroups are the my.cnf groups mariadbd 10.11 reads (compared without regard to case).
 var cnfGroups = map[string]bool{"mysqld": true, "server": true, "mariadb": true, "mariadbd": true,
-	"mariadb-10.11": true, "mysqld-10.11": true}
+	"client-server": true, "galera": true, "mysqld-10.11": true, "mariadb-10.11": true, "mariadbd-10.11": true}
 
-// ReadMyCnf returns the options of the server's groups ([mysqld], [mariadb], [server], ...) in
-// a my.cnf file, keys with '_'.
+// maxCnfDepth is how deep mariadbd follows !include and !includedir (past it, a directive is
+// skipped).
+const maxCnfDepth = 10
+
+// ReadMyCnf returns the options of the server's groups ([mysqld], [mariadb], [server],
+// [client-server], [galera], the 10.11 ones) in a my.cnf file as mariadbd reads them, keys with
+// '_' and without a loose- prefix, the last of each winning: !include FILE (skipped when it
+// cannot be read, as the server does; a relative path is relative to the working directory) and
+// !includedir DIR (its *.cnf files in name order; a directory that cannot be read is an error,
+// as it is fatal to the server) are followed, '#' outside quotes starts a comment, quotes around
+// a value are removed.
 func ReadMyCnf(path string) (map[string]string, error) {
+	opts := map[string]string{}
+	return opts, readCnf(path, opts, 0, true)
+}
+
+// readCnf reads the cnf file path into opts (mustExist: an error when it cannot be opened).
+func readCnf(path string, opts map[string]string, depth int, mustExist bool) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		if mustExist {
+			return err
+		}
+		return nil
 	}
 	defer f.Close()
-	opts, in := map[string]string{}, false
+	in := false
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		switch {
-		case line == "", line[0] == '#', line[0] == ';', strings.HasPrefix(line, "!"):
+		case line == "", line[0] == '#', line[0] == ';':
+			continue
+		case line[0] == '!':
+			dir, arg, _ := strings.Cut(line[1:], " ")
+			arg = strings.TrimSpace(arg)
+			if (dir != "include" && dir != "includedir") || arg == "" {
+				return fmt.Errorf("%s:%d: unknown directive %q", path, n, line)
+			}
+			if depth >= maxCnfDepth {
+				continue // mariadbd warns and skips it
+			}
+			if dir == "include" {
+				if err := readCnf(arg, opts, depth+1, false); err != nil {
+					return err
+				}
+				continue
+			}
+			ents, err := os.ReadDir(arg)
+			if err != nil {
+				return fmt.Errorf("%s:%d: !includedir %s: %w (mariadbd refuses to start)", path, n, arg, err)
+			}
+			for _, e := range ents { // ReadDir sorts by name, as mariadbd reads them
+				if strings.HasSuffix(e.Name(), ".cnf") && !e.IsDir() {
+					if err := readCnf(filepath.Join(arg, e.Name()), opts, depth+1, false); err != nil {
+						return err
+					}
+				}
+			}
 			continue
 		case line[0] == '[':
 			if !strings.HasSuffix(line, "]") {
-				return nil, fmt.Errorf("%s:%d: bad group header %q", path, n, line)
+				return fmt.Errorf("%s:%d: bad group header %q", path, n, line)
 			}
 			in = cnfGroups[strings.ToLower(strings.TrimSpace(line[1:len(line)-1]))]
 			continue
@@ -63,10 +108,30 @@ func ReadMyCnf(path string) (map[string]string, error) {
 		}
 		k, v, _ := strings.Cut(line, "=")
 		k = strings.ReplaceAll(strings.TrimSpace(k), "-", "_")
-		v = strings.Trim(strings.TrimSpace(v), `"'`)
-		opts[k] = v
+		opts[strings.TrimPrefix(k, "loose_")] = cnfValue(v)
 	}
-	return opts, sc.Err()
+	return sc.Err()
+}
+
+// cnfValue is an option's value as mariadbd reads it: up to a '#' outside quotes, trimmed, the
+// quotes around it removed.
+func cnfValue(v string) string {
+	var q byte
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case q != 0 && c == q:
+			q = 0
+		case q == 0 && (c == '"' || c == '\''):
+			q = c
+		case q == 0 && c == '#':
+			v = v[:i]
+		}
+	}
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
+	}
+	return v
 }
 
 // NewLayout resolves the options (LayoutOptions, as ReadMyCnf returns them; datadir must be
