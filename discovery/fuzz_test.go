@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -141,5 +144,31 @@ func FuzzUndoTrxs(f *testing.F) {
 			}
 			return nil, io.ErrUnexpectedEOF
 		})
+	})
+}
+
+// FuzzMyCnf reads arbitrary text as a my.cnf: an error or options, never a panic; every key it
+// returns is spelled with '_', as NewLayout looks them up.
+func FuzzMyCnf(f *testing.F) {
+	f.Add("[mysqld]\ndatadir = \"/a # b\" # c\nloose-innodb-page-size='8k'\n!includedir /nonexistent\n")
+	f.Add("[client-server]\n!include /dev/null\n[x\n")
+	f.Add("[MYSQLD]\n  innodb-log-group-home-dir = /l;x\n[galera]\nloose-datadir=/d#\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		if strings.Contains(text, "!include") {
+			return // no reading of the machine's files
+		}
+		p := filepath.Join(t.TempDir(), "my.cnf")
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		opts, err := ReadMyCnf(p)
+		if err != nil {
+			return
+		}
+		for k := range opts {
+			if strings.Contains(k, "-") {
+				t.Errorf("key %q", k)
+			}
+		}
 	})
 }
