@@ -173,6 +173,9 @@ UPDATE t_zip1 SET t = 'shrunk' WHERE id % 26 = 13;
 INSERT INTO t_zip1 (id, v, c, t) SELECT seq, 'again', 'c', REPEAT('r', seq) FROM seq_1000_to_1100;
 CREATE TABLE t_zip_small (id INT PRIMARY KEY, v VARCHAR(10)) ROW_FORMAT=COMPRESSED;
 INSERT INTO t_zip_small VALUES (1, 'z'), (2, NULL), (3, '');
+CREATE TABLE t_myisam (id INT PRIMARY KEY) ENGINE=MyISAM;
+CREATE TABLE t_memory (id INT PRIMARY KEY) ENGINE=MEMORY;
+CREATE VIEW v_int AS SELECT id FROM t_int;
 `
 
 // TestRowsAgainstServer: for every table of rowsWorkload, `rows --format tsv` on the cleanly
@@ -196,7 +199,9 @@ func TestRowsAgainstServer(t *testing.T) {
 		want[tb.name] = s.sql(t, rowsQuery(tb.name, tb.order))
 	}
 	wantIdx := rowsIndexWant(t, s)
+	others := s.sql(t, "SELECT CONCAT(TABLE_SCHEMA, '.', TABLE_NAME), IFNULL(ENGINE, 'view') FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ('mysql', 'db') AND IFNULL(ENGINE, '') <> 'InnoDB'")
 	s.shutdown(t)
+	rowsOtherEngines(t, s.dir, string(others))
 	before, beforeExt := lab.HashTree(t, s.dir), lab.HashTree(t, ext)
 	rows, zipRows := 0, 0
 	for _, tb := range rowsTables {
@@ -475,5 +480,27 @@ func rowsIndexes(t *testing.T, dir string, want map[string][]byte) {
 		if out, errs, code := run(append([]string{"rows", dir}, args...)...); code != ExitError || out != "" {
 			t.Errorf("rows %v: exit %d, %q, %s (want a refusal)", args, code, out, errs)
 		}
+	}
+}
+
+// rowsOtherEngines: rows refuses every table the server (information_schema.TABLES, lines of
+// "db.table<TAB>engine") says is not InnoDB, naming its engine (Aria, MyISAM, CSV) or saying it
+// is a view or not an InnoDB table; before, it said "no table ... in SYS_TABLES".
+func rowsOtherEngines(t *testing.T, dir, others string) {
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(others), "\n") {
+		name, engine, _ := strings.Cut(line, "\t")
+		want := map[string]string{"Aria": "is an Aria table", "MyISAM": "is a MyISAM table", "CSV": "is a CSV table", "view": "is a view"}[engine]
+		if want == "" {
+			want = "is not an InnoDB table"
+		}
+		out, errs, code := run("rows", dir, name)
+		if code != ExitError || out != "" || !strings.Contains(errs, name+" "+want) {
+			t.Errorf("rows %s (%s for the server): exit %d, %q, want %q", name, engine, code, errs, want)
+		}
+		n++
+	}
+	if n < 20 || !strings.Contains(others, "MEMORY") || !strings.Contains(others, "view") {
+		t.Errorf("the server lists %d tables of other engines, no MEMORY table or no view: the test does not exercise them\n%s", n, others)
 	}
 }

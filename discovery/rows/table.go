@@ -105,7 +105,7 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 		}
 	}
 	if dt == nil {
-		return nil, fmt.Errorf("%s: no table %s.%s in SYS_TABLES", sys.Path, db, name)
+		return nil, notInnoDB(s.Datadir, sys.Path, db, name)
 	}
 	cols, err := discovery.ReadDictColumns(sys)
 	if err != nil {
@@ -281,3 +281,22 @@ func tableOf(name string) string {
 
 // collation is the collation id in a precise type.
 func collation(prtype uint32) int { return int(prtype>>16) & 0x7fff }
+
+// notInnoDB is the error for a table SYS_TABLES does not hold: another engine's table (by the
+// files the server keeps beside its .frm), a view, or no table at all.
+func notInnoDB(datadir, sys, db, name string) error {
+	base := filepath.Join(datadir, db, name)
+	for _, e := range []struct{ ext, engine string }{{".MAI", "an Aria"}, {".MYI", "a MyISAM"}, {".CSV", "a CSV"}} {
+		if _, err := os.Stat(base + e.ext); err == nil {
+			return fmt.Errorf("%s.%s is %s table (%s): rows reads InnoDB tables only", db, name, e.engine, base+e.ext)
+		}
+	}
+	frm, err := os.ReadFile(base + ".frm")
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: no table %s.%s in SYS_TABLES, and no %s", sys, db, name, base+".frm")
+	case strings.HasPrefix(string(frm), "TYPE=VIEW"):
+		return fmt.Errorf("%s.%s is a view (%s): rows reads InnoDB tables only", db, name, base+".frm")
+	}
+	return fmt.Errorf("%s.%s is not an InnoDB table (%s exists, %s has no such table): rows reads InnoDB tables only", db, name, base+".frm", sys)
+}
