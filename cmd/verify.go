@@ -19,7 +19,9 @@ func verifyCommand() *cli.Command {
 		Usage: "CI gate: diagnose, replay recovery into a temporary copy, validate every page of the copy",
 		Description: "Exit 0 when recovery would succeed and the replayed copy validates, 1 when a finding is at or\n" +
 			"above --fail-on (the diagnosis's, REPLAY_FAILED, COPY_CORRUPT_PAGE, COPY_PAGE_AHEAD_OF_LOG,\n" +
-			"COPY_LOG_NOT_CLEAN), 2 when it could not run. The source is never written.",
+			"COPY_LOG_NOT_CLEAN), 2 when it could not run. The outcome printed (OK or FAILED, \"ok\" in JSON)\n" +
+			"follows the same rule: with --fail-on info an info finding is FAILED; with --fail-on none\n" +
+			"nothing is. The source is never written.",
 		ArgsUsage: "DIR",
 		Flags: dirFlags(
 			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules for the diagnosis: mariadb or mysql8"},
@@ -76,6 +78,9 @@ func verifyAction(c *cli.Context) error {
 	}
 	if c.IsSet("keep") {
 		j.Copy = target
+	}
+	if err := j.Judge(c.String("fail-on")); err != nil { // OK/FAILED by the rule of the exit status
+		return err
 	}
 	return show(c, func(out *report.Output) ([]report.Finding, error) { return j.Findings, view.Verification(out, j) })
 }
