@@ -85,7 +85,7 @@ func openSource(c *cli.Context) (*replay.Source, error) {
 // runRecovery is replay's Run with progress bars and, on SIGINT/SIGTERM, a word on the copy
 // left incomplete.
 func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, error) {
-	defer onInterrupt(incompleteNote(opt.Target))()
+	defer onInterrupt(incompleteNote(opt.Target, "run again with --force to start over"))()
 	copying, copied := progress("copying")
 	applying, applied := progress("applying")
 	defer applied()
@@ -102,13 +102,13 @@ func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, erro
 }
 
 // incompleteNote is what a SIGINT/SIGTERM leaves said of the copy target: nothing unless it is
-// marked incomplete.
-func incompleteNote(target string) func() string {
+// marked incomplete; then that, and what to do (again, in the command's own options).
+func incompleteNote(target, again string) func() string {
 	return func() string {
 		if _, err := os.Stat(filepath.Join(target, replay.IncompleteMarker)); err != nil {
 			return ""
 		}
-		return fmt.Sprintf("the copy %s is left incomplete (%s kept): it is not usable; run again with --force to start over",
-			target, replay.IncompleteMarker)
+		return fmt.Sprintf("the copy %s is left incomplete (%s kept): it is not usable; %s",
+			target, replay.IncompleteMarker, again)
 	}
 }

@@ -2,10 +2,14 @@ package cmd
 
 import (
 	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"innoscope/internal/lab"
+	"innoscope/replay"
 )
 
 // The third new-user trial of the front end: each test failed before its fix.
@@ -41,5 +45,40 @@ func TestVerifyFailOn(t *testing.T) {
 		if !strings.Contains(out, c.word) || code != want {
 			t.Errorf("verify --fail-on %s: exit %d, no %q in\n%s", c.failOn, code, c.word, out)
 		}
+	}
+}
+
+// TestVerifyKeepNamesItsFlags: verify's refusals of its --keep directory name --keep, never
+// recover's --into or --force (verify has neither); they said "pass --force to use it". The
+// directory refused is left as it was.
+func TestVerifyKeepNamesItsFlags(t *testing.T) {
+	s := lab.Get(t, "dml")
+	where, _ := splitOptions(s.Options)
+	root := t.TempDir()
+	empty, full, marked := filepath.Join(root, "empty"), filepath.Join(root, "full"), filepath.Join(root, "marked")
+	for _, d := range []string{empty, full, marked} {
+		if err := os.Mkdir(d, 0o750); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(full, "x"), filepath.Join(marked, replay.IncompleteMarker)} {
+		if err := os.WriteFile(f, []byte("x"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := lab.HashTree(t, root)
+	for _, c := range []struct{ dir, want string }{
+		{empty, "exists (empty): --keep needs a new directory"},
+		{full, "is not empty: --keep needs a new directory"},
+		{marked, "holds an interrupted recovery"},
+	} {
+		_, errs, code := run(append([]string{"verify", s.Crashed, "--skip-pages", "--keep", c.dir}, where...)...)
+		if code != ExitError || !strings.Contains(errs, c.want) || !strings.Contains(errs, "--keep") ||
+			strings.Contains(errs, "--into") || strings.Contains(errs, "--force") {
+			t.Errorf("verify --keep %s: exit %d, want %d and %q naming --keep (not --into, --force):\n%s", c.dir, code, ExitError, c.want, errs)
+		}
+	}
+	if after := lab.HashTree(t, root); !maps.Equal(before, after) {
+		t.Errorf("verify wrote into the --keep directories it refused: %v, was %v", after, before)
 	}
 }

@@ -66,11 +66,12 @@ func verifyAction(c *cli.Context) error {
 		})()
 		target = filepath.Join(tmp, "copy")
 	}
-	defer onInterrupt(incompleteNote(target))()
+	defer onInterrupt(incompleteNote(target, "remove it, or give --keep a new directory"))()
 	checking, checked := progress("verifying datafiles")
 	applying, applied := progress("applying")
 	j, err := replay.Verify(s, analysis.Options{Policy: pol, SkipPages: c.Bool("skip-pages"), Scan: scanOptions(c),
-		Undo: replay.RecoveredUndo, Progress: checking}, replay.RunOptions{Target: target, ApplyProgress: applying})
+		Undo: replay.RecoveredUndo, Progress: checking}, replay.RunOptions{Target: target, ApplyProgress: applying,
+		Flags: replay.TargetFlags{Dir: "--keep"}}) // verify has no --force
 	checked()
 	applied()
 	if err != nil {

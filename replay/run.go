@@ -202,6 +202,8 @@ type RunOptions struct {
 	Target   string // the copy (a new or empty directory)
 	External string // where files from outside the data directory go ("": Target+ExternalSuffix)
 	Force    bool   // use an existing empty Target, or restart an interrupted one
+	// Flags are the options that chose Target, named in its refusals (zero: recover's).
+	Flags TargetFlags
 	// CacheBytes bounds the page images held in memory (0: 512 MiB).
 	CacheBytes int64
 	// CopyProgress and ApplyProgress, if set, are called with the bytes copied and the records
@@ -240,7 +242,7 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 		cp.deferred = planDeferred(p.spaces, p.Analysis, p.kept)
 	}
 	p.kept = nil // the replay takes them (or no one)
-	lock, err := cp.Lock(opt.Force)
+	lock, err := cp.Lock(opt.Force, opt.Flags)
 	if err != nil {
 		return nil, TargetError{err}
 	}
