@@ -2,14 +2,17 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"innoscope/internal/lab"
 	"innoscope/replay"
+	"innoscope/report"
 )
 
 // The third new-user trial of the front end: each test failed before its fix.
@@ -80,5 +83,59 @@ func TestVerifyKeepNamesItsFlags(t *testing.T) {
 	}
 	if after := lab.HashTree(t, root); !maps.Equal(before, after) {
 		t.Errorf("verify wrote into the --keep directories it refused: %v, was %v", after, before)
+	}
+}
+
+// TestLogStatsFromLSNWording: `log stats --from-lsn N` counts the records from N, and its
+// UNCLEAN_SHUTDOWN said they were "after checkpoint ... crash recovery will apply them"; on a
+// cleanly shut down log (nothing to recover) it said so too. The message now names the range
+// counted, and a log that needs no recovery gets no UNCLEAN_SHUTDOWN from a range scan.
+func TestLogStatsFromLSNWording(t *testing.T) {
+	type stats struct {
+		CheckpointLSN uint64           `json:"checkpoint_lsn"`
+		StartLSN      uint64           `json:"start_lsn"`
+		PageRecords   int              `json:"page_records"`
+		PagesTouched  int              `json:"pages_touched"`
+		CrashRecovery bool             `json:"crash_recovery"`
+		Findings      []report.Finding `json:"findings"`
+	}
+	unclean := func(j stats) string {
+		for _, f := range j.Findings {
+			if f.Code == "UNCLEAN_SHUTDOWN" {
+				return f.Message
+			}
+		}
+		return ""
+	}
+	for _, name := range []string{"dml", "clean"} {
+		s := lab.Get(t, name)
+		where, _ := splitOptions(s.Options)
+		var h struct {
+			FirstLSN uint64 `json:"first_lsn"`
+		}
+		runJSON(t, &h, append([]string{"log", "header", "--json", s.Crashed}, where...)...)
+		var whole, from stats
+		runJSON(t, &whole, append([]string{"log", "stats", "--json", s.Crashed}, where...)...)
+		runJSON(t, &from, append([]string{"log", "stats", "--json", s.Crashed, "--from-lsn", strconv.FormatUint(h.FirstLSN, 10)}, where...)...)
+		if from.StartLSN != h.FirstLSN || from.StartLSN >= from.CheckpointLSN || from.PageRecords <= whole.PageRecords {
+			t.Fatalf("%s: --from-lsn %d scanned from %d (checkpoint %d), %d page records (%d from the checkpoint): not the range this test needs",
+				name, h.FirstLSN, from.StartLSN, from.CheckpointLSN, from.PageRecords, whole.PageRecords)
+		}
+		if !whole.CrashRecovery { // clean: nothing to recover, whatever the range
+			if m := unclean(from); m != "" {
+				t.Errorf("%s (clean) --from-lsn %d: UNCLEAN_SHUTDOWN %q", name, h.FirstLSN, m)
+			}
+			continue
+		}
+		wantWhole := fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them",
+			whole.PageRecords, whole.PagesTouched, whole.CheckpointLSN)
+		if m := unclean(whole); m != wantWhole {
+			t.Errorf("%s: UNCLEAN_SHUTDOWN %q, want %q", name, m, wantWhole)
+		}
+		m := unclean(from)
+		if want := fmt.Sprintf("%d page records for %d pages counted from LSN %d to the end of the log", from.PageRecords, from.PagesTouched, h.FirstLSN); !strings.HasPrefix(m, want) ||
+			strings.Contains(m, "after checkpoint") || strings.Contains(m, "will apply them") {
+			t.Errorf("%s --from-lsn %d: UNCLEAN_SHUTDOWN %q, want it to start %q and not to call these counts the checkpoint's", name, h.FirstLSN, m, want)
+		}
 	}
 }
