@@ -139,3 +139,33 @@ func TestLogStatsFromLSNWording(t *testing.T) {
 		}
 	}
 }
+
+// TestLogCommandsRefuseTablespace: `log header ibdata1` (or any datafile) said "format
+// identifier 0 (the redo log of MySQL 5.6 ...)", taking page 0 for an old log header. The log
+// commands now say the file is a tablespace, not a redo log, and to read it with `innoscope
+// pages` (exit 2, the file named; in JSON as the error's file).
+func TestLogCommandsRefuseTablespace(t *testing.T) {
+	s := lab.Get(t, "dml")
+	ibds, _ := filepath.Glob(filepath.Join(s.Crashed, "*", "*.ibd"))
+	if len(ibds) == 0 {
+		t.Fatalf("no .ibd under %s", s.Crashed)
+	}
+	for _, f := range []string{filepath.Join(s.Crashed, "ibdata1"), ibds[0]} {
+		for _, cmd := range [][]string{{"log", "header"}, {"log", "stats"}, {"log", "records"}, {"map"}} {
+			args := append(append([]string{}, cmd...), f)
+			_, errs, code := run(args...)
+			want := f + ": offset 0: not a redo log: a tablespace"
+			if code != ExitError || !strings.Contains(errs, want) || !strings.Contains(errs, "innoscope pages "+f) {
+				t.Errorf("innoscope %s: exit %d, want %d and %q with the advice to use `innoscope pages`:\n%s", strings.Join(args, " "), code, ExitError, want, errs)
+			}
+			out, _, code := run(append(args, "--json")...)
+			var j struct {
+				Error string  `json:"error"`
+				File  *string `json:"file"`
+			}
+			if err := json.Unmarshal([]byte(out), &j); err != nil || code != ExitError || j.File == nil || *j.File != f || !strings.Contains(j.Error, "not a redo log") {
+				t.Errorf("innoscope %s --json: exit %d, %v, want an error naming file %s:\n%s", strings.Join(args, " "), code, err, f, out)
+			}
+		}
+	}
+}
