@@ -51,9 +51,14 @@ func recoverAction(c *cli.Context) error {
 	}
 	defer p.Close()
 	j := view.NewRecovery(p, into, c.Bool("dry-run"), c.App.ErrWriter)
-	if !j.DryRun {
-		o, err := runRecovery(p, replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
-			CacheBytes: c.Int64("cache-mib") << 20})
+	opt := replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
+		CacheBytes: c.Int64("cache-mib") << 20}
+	if j.DryRun && into != "" { // the refusals of the target a real run makes, writing nothing
+		if err := p.CheckTarget(opt); err != nil {
+			return err
+		}
+	} else if !j.DryRun {
+		o, err := runRecovery(p, opt)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"innoscope/internal/lab"
@@ -167,5 +168,88 @@ func TestLogCommandsRefuseTablespace(t *testing.T) {
 				t.Errorf("innoscope %s --json: exit %d, %v, want an error naming file %s:\n%s", strings.Join(args, " "), code, err, f, out)
 			}
 		}
+	}
+}
+
+// TestRecoverDryRunChecksTarget: `recover --dry-run --into COPY` printed its plan (exit 0)
+// for a COPY a real run refuses: inside the source, not empty, empty without --force, an
+// interrupted copy without --force, locked by another run. It now refuses each with the real
+// run's error, and writes nothing (the marked copy it accepts with --force is left as it is;
+// the real run empties it).
+func TestRecoverDryRunChecksTarget(t *testing.T) {
+	s := lab.Get(t, "dml")
+	where, _ := splitOptions(s.Options)
+	root := t.TempDir()
+	empty, full, marked, locked := filepath.Join(root, "empty"), filepath.Join(root, "full"), filepath.Join(root, "marked"), filepath.Join(root, "locked")
+	for _, d := range []string{empty, full, marked, locked} {
+		if err := os.Mkdir(d, 0o750); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(full, "x"), filepath.Join(marked, replay.IncompleteMarker), filepath.Join(marked, "old")} {
+		if err := os.WriteFile(f, []byte("x"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lf, err := os.Open(locked) // as a run writing into it holds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	trees := append(sourceTrees(s), root)
+	hashes := func() []map[string]string {
+		var hs []map[string]string
+		for _, d := range trees {
+			hs = append(hs, lab.HashTree(t, d))
+		}
+		return hs
+	}
+	before := hashes()
+	unchanged := func(what string) {
+		t.Helper()
+		for i, h := range hashes() {
+			if !maps.Equal(h, before[i]) {
+				t.Errorf("%s wrote into %s", what, trees[i])
+			}
+		}
+	}
+	for _, c := range []struct {
+		into  string
+		force bool
+		want  string
+	}{
+		{filepath.Join(s.Crashed, "sub"), false, "overlaps the source"},
+		{full, true, "is not empty"},
+		{empty, false, "pass --force to use it"},
+		{marked, false, "holds an interrupted recovery"},
+		{locked, true, "another innoscope run"},
+	} {
+		args := append([]string{"recover", s.Crashed, "--into", c.into}, where...)
+		if c.force {
+			args = append(args, "--force")
+		}
+		_, dryErrs, dryCode := run(append(args, "--dry-run")...)
+		unchanged("recover --dry-run --into " + c.into)
+		_, errs, code := run(args...)
+		unchanged("a refused recover --into " + c.into)
+		if dryCode != ExitError || !strings.Contains(dryErrs, c.want) || dryErrs != errs || code != ExitError {
+			t.Errorf("recover --dry-run --into %s (force %v): exit %d, %q; want exit %d and the real run's refusal (exit %d) %q",
+				c.into, c.force, dryCode, dryErrs, ExitError, code, errs)
+		}
+		if _, err := os.Stat(filepath.Join(s.Crashed, "sub")); err == nil {
+			t.Fatalf("recover created %s inside the source", filepath.Join(s.Crashed, "sub"))
+		}
+	}
+	for _, into := range []string{marked, empty, filepath.Join(root, "new")} {
+		if out, errs, code := run(append([]string{"recover", s.Crashed, "--into", into, "--force", "--dry-run"}, where...)...); code != ExitClean || !strings.Contains(out, "mariadbd will") {
+			t.Errorf("recover --dry-run --force --into %s: exit %d\n%s%s", into, code, out, errs)
+		}
+	}
+	unchanged("recover --dry-run --force")
+	if _, err := os.Stat(filepath.Join(root, "new")); err == nil {
+		t.Error("recover --dry-run created its --into")
 	}
 }

@@ -223,6 +223,17 @@ type Outcome struct {
 	Seconds map[string]float64
 }
 
+// CheckTarget makes the checks of opt.Target (and its external directory) that Run makes before
+// it writes anything, and writes nothing: a dry run refuses what a real run would (a
+// TargetError).
+func (p *Source) CheckTarget(opt RunOptions) error {
+	cp := &Copy{Source: p.Layout, Target: opt.Target, External: opt.External}
+	if err := cp.CheckTarget(opt.Force, opt.Flags); err != nil {
+		return TargetError{err}
+	}
+	return nil
+}
+
 // Run copies the source into opt.Target, replays the log into the copy and resets the copy's
 // log. Until it has finished the copy holds IncompleteMarker and a log the server refuses.
 func (p *Source) Run(opt RunOptions) (*Outcome, error) {
