@@ -253,3 +253,33 @@ func TestRecoverDryRunChecksTarget(t *testing.T) {
 		t.Error("recover --dry-run created its --into")
 	}
 }
+
+// TestJSONErrorNamesPathErrorFile: with --json, an error that wraps an OS error on a path
+// (*fs.PathError: "stat /x: no such file or directory", "open /d/r.html: ...") printed
+// "file": null; the file is now the path the OS error names.
+func TestJSONErrorNamesPathErrorFile(t *testing.T) {
+	s := lab.Get(t, "dml")
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	for _, c := range []struct {
+		args []string
+		file string
+	}{
+		{[]string{"pages", filepath.Join(missing, "t.ibd")}, filepath.Join(missing, "t.ibd")},
+		{[]string{"log", "header", missing}, missing},
+		{[]string{"report", s.Crashed, "--out", filepath.Join(missing, "r.html")}, filepath.Join(missing, "r.html")},
+	} {
+		out, errs, code := run(append(c.args, "--json")...)
+		var j struct {
+			Error string  `json:"error"`
+			File  *string `json:"file"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil || code != ExitError || j.File == nil || *j.File != c.file ||
+			!strings.Contains(j.Error, c.file) {
+			t.Errorf("innoscope %s --json: exit %d (%v), want exit %d and \"file\": %q:\n%s%s", strings.Join(c.args, " "), code, err, ExitError, c.file, out, errs)
+		}
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("%s was created", missing)
+	}
+}
