@@ -283,3 +283,22 @@ func TestJSONErrorNamesPathErrorFile(t *testing.T) {
 		t.Errorf("%s was created", missing)
 	}
 }
+
+// TestRowsFormatAndJSON: `rows --format sql --json` printed JSON rows (exit 0), dropping the
+// --format asked for without a word. The contradiction is refused (exit 2) naming both flags;
+// --json alone and with --format json still print the JSON rows.
+func TestRowsFormatAndJSON(t *testing.T) {
+	s := lab.Get(t, "clean")
+	where, _ := splitOptions(s.Options)
+	json1, _, code1 := run(append([]string{"rows", s.Crashed, "db.t", "--json"}, where...)...)
+	json2, _, code2 := run(append([]string{"rows", s.Crashed, "db.t", "--format", "json", "--json"}, where...)...)
+	if code1 != ExitClean || json1 == "" || json2 != json1 || code2 != ExitClean {
+		t.Fatalf("rows --json: exit %d, --format json --json: exit %d, outputs equal %v", code1, code2, json1 == json2)
+	}
+	for _, f := range []string{"sql", "tsv"} {
+		out, errs, code := run(append([]string{"rows", s.Crashed, "db.t", "--format", f, "--json"}, where...)...)
+		if code != ExitError || !strings.Contains(errs, "--format "+f) || !strings.Contains(errs, "--json") || strings.Contains(out, json1) {
+			t.Errorf("rows --format %s --json: exit %d, want %d and an error naming --format %s and --json:\nstdout %s\nstderr %s", f, code, ExitError, f, out, errs)
+		}
+	}
+}
