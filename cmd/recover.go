@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -103,7 +104,21 @@ func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, erro
 	opt.ApplyProgress = applying
 	o, err := p.Run(opt)
 	copied()
-	return o, err
+	return o, incompleteError(err, opt.Target, "run again with --force to start over")
+}
+
+// incompleteError is err, of a run that stopped after it had written into target (no space
+// left, a failing disk), with the word on the copy left incomplete and what to do (again). A
+// refusal of the target (replay.TargetError) wrote nothing and is err alone.
+func incompleteError(err error, target, again string) error {
+	var te replay.TargetError
+	if err == nil || errors.As(err, &te) {
+		return err
+	}
+	if n := incompleteNote(target, again)(); n != "" {
+		return fmt.Errorf("%w; %s", err, n)
+	}
+	return err
 }
 
 // incompleteNote is what a SIGINT/SIGTERM leaves said of the copy target: nothing unless it is
@@ -113,7 +128,7 @@ func incompleteNote(target, again string) func() string {
 		if _, err := os.Stat(filepath.Join(target, replay.IncompleteMarker)); err != nil {
 			return ""
 		}
-		return fmt.Sprintf("the copy %s is left incomplete (%s kept): it is not usable; %s",
+		return fmt.Sprintf("the copy %s is left incomplete, marked so by %s: it is not usable; %s",
 			target, replay.IncompleteMarker, again)
 	}
 }

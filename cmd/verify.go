@@ -74,7 +74,9 @@ func verifyAction(c *cli.Context) error {
 		Flags: replay.TargetFlags{Dir: "--keep"}}) // verify has no --force
 	checked()
 	applied()
-	if err != nil {
+	if err != nil && c.IsSet("keep") { // a temporary copy is removed
+		return incompleteError(err, target, "remove it, or give --keep a new directory")
+	} else if err != nil {
 		return err
 	}
 	if c.IsSet("keep") {
