@@ -302,3 +302,38 @@ func TestRowsFormatAndJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestToLSNSaysWhereItStopped: `log stats` and `log records` with --to-lsn N said "end of log
+// LSN M" and "end of log at LSN M: limit (reached the requested end LSN)", though the log goes
+// on past M; on a MariaDB 10.5 log `log stats` ignored --to-lsn and counted to the end. Both now
+// say the scan stopped at --to-lsn N, on both formats, and end at the same LSN.
+func TestToLSNSaysWhereItStopped(t *testing.T) {
+	type stats struct {
+		CheckpointLSN uint64 `json:"checkpoint_lsn"`
+		EndLSN        uint64 `json:"end_lsn"`
+		StopReason    string `json:"stop_reason"`
+		RecordCount   int    `json:"record_count"`
+	}
+	for _, s := range []*lab.Scenario{lab.Get(t, "dml"), lab.Get105(t, "dml105")} {
+		where, _ := splitOptions(s.Options)
+		var whole, part stats
+		runJSON(t, &whole, append([]string{"log", "stats", "--json", s.Crashed}, where...)...)
+		n := whole.CheckpointLSN + (whole.EndLSN-whole.CheckpointLSN)/4
+		to := strconv.FormatUint(n, 10)
+		runJSON(t, &part, append([]string{"log", "stats", "--json", s.Crashed, "--to-lsn", to}, where...)...)
+		if part.StopReason != "limit" || part.EndLSN < n || part.EndLSN >= whole.EndLSN || part.RecordCount >= whole.RecordCount {
+			t.Errorf("%s: log stats --to-lsn %d: stopped (%s) at %d with %d records; the whole log ends at %d with %d",
+				s.Name, n, part.StopReason, part.EndLSN, part.RecordCount, whole.EndLSN, whole.RecordCount)
+		}
+		out, errs, code := run(append([]string{"log", "stats", s.Crashed, "--to-lsn", to}, where...)...)
+		if code != ExitClean || !strings.Contains(out, "at --to-lsn "+to) || strings.Contains(out, "end of log") || strings.Contains(out, "limit:") {
+			t.Errorf("%s: log stats --to-lsn %s: exit %d, want it to say it stopped at --to-lsn %s:\n%s%s", s.Name, to, code, to, out, errs)
+		}
+		out, errs, code = run(append([]string{"log", "records", s.Crashed, "--to-lsn", to}, where...)...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		want := fmt.Sprintf("stopped at --to-lsn %s: the scan ends at LSN %d", to, part.EndLSN)
+		if last := lines[len(lines)-1]; code != ExitClean || !strings.HasPrefix(last, want) {
+			t.Errorf("%s: log records --to-lsn %s: exit %d, last line %q, want it to start %q\n%s", s.Name, to, code, last, want, errs)
+		}
+	}
+}

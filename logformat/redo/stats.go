@@ -40,6 +40,9 @@ type Stats struct {
 	Blocks bool `json:"-"`
 	// TypeNames are the names of the log's record types in their order.
 	TypeNames []string `json:"-"`
+	// ToLSN is the end LSN the scan was given (--to-lsn; 0: none), where it stopped when
+	// StopReason is "limit".
+	ToLSN uint64 `json:"-"`
 }
 
 // Stats scans the log and counts its mini-transactions and records.
@@ -60,7 +63,7 @@ func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
 		StopDetail: st.StopDetail, StopOffset: st.StopOffset, Bytes: st.EndLSN - st.StartLSN, MTRCount: st.MTRs,
 		RecordCount: st.Records, RecordsByType: sortedTypeCounts(st.ByType), PageRecords: pageRecs,
-		PagesTouched: st.PagesTouched, MalformedRecords: st.Malformed, TypeNames: typeNames()}
+		PagesTouched: st.PagesTouched, MalformedRecords: st.Malformed, TypeNames: typeNames(), ToLSN: opt.To}
 	if st.FileCheckpointEnd != 0 {
 		j.FileCheckpointEndLSN = &st.FileCheckpointEnd
 	}

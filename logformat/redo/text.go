@@ -1,6 +1,10 @@
 package redo
 
-import "fmt"
+import (
+	"fmt"
+
+	"innoscope/logformat"
+)
 
 // Fields are the description as FIELD/VALUE rows, in the words `log header` prints. For a log
 // of 4 KiB checkpoint blocks the checkpoints are separate (CheckpointRows); for a log of
@@ -70,20 +74,31 @@ func (d *Description) CheckpointRows(paint func(good bool, s string) string) [][
 
 // Fields are the statistics as FIELD/VALUE rows, in the words `log stats` prints.
 func (j *Stats) Fields() [][]string {
+	limited := j.StopReason == string(logformat.StopLimit)
 	if j.Blocks {
+		stopped := fmt.Sprintf("%s: %s", j.StopReason, j.StopDetail)
+		if limited {
+			stopped = fmt.Sprintf("at --to-lsn %d (the log was not read further)", j.ToLSN)
+		}
 		return [][]string{
 			{"log file", j.LogFile}, {"format", j.Format}, {"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
 			{"decoded", fmt.Sprintf("LSN %d to %d", j.StartLSN, j.EndLSN)},
-			{"scan stopped", fmt.Sprintf("%s: %s", j.StopReason, j.StopDetail)},
+			{"scan stopped", stopped},
 			{"mini-transactions", fmt.Sprint(j.MTRCount)}, {"records", fmt.Sprint(j.RecordCount)},
 			{"pages touched", fmt.Sprint(j.PagesTouched)}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
 		}
 	}
+	end := []string{"end of log LSN", fmt.Sprint(j.EndLSN)}
+	stopped := fmt.Sprintf("%s: %s (file offset %d)", j.StopReason, j.StopDetail, j.StopOffset)
+	if limited {
+		end[0] = "scan ended at LSN"
+		stopped = fmt.Sprintf("at --to-lsn %d (file offset %d; the log was not read further)", j.ToLSN, j.StopOffset)
+	}
 	return [][]string{
 		{"log file", j.LogFile},
 		{"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
-		{"end of log LSN", fmt.Sprint(j.EndLSN)},
-		{"scan stopped", fmt.Sprintf("%s: %s (file offset %d)", j.StopReason, j.StopDetail, j.StopOffset)},
+		end,
+		{"scan stopped", stopped},
 		{"bytes scanned", fmt.Sprint(j.Bytes)},
 		{"mini-transactions", fmt.Sprint(j.MTRCount)},
 		{"records", fmt.Sprint(j.RecordCount)},
