@@ -193,6 +193,11 @@ func (c *Copy) checkOverlaps(flags TargetFlags) error {
 			return err
 		}
 	}
+	t, e := discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())
+	if t == e || discovery.Within(e, t) || discovery.Within(t, e) { // only a given --external-dir can
+		return fmt.Errorf("--external-dir %s overlaps %s %s: they must not hold one another (the server takes every subdirectory of its data directory for a database)",
+			c.external(), flags.Dir, c.Target)
+	}
 	return nil
 }
 
