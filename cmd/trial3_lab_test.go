@@ -337,3 +337,30 @@ func TestToLSNSaysWhereItStopped(t *testing.T) {
 		}
 	}
 }
+
+// TestLogHeader105Records: `log header` of a MariaDB 10.5 log said its blocks held "MLOG
+// records" (10.5-10.7 write the physical records of 10.8 in 512-byte blocks) and gave the
+// format identifier in decimal (1346918739) where the server's sources write it in hex
+// (0x50485953, "PHYS"). JSON keeps the number.
+func TestLogHeader105Records(t *testing.T) {
+	s := lab.Get105(t, "dml105")
+	out, errs, code := run("log", "header", s.Crashed)
+	rows := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Split(l, "│"); len(f) == 4 {
+			rows[strings.TrimSpace(f[1])] = strings.TrimSpace(f[2])
+		}
+	}
+	if code != ExitClean || !strings.HasSuffix(rows["format"], "(0x50485953)") || strings.Contains(rows["records"], "MLOG") ||
+		!strings.Contains(rows["records"], "physical records of MariaDB 10.8") {
+		t.Errorf("log header of a 10.5 log: exit %d, format %q, records %q; want the id in hex and the physical records named\n%s%s",
+			code, rows["format"], rows["records"], out, errs)
+	}
+	var j struct {
+		FormatID uint32 `json:"format_id"`
+	}
+	runJSON(t, &j, "log", "header", "--json", s.Crashed)
+	if j.FormatID != 0x50485953 {
+		t.Errorf("log header --json: format_id %d, want %d", j.FormatID, 0x50485953)
+	}
+}
