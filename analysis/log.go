@@ -17,6 +17,9 @@ func OpenLog(s discovery.Layout, arg string) (*redo.Log, error) {
 	if arg == "" {
 		arg = s.Datadir
 	}
+	if err := discovery.NotRedoLog(discovery.AbsPath(arg)); err != nil { // a datafile given as the log
+		return nil, err
+	}
 	l, err := redo.Open(logLocation(s, discovery.AbsPath(arg)))
 	if err != nil {
 		return nil, err

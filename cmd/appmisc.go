@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -79,7 +81,8 @@ type jsonError struct {
 }
 
 // printJSONError prints err as one JSON object, with the file, byte offset and LSN an
-// error of the log's format carries.
+// error of the log's format carries, else the file (and offset) the message starts with, else
+// the file of an OS error it wraps (*fs.PathError).
 func printJSONError(w io.Writer, err error) {
 	j := jsonError{Error: err.Error()}
 	var fe *logformat.FormatError
@@ -98,6 +101,12 @@ func printJSONError(w io.Writer, err error) {
 		if off, ok := offsetOf(err.Error()[len(f)+2:]); ok {
 			j.Offset = &off
 		}
+	} else if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path != "" { // "stat /x: no such file"
+		f := pe.Path
+		if a, err := filepath.Abs(f); err == nil {
+			f = a
+		}
+		j.File = &f
 	}
 	b, _ := json.Marshal(j)
 	fmt.Fprintf(w, "%s\n", b)

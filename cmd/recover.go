@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,9 +52,14 @@ func recoverAction(c *cli.Context) error {
 	}
 	defer p.Close()
 	j := view.NewRecovery(p, into, c.Bool("dry-run"), c.App.ErrWriter)
-	if !j.DryRun {
-		o, err := runRecovery(p, replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
-			CacheBytes: c.Int64("cache-mib") << 20})
+	opt := replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
+		CacheBytes: c.Int64("cache-mib") << 20}
+	if j.DryRun && into != "" { // the refusals of the target a real run makes, writing nothing
+		if err := p.CheckTarget(opt); err != nil {
+			return err
+		}
+	} else if !j.DryRun {
+		o, err := runRecovery(p, opt)
 		if err != nil {
 			return err
 		}
@@ -85,7 +91,7 @@ func openSource(c *cli.Context) (*replay.Source, error) {
 // runRecovery is replay's Run with progress bars and, on SIGINT/SIGTERM, a word on the copy
 // left incomplete.
 func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, error) {
-	defer onInterrupt(incompleteNote(opt.Target))()
+	defer onInterrupt(incompleteNote(opt.Target, "run again with --force to start over"))()
 	copying, copied := progress("copying")
 	applying, applied := progress("applying")
 	defer applied()
@@ -98,17 +104,31 @@ func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, erro
 	opt.ApplyProgress = applying
 	o, err := p.Run(opt)
 	copied()
-	return o, err
+	return o, incompleteError(err, opt.Target, "run again with --force to start over")
+}
+
+// incompleteError is err, of a run that stopped after it had written into target (no space
+// left, a failing disk), with the word on the copy left incomplete and what to do (again). A
+// refusal of the target (replay.TargetError) wrote nothing and is err alone.
+func incompleteError(err error, target, again string) error {
+	var te replay.TargetError
+	if err == nil || errors.As(err, &te) {
+		return err
+	}
+	if n := incompleteNote(target, again)(); n != "" {
+		return fmt.Errorf("%w; %s", err, n)
+	}
+	return err
 }
 
 // incompleteNote is what a SIGINT/SIGTERM leaves said of the copy target: nothing unless it is
-// marked incomplete.
-func incompleteNote(target string) func() string {
+// marked incomplete; then that, and what to do (again, in the command's own options).
+func incompleteNote(target, again string) func() string {
 	return func() string {
 		if _, err := os.Stat(filepath.Join(target, replay.IncompleteMarker)); err != nil {
 			return ""
 		}
-		return fmt.Sprintf("the copy %s is left incomplete (%s kept): it is not usable; run again with --force to start over",
-			target, replay.IncompleteMarker)
+		return fmt.Sprintf("the copy %s is left incomplete, marked so by %s: it is not usable; %s",
+			target, replay.IncompleteMarker, again)
 	}
 }

@@ -35,6 +35,12 @@ func rowsAction(c *cli.Context) error {
 	} else if c.NArg() != 2 {
 		return fmt.Errorf("expected DIR and DB.TABLE, got %d arguments", c.NArg())
 	}
+	format := c.String("format")
+	if c.Bool("json") && c.IsSet("format") && format != "json" {
+		return fmt.Errorf("--format %s and --json contradict each other (--json is --format json): give one of them", format)
+	} else if c.Bool("json") {
+		format = "json"
+	}
 	db, table, ok := strings.Cut(name, ".")
 	if !ok || db == "" || table == "" {
 		return fmt.Errorf("%q: give the table as DB.TABLE", name)
@@ -52,10 +58,6 @@ func rowsAction(c *cli.Context) error {
 	tz, err := rows.ParseTimeZone(c.String("time-zone"))
 	if err != nil {
 		return err
-	}
-	format := c.String("format")
-	if c.Bool("json") {
-		format = "json"
 	}
 	// A running server's checkpoint lags what its files hold: with --allow-live they are read as they are.
 	opt := rows.Options{Format: format, Scan: c.Bool("scan"), Index: c.String("index"), Uncommitted: c.Bool("uncommitted"), TimeZone: tz, AllowCrashed: c.Bool("allow-live")}

@@ -19,7 +19,9 @@ func verifyCommand() *cli.Command {
 		Usage: "CI gate: diagnose, replay recovery into a temporary copy, validate every page of the copy",
 		Description: "Exit 0 when recovery would succeed and the replayed copy validates, 1 when a finding is at or\n" +
 			"above --fail-on (the diagnosis's, REPLAY_FAILED, COPY_CORRUPT_PAGE, COPY_PAGE_AHEAD_OF_LOG,\n" +
-			"COPY_LOG_NOT_CLEAN), 2 when it could not run. The source is never written.",
+			"COPY_LOG_NOT_CLEAN), 2 when it could not run. The outcome printed (OK or FAILED, \"ok\" in JSON)\n" +
+			"follows the same rule: with --fail-on info an info finding is FAILED; with --fail-on none\n" +
+			"nothing is. The source is never written.",
 		ArgsUsage: "DIR",
 		Flags: dirFlags(
 			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules for the diagnosis: mariadb or mysql8"},
@@ -64,18 +66,24 @@ func verifyAction(c *cli.Context) error {
 		})()
 		target = filepath.Join(tmp, "copy")
 	}
-	defer onInterrupt(incompleteNote(target))()
+	defer onInterrupt(incompleteNote(target, "remove it, or give --keep a new directory"))()
 	checking, checked := progress("verifying datafiles")
 	applying, applied := progress("applying")
 	j, err := replay.Verify(s, analysis.Options{Policy: pol, SkipPages: c.Bool("skip-pages"), Scan: scanOptions(c),
-		Undo: replay.RecoveredUndo, Progress: checking}, replay.RunOptions{Target: target, ApplyProgress: applying})
+		Undo: replay.RecoveredUndo, Progress: checking}, replay.RunOptions{Target: target, ApplyProgress: applying,
+		Flags: replay.TargetFlags{Dir: "--keep"}}) // verify has no --force
 	checked()
 	applied()
-	if err != nil {
+	if err != nil && c.IsSet("keep") { // a temporary copy is removed
+		return incompleteError(err, target, "remove it, or give --keep a new directory")
+	} else if err != nil {
 		return err
 	}
 	if c.IsSet("keep") {
 		j.Copy = target
+	}
+	if err := j.Judge(c.String("fail-on")); err != nil { // OK/FAILED by the rule of the exit status
+		return err
 	}
 	return show(c, func(out *report.Output) ([]report.Finding, error) { return j.Findings, view.Verification(out, j) })
 }

@@ -257,6 +257,11 @@ func (s *Scanner) end(r StopReason, at int, detail string) bool {
 	return false
 }
 
+// StopBefore makes the scan stop before the first mini-transaction that starts at or after lsn
+// (StopLimit), as ScanOptions.ToLSN does, for a scanner made without options (PhysScanner); 0:
+// no limit.
+func (s *Scanner) StopBefore(lsn uint64) { s.opt.ToLSN = lsn }
+
 // nextDecoded is Next over mini-transactions decoded beforehand.
 func (s *Scanner) nextDecoded() bool {
 	if s.opt.ToLSN != 0 && s.lsn >= s.opt.ToLSN {

@@ -90,14 +90,26 @@ func (l *TargetLock) Unlock() {
 	}
 }
 
+// TargetFlags are the options of the command that chose the copy's directory, which its
+// refusals name: Dir the copy's (recover's --into, verify's --keep), Force the one that empties
+// an interrupted copy ("" when the command has none). The zero value is recover's.
+type TargetFlags struct{ Dir, Force string }
+
+// orDefault is f, or recover's flags when f is the zero value.
+func (f TargetFlags) orDefault() TargetFlags {
+	if f.Dir == "" {
+		return TargetFlags{Dir: "--into", Force: "--force"}
+	}
+	return f
+}
+
 // Lock checks the target before anything is written (it must not overlap any place the source
 // is read from), creates it if new, locks it against a concurrent run, and then checks what it
-// holds (see CheckTarget).
-func (c *Copy) Lock(force bool) (*TargetLock, error) {
-	for _, d := range []struct{ what, dir string }{{"--into", c.Target}, {"the external directory", c.external()}} {
-		if err := c.CheckOverlap(d.what, d.dir); err != nil {
-			return nil, err
-		}
+// holds (see CheckTarget). Its refusals name the options in flags.
+func (c *Copy) Lock(force bool, flags TargetFlags) (*TargetLock, error) {
+	flags = flags.orDefault()
+	if err := c.checkOverlaps(flags); err != nil {
+		return nil, err
 	}
 	for _, d := range []string{c.Target, c.external()} { // the copy's own directories are never made again
 		if err := os.MkdirAll(filepath.Dir(filepath.Clean(d)), 0o750); err != nil {
@@ -116,9 +128,16 @@ func (c *Copy) Lock(force bool) (*TargetLock, error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("--into %s: another innoscope run is writing into it (it holds a lock on the directory)", c.Target)
+		return nil, c.lockedError(flags)
 	}
-	if err := c.checkDirs(force, created); err != nil {
+	toEmpty, err := c.checkDirs(force, created, flags)
+	for _, d := range toEmpty {
+		if err != nil {
+			break
+		}
+		err = emptyDir(d)
+	}
+	if err != nil {
 		f.Close()
 		if created {
 			os.Remove(c.Target)
@@ -128,22 +147,66 @@ func (c *Copy) Lock(force bool) (*TargetLock, error) {
 	return &TargetLock{f: f, c: c}, nil
 }
 
-// CheckTarget refuses a copy that would overlap the source or hold anything but an empty
-// directory, and the same for its external directory. With force, a directory that holds
-// IncompleteMarker (an interrupted copy: everything in it was written by innoscope) is emptied;
-// a non-empty directory without it is refused even then.
-func (c *Copy) CheckTarget(force bool) error {
-	for _, d := range []struct{ what, dir string }{{"--into", c.Target}, {"the external directory", c.external()}} {
+// lockedError is the refusal of a target another run holds locked.
+func (c *Copy) lockedError(flags TargetFlags) error {
+	return fmt.Errorf("%s %s: another innoscope run is writing into it (it holds a lock on the directory)", flags.Dir, c.Target)
+}
+
+// CheckTarget makes every check Lock makes, and writes nothing (a dry run's): it refuses a
+// copy that would overlap the source, that another run holds locked, or that holds anything but
+// an empty directory (a new one is fine), and the same for its external directory. With force,
+// an empty directory, or one that holds IncompleteMarker (an interrupted copy: Lock empties it),
+// passes; a non-empty directory without the marker is refused even then.
+func (c *Copy) CheckTarget(force bool, flags TargetFlags) error {
+	flags = flags.orDefault()
+	if err := c.checkOverlaps(flags); err != nil {
+		return err
+	}
+	if f, err := os.Open(c.Target); err == nil { // an existing target: is a run writing into it?
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		f.Close() // releases the probe's lock
+		if err != nil {
+			return c.lockedError(flags)
+		}
+	}
+	_, err := c.checkDirs(force, false, flags)
+	return err
+}
+
+// emptyDir removes everything in dir.
+func emptyDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOverlaps refuses a copy or external directory that overlaps a place the source is read
+// from.
+func (c *Copy) checkOverlaps(flags TargetFlags) error {
+	for _, d := range []struct{ what, dir string }{{flags.Dir, c.Target}, {"the external directory", c.external()}} {
 		if err := c.CheckOverlap(d.what, d.dir); err != nil {
 			return err
 		}
 	}
-	return c.checkDirs(force, false)
+	t, e := discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())
+	if t == e || discovery.Within(e, t) || discovery.Within(t, e) { // only a given --external-dir can
+		return fmt.Errorf("--external-dir %s overlaps %s %s: they must not hold one another (the server takes every subdirectory of its data directory for a database)",
+			c.external(), flags.Dir, c.Target)
+	}
+	return nil
 }
 
-// checkDirs is CheckTarget after the overlap checks; created says Lock has just made the
-// target (empty, so no --force is needed for it).
-func (c *Copy) checkDirs(force, created bool) error {
+// checkDirs is CheckTarget after the overlap and lock checks, writing nothing; created says
+// Lock has just made the target (empty, so no --force is needed for it). It returns the
+// interrupted copies that force says to empty.
+func (c *Copy) checkDirs(force, created bool, flags TargetFlags) (toEmpty []string, err error) {
 	for _, d := range []string{c.Target, c.external()} {
 		if created && d == c.Target {
 			continue
@@ -152,28 +215,31 @@ func (c *Copy) checkDirs(force, created bool) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
-			return err
+			return nil, err
 		}
 		_, merr := os.Stat(filepath.Join(d, IncompleteMarker))
 		marked := merr == nil
 		switch {
+		case marked && !force && flags.Force == "":
+			return nil, fmt.Errorf("%s holds an interrupted recovery (%s is there): it is not usable; remove it or give %s a new directory",
+				d, IncompleteMarker, flags.Dir)
 		case marked && !force:
-			return fmt.Errorf("%s holds an interrupted recovery (%s is there): it is not usable; pass --force to remove it and start again",
-				d, IncompleteMarker)
+			return nil, fmt.Errorf("%s holds an interrupted recovery (%s is there): it is not usable; pass %s to remove it and start again",
+				d, IncompleteMarker, flags.Force)
 		case marked:
-			for _, e := range ents {
-				if err := os.RemoveAll(filepath.Join(d, e.Name())); err != nil {
-					return err
-				}
-			}
+			toEmpty = append(toEmpty, d)
+		case len(ents) == 0 && !force && flags.Force == "":
+			return nil, fmt.Errorf("%s exists (empty): %s needs a new directory; remove it or name another", d, flags.Dir)
 		case len(ents) == 0 && !force:
-			return fmt.Errorf("%s exists (empty); pass --force to use it", d)
+			return nil, fmt.Errorf("%s exists (empty); pass %s to use it", d, flags.Force)
+		case len(ents) != 0 && flags.Force == "":
+			return nil, fmt.Errorf("%s is not empty: %s needs a new directory; name another", d, flags.Dir)
 		case len(ents) != 0:
-			return fmt.Errorf("%s is not empty and is not an interrupted innoscope copy (no %s): innoscope only writes into new or empty directories, and --force only removes its own interrupted copies",
-				d, IncompleteMarker)
+			return nil, fmt.Errorf("%s is not empty and is not an interrupted innoscope copy (no %s): innoscope only writes into new or empty directories, and %s only removes its own interrupted copies",
+				d, IncompleteMarker, flags.Force)
 		}
 	}
-	return nil
+	return toEmpty, nil
 }
 
 // markIncomplete writes IncompleteMarker into dir.

@@ -202,6 +202,8 @@ type RunOptions struct {
 	Target   string // the copy (a new or empty directory)
 	External string // where files from outside the data directory go ("": Target+ExternalSuffix)
 	Force    bool   // use an existing empty Target, or restart an interrupted one
+	// Flags are the options that chose Target, named in its refusals (zero: recover's).
+	Flags TargetFlags
 	// CacheBytes bounds the page images held in memory (0: 512 MiB).
 	CacheBytes int64
 	// CopyProgress and ApplyProgress, if set, are called with the bytes copied and the records
@@ -219,6 +221,17 @@ type Outcome struct {
 	// Seconds is the wall time of each phase: copy, replay (reading, applying and writing
 	// pages, file operations), log (one syncfs of the copy, then writing the new redo log).
 	Seconds map[string]float64
+}
+
+// CheckTarget makes the checks of opt.Target (and its external directory) that Run makes before
+// it writes anything, and writes nothing: a dry run refuses what a real run would (a
+// TargetError).
+func (p *Source) CheckTarget(opt RunOptions) error {
+	cp := &Copy{Source: p.Layout, Target: opt.Target, External: opt.External}
+	if err := cp.CheckTarget(opt.Force, opt.Flags); err != nil {
+		return TargetError{err}
+	}
+	return nil
 }
 
 // Run copies the source into opt.Target, replays the log into the copy and resets the copy's
@@ -240,7 +253,7 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 		cp.deferred = planDeferred(p.spaces, p.Analysis, p.kept)
 	}
 	p.kept = nil // the replay takes them (or no one)
-	lock, err := cp.Lock(opt.Force)
+	lock, err := cp.Lock(opt.Force, opt.Flags)
 	if err != nil {
 		return nil, TargetError{err}
 	}

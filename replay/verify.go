@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 
 	"innoscope/analysis"
@@ -14,9 +15,11 @@ import (
 
 // Verification is what Verify found: the diagnosis's findings and those of the replay and of
 // the replayed copy (REPLAY_FAILED, COPY_CORRUPT_PAGE, COPY_PAGE_AHEAD_OF_LOG,
-// COPY_LOG_NOT_CLEAN). OK: none is an error.
+// COPY_LOG_NOT_CLEAN). OK: no finding is at or above FailOn (error unless Judge says otherwise),
+// the rule of the exit status.
 type Verification struct {
 	OK            bool             `json:"ok"`
+	FailOn        string           `json:"fail_on"` // the severity OK was judged by: info, warning, error or none
 	Datadir       string           `json:"datadir"`
 	CheckpointLSN uint64           `json:"checkpoint_lsn"`
 	EndLSN        uint64           `json:"end_lsn"`
@@ -62,13 +65,20 @@ func Verify(s discovery.Layout, opt analysis.Options, run RunOptions) (*Verifica
 			v.PagesVerified = CheckCopy(run.Target, d.Layout, o.Result.EndLSN, fail)
 		}
 	}
-	v.OK = true
-	for _, f := range v.Findings {
-		if f.Severity == report.Error {
-			v.OK = false
-		}
-	}
+	v.Judge("error")
 	return v, nil
+}
+
+// Judge sets OK by the severity failOn (info, warning, error or none, as --fail-on): OK when no
+// finding is at or above it, the rule by which the command's exit status is 0.
+func (v *Verification) Judge(failOn string) error {
+	level, err := report.ParseSeverity(failOn)
+	if err != nil {
+		return err
+	}
+	w, any := report.Worst(v.Findings)
+	v.OK, v.FailOn = !any || w < level, strings.ToLower(failOn)
+	return nil
 }
 
 // notReplayed is verify's error when the replay is beyond innoscope: it could not check the

@@ -99,12 +99,33 @@ func Scan(path string, fs []report.Finding, sc *logformat.Scanner, end uint64, f
 	if fcp != nil {
 		fs = append(fs, *fcp)
 	}
-	if pageRecs > 0 {
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: path, LSN: &end,
-			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them",
-				pageRecs, pages, cpLSN)})
+	if f := Unclean(path, cpLSN, end, cpLSN, false, true, pageRecs, pages); f != nil {
+		fs = append(fs, *f)
 	}
 	return fs
+}
+
+// Unclean is UNCLEAN_SHUTDOWN for pageRecs page records on pages pages counted by a scan of the
+// log at path from start to end (limited: it stopped at an end LSN asked for, not at the end of
+// the log), whose checkpoint is at cpLSN; recovery says the server will run crash recovery. nil
+// when there is nothing to say: no page records, or a scan of another range of a log that needs
+// no recovery. The message says what was counted: the records recovery applies only when the
+// scan went from the checkpoint to the end of the log.
+func Unclean(path string, start, end, cpLSN uint64, limited, recovery bool, pageRecs, pages int) *report.Finding {
+	whole := start == cpLSN && !limited
+	if pageRecs == 0 || !whole && !recovery {
+		return nil
+	}
+	msg := fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them", pageRecs, pages, cpLSN)
+	if !whole {
+		to := "the end of the log"
+		if limited {
+			to = fmt.Sprintf("LSN %d", end)
+		}
+		msg = fmt.Sprintf("%d page records for %d pages counted from LSN %d to %s, the range scanned; "+
+			"crash recovery applies those from checkpoint LSN %d to the end of the log", pageRecs, pages, start, to, cpLSN)
+	}
+	return &report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: path, LSN: &end, Message: msg}
 }
 
 // Clean105 drops MISSING_FILE_CHECKPOINT from the findings on a MariaDB 10.5-10.7 log that

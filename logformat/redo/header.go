@@ -26,6 +26,9 @@ type Description struct {
 	Blocks *BlockWalk `json:"blocks,omitempty"`
 	// RingFiles is the number of ib_logfileN files of a ring log (0: not a ring).
 	RingFiles int `json:"-"`
+	// Physical: a MariaDB 10.5-10.7 log, whose 512-byte blocks carry the physical records of
+	// 10.8 (not MLOG records).
+	Physical bool `json:"-"`
 }
 
 // BlockWalk is the walk of a block log's 512-byte blocks from the first (of a ring: the
@@ -72,6 +75,7 @@ func (l *Log) Describe() (*Description, error) {
 			return nil, err
 		}
 		d.Blocks = &BlockWalk{Count: sc.Blocks, EndLSN: sc.EndLSN, StopReason: string(sc.Stop), StopDetail: sc.StopDetail, StopOffset: sc.StopOffset}
+		d.Physical = l.blocks.Physical()
 		if l.blocks.IsRing() {
 			d.RingFiles = len(l.blocks.RingFiles())
 		}

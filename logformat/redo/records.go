@@ -42,15 +42,23 @@ type End struct {
 	// Offset is the file offset where the scan stopped, when OffsetKnown (MariaDB 10.8+).
 	Offset      int64
 	OffsetKnown bool
+	// To is the end LSN the scan was given (--to-lsn; 0: none): a scan stopped there (Reason
+	// StopLimit) did not reach the end of the log.
+	To uint64
 }
 
-// String is the line that says where and why the log ends.
+// String is the line that says where and why the log ends, or where the scan stopped short of
+// it at --to-lsn.
 func (e End) String() string {
-	s := fmt.Sprintf("end of log at LSN %d: %s (%s)", e.LSN, e.Reason, e.Detail)
+	at := ""
 	if e.OffsetKnown {
-		s += fmt.Sprintf(" at file offset %d", e.Offset)
+		at = fmt.Sprintf(" at file offset %d", e.Offset)
 	}
-	return s
+	if e.Reason == logformat.StopLimit {
+		return fmt.Sprintf("stopped at --to-lsn %d: the scan ends at LSN %d%s, where the first mini-transaction at or after it starts; the log was not read further",
+			e.To, e.LSN, at)
+	}
+	return fmt.Sprintf("end of log at LSN %d: %s (%s)%s", e.LSN, e.Reason, e.Detail, at)
 }
 
 // Filter selects records: by type name (nil: any), tablespace id and page number (-1: any).
@@ -137,7 +145,7 @@ func (rs *RecordScan) Each(f Filter, fn func(*Record) error) (*Listing, error) {
 			return nil, err
 		}
 		reason, detail, off := sc.Stop()
-		return &Listing{End: End{LSN: sc.LSN(), Reason: reason, Detail: detail, Offset: off, OffsetKnown: true},
+		return &Listing{End: End{LSN: sc.LSN(), Reason: reason, Detail: detail, Offset: off, OffsetKnown: true, To: rs.opt.To},
 			Findings: logcheck.Scan(l.Path, nil, sc, sc.LSN(), logcheck.FileCheckpoint(l.v108, l.Path, l.PageSize), cpLSN, 0, 0)}, nil
 	}
 	start := sc.LSN()
@@ -150,7 +158,7 @@ func (rs *RecordScan) Each(f Filter, fn func(*Record) error) (*Listing, error) {
 	}
 	reason, detail, _ := sc.Stop()
 	end := sc.LSN()
-	return &Listing{End: End{LSN: end, Reason: reason, Detail: detail},
+	return &Listing{End: End{LSN: end, Reason: reason, Detail: detail, To: rs.opt.To},
 		Findings: logcheck.Clean105(logcheck.Scan(l.Path, nil, sc, end, logcheck.ScanFileCheckpoint(l.Path, start, end, fcpEnd, cpLSN), cpLSN, 0, 0), end, cpLSN)}, nil
 }
 

@@ -33,8 +33,7 @@ func (l *Log) noStart() error {
 
 // Scanner decodes the mini-transactions of a log of page records (MariaDB 10.5+; see
 // Replayable) from the checkpoint or opt.From, checked against the page size; with the
-// checkpoint LSN. A MariaDB 10.8+ scan stops at opt.To; a 10.5-10.7 one goes on (its readers
-// stop at To themselves).
+// checkpoint LSN. It stops before the first mini-transaction that starts at or after opt.To.
 func (l *Log) Scanner(opt ScanOptions) (*logformat.Scanner, uint64, error) {
 	if l.blocks == nil {
 		cp, ok := l.Checkpoint()
@@ -61,6 +60,9 @@ func (l *Log) Scanner(opt ScanOptions) (*logformat.Scanner, uint64, error) {
 		from = 0 // the first mini-transaction of the oldest block
 	}
 	sc, err := l.blocks.PhysScanner(from, l.PageSize)
+	if err == nil {
+		sc.StopBefore(opt.To)
+	}
 	return sc, cpLSN, err
 }
 

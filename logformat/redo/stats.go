@@ -40,6 +40,9 @@ type Stats struct {
 	Blocks bool `json:"-"`
 	// TypeNames are the names of the log's record types in their order.
 	TypeNames []string `json:"-"`
+	// ToLSN is the end LSN the scan was given (--to-lsn; 0: none), where it stopped when
+	// StopReason is "limit".
+	ToLSN uint64 `json:"-"`
 }
 
 // Stats scans the log and counts its mini-transactions and records.
@@ -60,21 +63,28 @@ func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 		CheckpointLSN: cpLSN, StartLSN: st.StartLSN, EndLSN: st.EndLSN, StopReason: string(st.Stop),
 		StopDetail: st.StopDetail, StopOffset: st.StopOffset, Bytes: st.EndLSN - st.StartLSN, MTRCount: st.MTRs,
 		RecordCount: st.Records, RecordsByType: sortedTypeCounts(st.ByType), PageRecords: pageRecs,
-		PagesTouched: st.PagesTouched, MalformedRecords: st.Malformed, TypeNames: typeNames()}
+		PagesTouched: st.PagesTouched, MalformedRecords: st.Malformed, TypeNames: typeNames(), ToLSN: opt.To}
 	if st.FileCheckpointEnd != 0 {
 		j.FileCheckpointEndLSN = &st.FileCheckpointEnd
 	}
 	cps := logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected)
+	stop, _, _ := sc.Stop()
+	unclean := func(fs []report.Finding) []report.Finding { // the counts, worded by the range scanned
+		if f := logcheck.Unclean(l.Path, st.StartLSN, st.EndLSN, cpLSN, stop == logformat.StopLimit, j.CrashRecovery, pageRecs, st.PagesTouched); f != nil {
+			fs = append(fs, *f)
+		}
+		return fs
+	}
 	if l.blocks == nil {
 		j.CrashRecovery = st.EndLSN != cpLSN+sizeOfFileCheckpoint
-		j.Findings = logcheck.Scan(l.Path, cps, sc, st.EndLSN, logcheck.FileCheckpoint(l.v108, l.Path, l.PageSize), cpLSN, pageRecs, st.PagesTouched)
+		j.Findings = unclean(logcheck.Scan(l.Path, cps, sc, st.EndLSN, logcheck.FileCheckpoint(l.v108, l.Path, l.PageSize), cpLSN, 0, 0))
 		j.Findings = append(j.Findings, l.DamageFindings(sc)...)
 		return j, nil
 	}
 	j.Blocks, j.StopOffset = true, -1
 	j.CrashRecovery = st.StartLSN == cpLSN && pageRecs > 0
-	j.Findings = logcheck.Clean105(logcheck.Scan(l.Path, cps, sc, st.EndLSN,
-		logcheck.ScanFileCheckpoint(l.Path, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, pageRecs, st.PagesTouched), st.EndLSN, cpLSN)
+	j.Findings = logcheck.Clean105(unclean(logcheck.Scan(l.Path, cps, sc, st.EndLSN,
+		logcheck.ScanFileCheckpoint(l.Path, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, 0, 0)), st.EndLSN, cpLSN)
 	return j, nil
 }
 

@@ -1,6 +1,10 @@
 package redo
 
-import "fmt"
+import (
+	"fmt"
+
+	"innoscope/logformat"
+)
 
 // Fields are the description as FIELD/VALUE rows, in the words `log header` prints. For a log
 // of 4 KiB checkpoint blocks the checkpoints are separate (CheckpointRows); for a log of
@@ -18,16 +22,27 @@ func (d *Description) Fields() [][]string {
 		}
 	}
 	b := d.Blocks
+	// The format identifier: a small version number (MySQL's 1-6, MariaDB's 103, 104) in
+	// decimal, a magic in hex as the server's sources write it (10.5's 0x50485953, "PHYS"; an
+	// encrypted 10.4 log's bit 31).
+	id := fmt.Sprint(d.FormatID)
+	if d.FormatID > 0xffff {
+		id = fmt.Sprintf("0x%08x", d.FormatID)
+	}
+	records := "MLOG records"
+	if d.Physical {
+		records = "the physical records of MariaDB 10.8 (WRITE, MEMSET, EXTENDED, ...) in 512-byte blocks"
+	}
 	rows := [][]string{
-		{"log file", d.LogFile}, {"format", fmt.Sprintf("%s (%d)", d.Format, d.FormatID)}, {"creator", d.Creator},
+		{"log file", d.LogFile}, {"format", fmt.Sprintf("%s (%s)", d.Format, id)}, {"creator", d.Creator},
 		{"start LSN", fmt.Sprint(d.FirstLSN)}, {"file size", fmt.Sprint(d.FileSize)},
 		{"blocks", fmt.Sprintf("%d valid; written data ends at LSN %d (%s: %s)", b.Count, b.EndLSN, b.StopReason, b.StopDetail)},
-		{"records", "MLOG records: see log records / log stats (--from-lsn 1 for the whole file)"},
+		{"records", records + ": see log records / log stats (--from-lsn 1 for the whole file)"},
 	}
 	if d.RingFiles > 0 {
 		rows[4] = []string{"files", fmt.Sprintf("%d of %d bytes, %d bytes of log in the ring", d.RingFiles, d.FileSize, d.Capacity)}
 		rows[5][1] = fmt.Sprintf("from the checkpoint's block: %d valid; written data ends at LSN %d (%s: %s)", b.Count, b.EndLSN, b.StopReason, b.StopDetail)
-		rows[6][1] = "MLOG records: see log records / log stats (--from-lsn LSN to start before the checkpoint)"
+		rows[6][1] = records + ": see log records / log stats (--from-lsn LSN to start before the checkpoint)"
 	}
 	for _, cp := range d.Checkpoints {
 		v := "valid"
@@ -70,20 +85,31 @@ func (d *Description) CheckpointRows(paint func(good bool, s string) string) [][
 
 // Fields are the statistics as FIELD/VALUE rows, in the words `log stats` prints.
 func (j *Stats) Fields() [][]string {
+	limited := j.StopReason == string(logformat.StopLimit)
 	if j.Blocks {
+		stopped := fmt.Sprintf("%s: %s", j.StopReason, j.StopDetail)
+		if limited {
+			stopped = fmt.Sprintf("at --to-lsn %d (the log was not read further)", j.ToLSN)
+		}
 		return [][]string{
 			{"log file", j.LogFile}, {"format", j.Format}, {"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
 			{"decoded", fmt.Sprintf("LSN %d to %d", j.StartLSN, j.EndLSN)},
-			{"scan stopped", fmt.Sprintf("%s: %s", j.StopReason, j.StopDetail)},
+			{"scan stopped", stopped},
 			{"mini-transactions", fmt.Sprint(j.MTRCount)}, {"records", fmt.Sprint(j.RecordCount)},
 			{"pages touched", fmt.Sprint(j.PagesTouched)}, {"crash recovery needed", fmt.Sprint(j.CrashRecovery)},
 		}
 	}
+	end := []string{"end of log LSN", fmt.Sprint(j.EndLSN)}
+	stopped := fmt.Sprintf("%s: %s (file offset %d)", j.StopReason, j.StopDetail, j.StopOffset)
+	if limited {
+		end[0] = "scan ended at LSN"
+		stopped = fmt.Sprintf("at --to-lsn %d (file offset %d; the log was not read further)", j.ToLSN, j.StopOffset)
+	}
 	return [][]string{
 		{"log file", j.LogFile},
 		{"checkpoint LSN", fmt.Sprint(j.CheckpointLSN)},
-		{"end of log LSN", fmt.Sprint(j.EndLSN)},
-		{"scan stopped", fmt.Sprintf("%s: %s (file offset %d)", j.StopReason, j.StopDetail, j.StopOffset)},
+		end,
+		{"scan stopped", stopped},
 		{"bytes scanned", fmt.Sprint(j.Bytes)},
 		{"mini-transactions", fmt.Sprint(j.MTRCount)},
 		{"records", fmt.Sprint(j.RecordCount)},
