@@ -36,7 +36,8 @@ bytes=$($bin log stats --json --from-lsn "$first" "$log" | sed -n 's/.*"bytes": 
 echo "records from the first LSN: $bytes bytes"
 # The record bytes: the log has not wrapped, so they run from offset 12288 (the first LSN).
 range=$dir/records.bin
-[ -f "$range" ] || tail -c +12289 "$log" | head -c "$bytes" >"$range"
+# (dd, not tail | head: under pipefail, head closing the pipe fails the script with SIGPIPE.)
+[ -f "$range" ] || dd if="$log" of="$range" bs=1M iflag=skip_bytes,count_bytes skip=12288 count="$bytes" status=none
 cat "$range" "$log" >/dev/null # warm the page cache for every run alike
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
