@@ -21,7 +21,7 @@ func TestCopyRemovedWhileMade(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &Copy{Source: discovery.Layout{Datadir: s.Crashed}, Target: filepath.Join(parent, "copy"), Redirect: map[string]string{}}
-	lock, err := c.Lock(false)
+	lock, err := c.Lock(false, TargetFlags{})
 	if err != nil {
 		t.Fatal(err)
 	}
