@@ -67,6 +67,7 @@ func TestReportInChromium(t *testing.T) {
 					t.Errorf("the rendered DOM lacks %s", id)
 				}
 			}
+			reportFits(t, chromium, tmp, raw)
 			shot := filepath.Join(tmp, "report.png")
 			runChromium(t, chromium, tmp, "--screenshot="+shot, "--window-size=1280,2400", "--hide-scrollbars", "file://"+html)
 			f, err := os.Open(shot)
@@ -94,6 +95,28 @@ func TestReportInChromium(t *testing.T) {
 				t.Error("report changed the source")
 			}
 		})
+	}
+}
+
+// reportFits renders a copy of the report (raw) with a measuring script added (the report
+// itself runs none) at 1280 and 800 pixels wide: no table may reach past the page's body (long
+// file names wrap). Before, the findings table of ddl_churn ran some 50 pixels past it at 1280.
+func reportFits(t *testing.T, chromium, dir string, raw []byte) {
+	t.Helper()
+	const probe = `<script>addEventListener("load",()=>{let r=document.body.getBoundingClientRect().right,w=0;` +
+		`for(const e of document.querySelectorAll("table,svg"))w=Math.max(w,e.getBoundingClientRect().right-r);` +
+		`document.body.setAttribute("data-overflow",Math.round(w))})</script></body>`
+	page := filepath.Join(dir, "measure.html")
+	if err := os.WriteFile(page, bytes.Replace(raw, []byte("</body>"), []byte(probe), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, width := range []string{"1280", "800"} {
+		dom := runChromium(t, chromium, dir, "--dump-dom", "--window-size="+width+",2000", "file://"+page)
+		_, after, ok := strings.Cut(dom, `data-overflow="`)
+		over, _, _ := strings.Cut(after, `"`)
+		if !ok || over != "0" && !strings.HasPrefix(over, "-") {
+			t.Errorf("at %s pixels wide a table reaches %q pixels past the page (measured: %v)", width, over, ok)
+		}
 	}
 }
 

@@ -260,7 +260,8 @@ body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#111827;max-width:120
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #e5e7eb}
 .verdict{font-size:18px;font-weight:600;padding:12px 16px;border-radius:6px;margin:12px 0}
 .verdict.ok{background:#dcfce7;color:#14532d}.verdict.warn{background:#fef3c7;color:#78350f}.verdict.bad{background:#fee2e2;color:#7f1d1d}
-table{border-collapse:collapse;width:100%}th,td{border:1px solid #e5e7eb;padding:4px 8px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;width:100%}th,td{border:1px solid #e5e7eb;padding:4px 8px;text-align:left;vertical-align:top}td.w{overflow-wrap:anywhere}td.n{white-space:nowrap}
+svg{max-width:100%;height:auto}
 th{background:#f9fafb}td.sev-error{color:#b91c1c;font-weight:600}td.sev-warning{color:#b45309;font-weight:600}
 code{font-family:ui-monospace,monospace}.muted{color:#6b7280}
 .lbl{font:12px sans-serif;fill:#111827}.ev{font:11px ui-monospace,monospace;fill:#374151}
@@ -275,18 +276,18 @@ td.op-create{color:#16a34a}td.op-delete{color:#dc2626}td.op-rename{color:#9333ea
 
 <h2>Findings</h2>
 {{if .Sorted}}<table id="findings"><thead><tr><th>Severity</th><th>Code</th><th>Space</th><th>File</th><th>LSN</th><th>Message</th></tr></thead><tbody>
-{{range .Sorted}}<tr><td class="sev-{{.Severity}}">{{.Severity}}</td><td><code>{{.Code}}</code></td><td>{{space .SpaceID}}</td><td><code>{{.File}}</code></td><td>{{lsn .LSN}}</td><td>{{.Message}}</td></tr>
+{{range .Sorted}}<tr><td class="sev-{{.Severity}}">{{.Severity}}</td><td class="n"><code>{{.Code}}</code></td><td class="n">{{space .SpaceID}}</td><td class="w"><code>{{.File}}</code></td><td class="n">{{lsn .LSN}}</td><td class="w">{{.Message}}</td></tr>
 {{end}}</tbody></table>{{else}}<p>No findings.</p>{{end}}
 
 <h2>Redo log timeline</h2>
 {{.Timeline}}
 {{if .Page.Timeline.Events}}<table id="fileops"><thead><tr><th>LSN</th><th>File operation</th><th>Space</th><th>Name</th></tr></thead><tbody>
-{{range .Page.Timeline.Events}}<tr><td>{{.LSN}}</td><td class="op-{{.Kind}}">{{.Kind}}</td><td>{{.Space}}</td><td><code>{{.Name}}</code></td></tr>
+{{range .Page.Timeline.Events}}<tr><td class="n">{{.LSN}}</td><td class="op-{{.Kind}}">{{.Kind}}</td><td>{{.Space}}</td><td class="w"><code>{{.Name}}</code></td></tr>
 {{end}}</tbody></table>{{end}}
 
 <h2>Pages to recover per tablespace</h2>
 <table id="pages"><thead><tr><th>Space</th><th>File</th><th>Pages</th><th>Pages to recover</th><th>Note</th></tr></thead><tbody>
-{{range .Spaces}}<tr><td>{{if .Unknown}}?{{else}}{{.ID}}{{end}}</td><td><code>{{.Name}}</code></td><td>{{thousands .Pages}}</td><td>{{.PagesToRecover}}</td><td>{{.Note}}</td></tr>
+{{range .Spaces}}<tr><td>{{if .Unknown}}?{{else}}{{.ID}}{{end}}</td><td class="w"><code>{{.Name}}</code></td><td>{{thousands .Pages}}</td><td>{{.PagesToRecover}}</td><td>{{.Note}}</td></tr>
 {{end}}</tbody></table>
 
 <h2>Page LSN heat map</h2>
