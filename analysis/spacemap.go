@@ -101,8 +101,8 @@ func Analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64) (*Analysis, err
 // analyze is Analyze, giving each mini-transaction read to each (when not nil) first.
 func analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64, each func(*logformat.MTR)) (*Analysis, error) {
 	m := &Map{FromLSN: sc.LSN(), AtLSN: atLSN, Spaces: map[uint32]*Space{}}
-	a := &Analysis{Map: m, Pages: map[PageID]bool{}, Trims: map[uint32]Trim{}, Freed: map[PageID]bool{},
-		Last: map[PageID]uint64{}}
+	a := &Analysis{Map: m, Trims: map[uint32]Trim{}, Freed: map[PageID]bool{}}
+	pages := newPageTally()
 	for sc.Next() {
 		mtr := sc.MTR()
 		if each != nil {
@@ -120,16 +120,7 @@ func analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64, each func(*logf
 					continue
 				}
 				if !r.SamePage {
-					id := PageID{r.Space, r.Page}
-					read, seen := a.Pages[id]
-					rebuilt := r.Type == logformat.InitPage || r.Type == logformat.FreePage
-					a.Pages[id] = (read || !seen) && !rebuilt
-					a.Last[id] = mtr.LSN
-					if r.Type == logformat.FreePage {
-						a.Freed[id] = true
-					} else if r.Type == logformat.InitPage {
-						delete(a.Freed, id)
-					}
+					pages.add(PageID{r.Space, r.Page}, mtr.LSN, r.Type == logformat.InitPage, r.Type == logformat.FreePage)
 				}
 				continue
 			}
@@ -152,6 +143,7 @@ func analyze(sc *logformat.Scanner, atLSN, checkpointLSN uint64, each func(*logf
 			m.apply(r.Space, Event{LSN: mtr.LSN, Kind: k, Name: r.Name(), NewName: r.NewName()})
 		}
 	}
+	pages.fill(a)
 	m.EndLSN = sc.LSN()
 	return a, sc.Err()
 }
