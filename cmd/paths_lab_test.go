@@ -272,3 +272,36 @@ func TestDiagnoseNamesPathsAsSpelled(t *testing.T) {
 		t.Fatalf("no MISSING_FILE for the deleted %s; the case is not made: %+v", gone[0], j.Findings)
 	}
 }
+
+// TestDefaultsFileOtherDatadir: DIR given with a --defaults-file whose datadir is another
+// directory (a copy read with the production my.cnf) is read as DIR with a note, and refused
+// (exit 2, naming the setting) when that my.cnf places the redo log outside the data directory
+// by an absolute path: the server's own log would have been read with the copy's datafiles.
+func TestDefaultsFileOtherDatadir(t *testing.T) {
+	s := lab.Get(t, "dml")
+	base := t.TempDir()
+	d := filepath.Join(base, "copy")
+	lab.CopyDir(t, s.Crashed, d)
+	prod := filepath.Join(base, "production")
+	lab.CopyDir(t, s.Crashed, prod) // a log of its own where the my.cnf points
+	plain := filepath.Join(base, "plain.cnf")
+	logs := filepath.Join(base, "logs.cnf")
+	if err := os.WriteFile(plain, []byte("[mysqld]\ndatadir="+prod+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(logs, []byte("[mysqld]\ndatadir="+prod+"\ninnodb_log_group_home_dir="+prod+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, _, code := run("diagnose", "--json", d)
+	if code == ExitError {
+		t.Fatalf("diagnose %s: exit %d", d, code)
+	}
+	out, errs, code2 := run("diagnose", "--json", d, "--defaults-file", plain)
+	if out != want || code2 != code || !strings.Contains(errs, "note: reading DIR "+d+", not the datadir "+prod) {
+		t.Errorf("with a my.cnf of another datadir: exit %d (want %d), stderr %q; output equal: %v", code2, code, errs, out == want)
+	}
+	out, errs, code2 = run("diagnose", d, "--defaults-file", logs)
+	if code2 != ExitError || out != "" || !strings.Contains(errs, "innodb_log_group_home_dir="+prod) {
+		t.Errorf("with a my.cnf whose log directory is absolute: exit %d, stdout %q, stderr %q", code2, out, errs)
+	}
+}
