@@ -64,11 +64,13 @@ median() { sort -g | sed -n 2p; } # of three
 r_ref=() r_rec=() r_rep=()
 for round in 1 2 3; do
   rm -rf "$work" "$work.external"; mkdir -p "$work"
+  sync # the last round's removal and writes are not flushed during this one's timings
   cpt=$(secs /dev/null cp -a "$dir/crashed" "$work/server")
   srv=$(ready_time "$work/server" "$work/server.err" "$work/server.checksum")
   base=$(ready_time "$work/server" "$work/server-clean.err")
   [ $round = 1 ] && grep -E "Starting crash recovery|To recover|End of log" "$work/server.err" | sed 's/^/mariadbd: /'
   rm -rf "$work/server" # the disk space of one copy at a time
+  sync
   ins=$(secs "$work/recover.json" $bin recover --json "$dir/crashed" --into "$work/copy")
   [ $round = 1 ] && python3 - "$work/recover.json" <<'PY'
 import json, sys
@@ -102,7 +104,7 @@ if [ -n "${INNOSCOPE_BENCH_OLD:-}" ]; then
   for round in 1 2 3; do
     for which in old new; do
       b=$bin; [ $which = old ] && b=$INNOSCOPE_BENCH_OLD
-      rm -rf "$work/ab" "$work/ab.external"
+      rm -rf "$work/ab" "$work/ab.external"; sync
       t=$(secs /dev/null "$b" recover --json "$dir/crashed" --into "$work/ab")
       if [ $which = old ]; then a_old+=("$t"); else a_new+=("$t"); fi
     done
