@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -136,8 +137,12 @@ func CheckCopy(dir string, src discovery.Layout, endLSN uint64, fail func(code, 
 			continue
 		}
 		pages += r.Pages
+		name := t.Path // named as in the source where the copy keeps its place (the copy may be temporary)
+		if rel, err := filepath.Rel(dir, t.Path); err == nil && filepath.IsLocal(rel) {
+			name = rel
+		}
 		for _, no := range r.Corrupt {
-			fail("COPY_CORRUPT_PAGE", t.Path, fmt.Sprintf("page %d of the replayed copy: %s", no, r.Reasons[no]))
+			fail("COPY_CORRUPT_PAGE", t.Path, fmt.Sprintf("page %d of %s (space %d) in the replayed copy: %s", no, name, t.SpaceID, r.Reasons[no]))
 		}
 		if len(r.Future) > 0 {
 			fail("COPY_PAGE_AHEAD_OF_LOG", t.Path, fmt.Sprintf("%d pages newer than the end of the log (first: page %d)", len(r.Future), r.Future[0]))

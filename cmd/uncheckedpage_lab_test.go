@@ -1,0 +1,88 @@
+package cmd
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"innoscope/analysis"
+	"innoscope/internal/lab"
+	"innoscope/replay"
+)
+
+// TestCorruptPageTheLogDoesNotChange: a crash whose table holds a corrupt index page that
+// the log does not change. The server's own recovery starts and leaves it so (CHECK TABLE
+// fails); recover's copy is the same (the server started on it gives the same CHECK TABLE
+// results), and recover says which pages it did not check; verify, which checks every page of
+// its copy, names the page (COPY_CORRUPT_PAGE, exit 1), as diagnose does in the source
+// (CORRUPT_PAGE).
+func TestCorruptPageTheLogDoesNotChange(t *testing.T) {
+	s := lab.Get(t, "dml")
+	base := t.TempDir()
+	d := filepath.Join(base, "data")
+	lab.CopyDir(t, s.Crashed, d)
+	needed := neededPages(t, d)
+	files, _ := filepath.Glob(filepath.Join(d, "db", "*.ibd"))
+	p, page := "", -1
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) < 4*16384 {
+			continue
+		}
+		space := binary.BigEndian.Uint32(b[34:]) // FIL_PAGE_SPACE_ID of page 0
+		for n := 3; (n+1)*16384 <= len(b) && page < 0; n++ {
+			img := b[n*16384 : (n+1)*16384]
+			const index = 17855 // FIL_PAGE_INDEX
+			if _, inLog := needed[analysis.PageID{Space: space, Page: uint32(n)}]; !inLog && binary.BigEndian.Uint16(img[24:]) == index {
+				p, page = f, n
+			}
+		}
+		if page >= 0 {
+			break
+		}
+	}
+	if page < 0 {
+		t.Fatal("no index page of a table that the log leaves alone")
+	}
+	t.Logf("page %d of %s", page, p)
+	flip(t, p, 16384, int64(page), 300)
+	server := filepath.Join(base, "server")
+	lab.CopyDir(t, d, server)
+	sv := s.ServerVerdict(t, server)
+	if !sv.Started || sv.TablesOK {
+		t.Fatalf("the server on the damaged crash: started %v, tables OK %v: want started with a failing CHECK TABLE\n%s", sv.Started, sv.TablesOK, sv.Checks)
+	}
+
+	var dj diagnoseJSON
+	out, _, code := run("diagnose", "--json", d)
+	if err := json.Unmarshal([]byte(out), &dj); err != nil || code != ExitFindings || !strings.Contains(out, `"CORRUPT_PAGE"`) {
+		t.Errorf("diagnose: exit %d, want %d with CORRUPT_PAGE\n%s", code, ExitFindings, out)
+	}
+
+	copyDir := filepath.Join(base, "copy")
+	out, errs, code := run("recover", d, "--into", copyDir)
+	if code != ExitClean || !strings.Contains(out, "not checked: pages the log does not change, copied as they are (`innoscope verify "+d+"` checks every page)") {
+		t.Errorf("recover: exit %d\n%s%s", code, out, errs)
+	}
+	cv := s.ServerVerdict(t, copyDir)
+	if !cv.Started || cv.CrashRecovery || cv.Checks != sv.Checks {
+		t.Errorf("the server on recover's copy: started %v, crash recovery %v, CHECK TABLE\n%s\nwant as on its own recovery:\n%s", cv.Started, cv.CrashRecovery, cv.Checks, sv.Checks)
+	}
+
+	var v replay.Verification
+	out, _, code = run("verify", "--json", d)
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("verify --json: %v\n%s", err, out)
+	}
+	found := false
+	for _, f := range v.Findings {
+		found = found || f.Code == "COPY_CORRUPT_PAGE" && strings.Contains(f.Message, fmt.Sprintf("page %d of db/%s (space ", page, filepath.Base(p)))
+	}
+	if code != ExitFindings || v.OK || !found {
+		t.Errorf("verify: exit %d, ok %v, want exit %d naming page %d of %s as COPY_CORRUPT_PAGE\n%s", code, v.OK, ExitFindings, page, p, out)
+	}
+}
