@@ -262,6 +262,30 @@ func (s *Scanner) end(r StopReason, at int, detail string) bool {
 // no limit.
 func (s *Scanner) StopBefore(lsn uint64) { s.opt.ToLSN = lsn }
 
+// FirstFault says why no mini-transaction could be read where the scan starts: a checksum, a
+// length or a malformed record at that very LSN (ok false: one was read, or the scan ended for
+// another reason, such as the end of the written data). It reads the first mini-transaction
+// again, apart from the scan's own state (a scanner decoded beforehand only looks).
+func (s *Scanner) FirstFault() (reason StopReason, detail string, ok bool) {
+	if s.pre != nil || s.preStop != "" {
+		reason, detail = s.preStop, s.preDetail
+		if len(s.pre) > 0 {
+			return "", "", false
+		}
+	} else {
+		p := s.log.Scan(s.lsn, s.opt)
+		if p.Next() {
+			return "", "", false
+		}
+		reason, detail, _ = p.Stop()
+	}
+	switch reason {
+	case StopChecksum, StopLength, StopMalformed, StopSequenceBit:
+		return reason, detail, true
+	}
+	return "", "", false
+}
+
 // nextDecoded is Next over mini-transactions decoded beforehand.
 func (s *Scanner) nextDecoded() bool {
 	if s.opt.ToLSN != 0 && s.lsn >= s.opt.ToLSN {

@@ -44,7 +44,13 @@ func (l *Log) Scanner(opt ScanOptions) (*logformat.Scanner, uint64, error) {
 		if opt.From != 0 && (opt.From < cp.LSN || !ok) {
 			start = opt.From
 		}
-		return l.v108.Scan(start, logformat.ScanOptions{PageSize: l.PageSize, ToLSN: opt.To}), cp.LSN, nil
+		sc := l.v108.Scan(start, logformat.ScanOptions{PageSize: l.PageSize, ToLSN: opt.To})
+		if start == opt.From {
+			if err := l.startsMTR(sc, start, cp.LSN); err != nil {
+				return nil, 0, err
+			}
+		}
+		return sc, cp.LSN, nil
 	}
 	start, cpLSN, err := l.blockStart(opt.From)
 	if err != nil {
@@ -60,10 +66,28 @@ func (l *Log) Scanner(opt ScanOptions) (*logformat.Scanner, uint64, error) {
 		from = 0 // the first mini-transaction of the oldest block
 	}
 	sc, err := l.blocks.PhysScanner(from, l.PageSize)
-	if err == nil {
-		sc.StopBefore(opt.To)
+	if err != nil {
+		return nil, 0, err
 	}
-	return sc, cpLSN, err
+	sc.StopBefore(opt.To)
+	if opt.From != 0 && from == opt.From {
+		if err := l.startsMTR(sc, from, cpLSN); err != nil {
+			return nil, 0, err
+		}
+	}
+	return sc, cpLSN, nil
+}
+
+// startsMTR refuses a --from-lsn at which no mini-transaction starts: the scan of sc, from
+// there, would stop at once on a checksum or a malformed record, which says nothing of the log
+// (its records were read from the middle of one) but would be reported as damage.
+func (l *Log) startsMTR(sc *logformat.Scanner, from, cpLSN uint64) error {
+	reason, detail, bad := sc.FirstFault()
+	if !bad {
+		return nil
+	}
+	return fmt.Errorf("%s: no mini-transaction starts at LSN %d (read from there: %s, %s): --from-lsn must be the start of one, "+
+		"such as checkpoint LSN %d or an LSN `log records` lists", l.Path, from, reason, detail, cpLSN)
 }
 
 // blockStart is where a log of blocks is read from: from, else the checkpoint; with the

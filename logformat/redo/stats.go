@@ -82,10 +82,30 @@ func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 		return j, nil
 	}
 	j.Blocks, j.StopOffset = true, -1
-	j.CrashRecovery = st.StartLSN == cpLSN && pageRecs > 0
+	j.CrashRecovery = pageRecs > 0
+	if st.StartLSN != cpLSN { // counted from another LSN: recovery's question is the log from the checkpoint
+		j.CrashRecovery = l.pageRecordsFrom(cpLSN, opt.To)
+	}
 	j.Findings = logcheck.Clean105(unclean(logcheck.Scan(l.Path, cps, sc, st.EndLSN,
 		logcheck.ScanFileCheckpoint(l.Path, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, 0, 0)), st.EndLSN, cpLSN)
 	return j, nil
+}
+
+// pageRecordsFrom reports whether the log of blocks has page records from its checkpoint
+// (cpLSN) to to (0: the end), which a MariaDB 10.5-10.7 server's recovery applies.
+func (l *Log) pageRecordsFrom(cpLSN, to uint64) bool {
+	sc, _, err := l.Scanner(ScanOptions{To: to})
+	if err != nil {
+		return false
+	}
+	for sc.Next() {
+		for _, r := range sc.MTR().Records {
+			if r.Type < logformat.FileCreate {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mlogStats is Stats of an MLOG log (MySQL, MariaDB before 10.5), whose page size is not
