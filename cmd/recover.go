@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/replay"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -46,12 +47,17 @@ func recoverAction(c *cli.Context) error {
 	if into == "" && !c.Bool("dry-run") {
 		return fmt.Errorf("--into COPY is required (or --dry-run)")
 	}
-	p, err := openSource(c)
+	diagnosed := c.Bool("dry-run") && !c.Bool("salvage") // the dry run's verdict is diagnose's
+	p, d, err := openSource(c, diagnosed)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
 	j := view.NewRecovery(p, into, c.Bool("dry-run"), c.App.ErrWriter)
+	if d != nil {
+		v := report.MakeVerdict(d.Findings, d.Outcome())
+		j.Verdict = &v
+	}
 	opt := replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
 		CacheBytes: c.Int64("cache-mib") << 20}
 	if j.DryRun && into != "" { // the refusals of the target a real run makes, writing nothing
@@ -73,19 +79,29 @@ func recoverAction(c *cli.Context) error {
 }
 
 // openSource opens the command's data directory for recovery (replay.Open), refusing a live
-// server's unless --allow-live.
-func openSource(c *cli.Context) (*replay.Source, error) {
+// server's unless --allow-live; diagnosed: through its diagnosis (returned too).
+func openSource(c *cli.Context, diagnosed bool) (*replay.Source, *analysis.Diagnosis, error) {
 	s, err := loadSettings(c, c.Args().First())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := refuseLive(c, s); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.Bool("salvage") {
-		return replay.OpenSalvage(s, scanOptions(c), absFlag(c, "into"))
+		p, err := replay.OpenSalvage(s, scanOptions(c), absFlag(c, "into"))
+		return p, nil, err
 	}
-	return replay.Open(s, scanOptions(c))
+	if !diagnosed {
+		p, err := replay.Open(s, scanOptions(c))
+		return p, nil, err
+	}
+	d, err := analysis.Run(s, analysis.Options{Policy: analysis.PolicyMariaDB, Scan: scanOptions(c), Undo: replay.RecoveredUndo})
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := replay.OpenDiagnosed(d, scanOptions(c))
+	return p, d, err
 }
 
 // runRecovery is replay's Run with progress bars and, on SIGINT/SIGTERM, a word on the copy

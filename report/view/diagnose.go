@@ -72,7 +72,7 @@ func Verification(out *report.Output, j *replay.Verification) error {
 	if j.FailOn != "" && j.FailOn != "error" { // judged by another threshold than the default
 		verdict += " (--fail-on " + j.FailOn + ")"
 	}
-	_, err := fmt.Fprintf(out.Writer(), "%s: %s: replayed %d..%d, %d pages applied, %d pages of the copy verified\n",
+	_, err := fmt.Fprintf(out.Writer(), "%s: %s: replayed %d..%d, %d pages changed by the replay, %d pages of the copy verified\n",
 		j.Datadir, verdict, j.CheckpointLSN, j.EndLSN, j.PagesApplied, j.PagesVerified)
 	return err
 }

@@ -26,6 +26,10 @@ type Recovery struct {
 	Salvage  []replay.SalvageAction `json:"salvage,omitempty"`
 	Findings []report.Finding       `json:"findings,omitempty"`
 
+	// Verdict is the dry run's: the diagnosis's verdict, as diagnose prints it (nil: without a
+	// diagnosis, a salvage's dry run, which says the pages with records).
+	Verdict *report.Verdict `json:"verdict,omitempty"`
+
 	salvage *replay.SalvagePlan
 	outcome *replay.Outcome
 	command string
@@ -60,7 +64,7 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 		return out.WriteJSON(j)
 	}
 	if j.DryRun {
-		if err := printPlan(out, j.Plan); err != nil {
+		if err := printPlan(out, j.Plan, j.Verdict); err != nil {
 			return err
 		}
 		return j.printSalvage(out)
@@ -92,14 +96,19 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 	return nil
 }
 
-// printPlan is `recover --dry-run`: the verdict, the pages per space and the file operations.
-func printPlan(out *report.Output, pl *replay.Plan) error {
+// printPlan is `recover --dry-run`: the verdict (v, else one of the pages with records), the
+// pages per space and the file operations.
+func printPlan(out *report.Output, pl *replay.Plan, v *report.Verdict) error {
 	pages := 0
 	for _, n := range pl.PagesBySpace {
 		pages += n
 	}
-	out.Verdict(report.MakeVerdict(nil, report.Outcome{Pages: pages}))
-	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords)
+	if v != nil {
+		out.Verdict(*v)
+	} else {
+		out.Verdict(report.MakeVerdict(nil, report.Outcome{Pages: pages}))
+	}
+	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records on %d pages\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords, pages)
 	if err := out.Table([]string{"SPACE", "FILE", "PAGES"}, pl.SpaceRows()); err != nil {
 		return err
 	}
