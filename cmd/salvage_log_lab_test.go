@@ -242,3 +242,56 @@ func TestLogDamagedFraming(t *testing.T) {
 	}
 	t.Logf("diagnose: %s", fs[0].Message)
 }
+
+// TestSalvageDamagedCheckpointRecord: a data byte of the FILE_CHECKPOINT record the checkpoint
+// block names flipped (its mini-transaction fails its checksum; every one after it is whole).
+// The real server refuses ("Missing FILE_CHECKPOINT"); diagnose says so and that the salvage
+// loses nothing; plain recover refuses naming the salvage; `recover --salvage` replays every
+// mini-transaction after the damaged one (checkpoint_record_skipped, not a loss: exit 0) and the
+// server on the copy runs no crash recovery and gives every table its CHECK TABLE and the
+// CHECKSUM TABLE of its own recovery of the undamaged crash.
+func TestSalvageDamagedCheckpointRecord(t *testing.T) {
+	s := lab.Get(t, "dml")
+	var cpLSN uint64
+	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 {
+		if c, _ := l.Checkpoint(); c.EndLSN != c.LSN {
+			t.Skipf("the checkpoint's end LSN %d is past its LSN %d in this generation of the crash", c.EndLSN, c.LSN)
+		}
+		sc := l.Scan(cp, logformat.ScanOptions{})
+		if !sc.Next() || sc.MTR().EndLSN-sc.MTR().LSN != logformat.FileCheckpointMTRSize {
+			t.Fatalf("no FILE_CHECKPOINT mini-transaction alone at the checkpoint LSN %d", cp)
+		}
+		cpLSN = cp
+		return cp + 6 // a byte of the record's LSN field: the framing stays whole
+	})
+	d := &damaged{s: s, base: t.TempDir(), dir: dir}
+	server := filepath.Join(d.base, "server")
+	lab.CopyDir(t, dir, server)
+	d.server = s.ServerVerdict(t, server)
+	b, _ := os.ReadFile(d.server.ErrLog)
+	t.Logf("server on the damaged log:\n%s", serverLines(t, d.server.ErrLog))
+	if d.server.Started || !missingFCP.Match(b) {
+		t.Fatalf("the server started (%v) or did not say Missing FILE_CHECKPOINT", d.server.Started)
+	}
+	j, code := d.diagnose(t)
+	fs := findings(j, "LOG_DAMAGED")
+	if code != ExitFindings || len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != cpLSN || !strings.Contains(fs[0].Message, "loses nothing") {
+		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want the damage at the checkpoint LSN %d and the salvage losing nothing", code, fs, cpLSN)
+	}
+	t.Logf("diagnose: %s", fs[0].Message)
+	if code, errs := d.recover(t); code != ExitError || !strings.Contains(errs, "lose nothing") {
+		t.Errorf("recover: exit %d, %s; want a refusal saying the salvage loses nothing", code, errs)
+	}
+	sv := runSalvage(t, d, salvageCase{want: map[string]int{replay.SalvageCheckpointSkipped: 1}})
+	for _, a := range sv.j.Salvage {
+		if a.LSN != cpLSN || a.EndLSN != cpLSN+logformat.FileCheckpointMTRSize {
+			t.Errorf("%s at LSN %d-%d; the damaged mini-transaction is %d-%d", a.Action, a.LSN, a.EndLSN, cpLSN, cpLSN+logformat.FileCheckpointMTRSize)
+		}
+	}
+	var st statsJSON
+	runJSON(t, &st, "log", "stats", "--json", s.Crashed)
+	if sv.j.Result == nil || sv.j.Result.EndLSN != st.EndLSN {
+		t.Errorf("salvage recovered to %+v; the undamaged crash's log ends at %d", sv.j.Result, st.EndLSN)
+	}
+	judgeCopy(t, s, sv, s.Checksums(t))
+}

@@ -20,6 +20,9 @@ const (
 	// sizeOfFileCheckpoint is the smallest possible mini-transaction: a FILE_CHECKPOINT record
 	// (type byte, space and page ids, 8-byte LSN), the termination byte and the CRC-32C.
 	sizeOfFileCheckpoint = 3 + 8 + 1 + 4
+	// FileCheckpointMTRSize is the size of the mini-transaction the server writes a checkpoint's
+	// FILE_CHECKPOINT record in when no FILE_MODIFY record goes with it.
+	FileCheckpointMTRSize = sizeOfFileCheckpoint
 )
 
 // Header format identifiers (the 32-bit field at offset 0). MariaDB and MySQL reuse small

@@ -94,7 +94,7 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 	var err error
 	for _, f := range fs {
 		if f.Severity == report.Error && !(so.salvage && salvageable(f.Code)) && f.Code != "CRASH_UPGRADE_REFUSED" { // the refusal recovery into a copy is the way out of
-			err = fmt.Errorf("%s: %s: %s%s", f.File, f.Code, f.Message, salvageHint(f.Code))
+			err = fmt.Errorf("%s: %s: %s%s", f.File, f.Code, f.Message, salvageHint(s, f.Code))
 			break
 		}
 	}

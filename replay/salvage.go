@@ -17,7 +17,13 @@ import (
 // OpenSalvage is Open for a salvage: what Open refuses and the salvage repairs or cuts losses in
 // is planned (Source.Salvage) instead; into is the copy the plan names.
 func OpenSalvage(s discovery.Layout, scan redo.ScanOptions, into string) (*Source, error) {
-	return open(s, scan, salvageOptions{salvage: true, into: into})
+	so := salvageOptions{salvage: true, into: into}
+	if scan.From == 0 && scan.To == 0 {
+		if d := damagedCheckpointRecord(s); d != nil {
+			scan.From, scan.Exact, so.skipped = d.Resume, true, d
+		}
+	}
+	return open(s, scan, so)
 }
 
 // salvageOptions: whether open plans a salvage (salvage) instead of refusing what it repairs,
@@ -26,6 +32,36 @@ type salvageOptions struct {
 	salvage bool
 	into    string
 	keep    *pageStore // the pages the pre-flight read keeps for the replay (nil: none)
+	// skipped is the damaged FILE_CHECKPOINT mini-transaction the scan starts after (nil: none).
+	skipped *logcheck.Damage
+}
+
+// damagedCheckpointRecord finds, in a MariaDB 10.8+ log whose checkpoint LSN is where its
+// FILE_CHECKPOINT record was written (the checkpoint block's end LSN), a first mini-transaction
+// that fails its checksum and is followed, exactly FileCheckpointMTRSize bytes on, by a whole
+// one: the damaged bytes are the FILE_CHECKPOINT mini-transaction the server wrote there, and
+// nothing else. The server refuses such a log ("Missing FILE_CHECKPOINT"); the rest of it can
+// be replayed as it is. nil: not this case.
+func damagedCheckpointRecord(s discovery.Layout) *logcheck.Damage {
+	l, err := analysis.OpenLog(s, "")
+	if err != nil {
+		return nil // open says why
+	}
+	defer l.Close()
+	v := l.V108()
+	cp, ok := l.Checkpoint()
+	if v == nil || !ok || cp.EndLSN != cp.LSN {
+		return nil
+	}
+	reason, _, bad := v.Scan(cp.LSN, logformat.ScanOptions{PageSize: l.PageSize}).FirstFault()
+	if !bad || reason != logformat.StopChecksum {
+		return nil
+	}
+	d, err := logcheck.DamagedAt(v, cp.LSN, l.PageSize)
+	if err != nil || d == nil || d.Resume != cp.LSN+logformat.FileCheckpointMTRSize {
+		return nil
+	}
+	return d
 }
 
 // planSalvage plans the salvage of the source (PlanSalvage, with the records each lost
@@ -40,6 +76,12 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into, Dict: dict, keep: so.keep})
 	if err != nil {
 		return nil, err
+	}
+	if d := so.skipped; d != nil {
+		pl.Actions = append(pl.Actions, SalvageAction{Action: SalvageCheckpointSkipped, File: l.Path, LSN: d.At, EndLSN: d.Resume, refused: true,
+			Detail: fmt.Sprintf("the mini-transaction at LSN %d-%d, where recovery starts and the checkpoint block says its FILE_CHECKPOINT record is, fails its checksum; "+
+				"it is %d bytes, the size of that record's mini-transaction alone, and whole ones follow: the replay starts after it at LSN %d, nothing is lost",
+				d.At, d.Resume, d.Resume-d.At, d.Resume)})
 	}
 	for _, f := range fs {
 		if f.Code == "MISSING_FILE_CHECKPOINT" {
@@ -167,12 +209,15 @@ func salvageable(code string) bool {
 	return code == "LOG_DAMAGED" || code == "MISSING_FILE_CHECKPOINT"
 }
 
-// salvageHint is what a refusal for the finding code says the salvage would do.
-func salvageHint(code string) string {
-	if code == "MISSING_FILE_CHECKPOINT" {
-		return "; --salvage would replay the log from the checkpoint LSN, binding a tablespace that has no file record after it to the one file on disk carrying its id"
+// salvageHint is what a refusal for the finding code of s says the salvage would do.
+func salvageHint(s discovery.Layout, code string) string {
+	if code != "MISSING_FILE_CHECKPOINT" {
+		return ""
 	}
-	return ""
+	if d := damagedCheckpointRecord(s); d != nil {
+		return fmt.Sprintf("; the damaged bytes are that record's mini-transaction alone: --salvage would replay the %d whole mini-transactions after it, from LSN %d, and lose nothing", d.MTRs, d.Resume)
+	}
+	return "; --salvage would replay the log from the checkpoint LSN, binding a tablespace that has no file record after it to the one file on disk carrying its id"
 }
 
 // quarantineAhead makes recovery up to lsn a consistent point: a file holding pages written

@@ -29,6 +29,10 @@ const (
 	// SalvageIgnoredDuplicate: a second file carries a space id whose file the log or the
 	// dictionary names elsewhere; it is moved out of the copy.
 	SalvageIgnoredDuplicate = "ignored_duplicate"
+	// SalvageCheckpointSkipped: the mini-transaction recovery starts with, which holds the
+	// checkpoint's FILE_CHECKPOINT record alone, is damaged; the replay starts after it. Nothing
+	// is lost (the server refuses the log: "Missing FILE_CHECKPOINT").
+	SalvageCheckpointSkipped = "checkpoint_record_skipped"
 )
 
 // SalvageAction is one repair or declared loss of a salvage.
@@ -52,8 +56,11 @@ type SalvageAction struct {
 	from, to string
 }
 
-// Lost reports an action that loses data (everything but a relocation).
-func (a SalvageAction) Lost() bool { return a.Action != SalvageRelocated }
+// Lost reports an action that loses data (everything but a relocation and a skipped
+// FILE_CHECKPOINT mini-transaction).
+func (a SalvageAction) Lost() bool {
+	return a.Action != SalvageRelocated && a.Action != SalvageCheckpointSkipped
+}
 
 // SalvagePlan is what a salvage does, decided before anything is copied.
 type SalvagePlan struct {

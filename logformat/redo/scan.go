@@ -13,6 +13,9 @@ type ScanOptions struct {
 	// 10.8+ log a From after the checkpoint still starts the scan there (the caller skips what
 	// it does not want); below the checkpoint it must be a mini-transaction start.
 	From uint64
+	// Exact starts a MariaDB 10.8+ scan at From even after the checkpoint (a salvage resuming
+	// past a damaged mini-transaction).
+	Exact bool
 	// To: stop before the first mini-transaction starting at or after it (0: the end of the log).
 	To uint64
 	// Notes receives a line when the scan cannot start where asked (an LSN before the oldest
@@ -41,7 +44,7 @@ func (l *Log) Scanner(opt ScanOptions) (*logformat.Scanner, uint64, error) {
 			return nil, 0, l.noStart()
 		}
 		start := cp.LSN
-		if opt.From != 0 && (opt.From < cp.LSN || !ok) {
+		if opt.From != 0 && (opt.From < cp.LSN || !ok || opt.Exact) {
 			start = opt.From
 		}
 		sc := l.v108.Scan(start, logformat.ScanOptions{PageSize: l.PageSize, ToLSN: opt.To})

@@ -10,7 +10,7 @@ import (
 
 // sizeOfFileCheckpoint is the length of the FILE_CHECKPOINT mini-transaction: a clean log
 // (nothing to recover) ends exactly this far past its checkpoint LSN.
-const sizeOfFileCheckpoint = 16
+const sizeOfFileCheckpoint = logformat.FileCheckpointMTRSize
 
 // Stats is what a scan of the log from the checkpoint (or ScanOptions.From) counts, and what it
 // says about recovery. Its JSON is the --json form of `log stats`.
