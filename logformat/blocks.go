@@ -186,8 +186,8 @@ type BlockScan struct {
 func (l *BlockLog) ScanBlocks() (BlockScan, error) { return l.walkBlocks(nil) }
 
 // walkBlocks is ScanBlocks, calling fn (if set) with each valid block and its bytes (reused
-// after fn returns).
-func (l *BlockLog) walkBlocks(fn func(Block, []byte)) (BlockScan, error) {
+// after fn returns); fn returning false ends the walk there (StopLimit).
+func (l *BlockLog) walkBlocks(fn func(Block, []byte) bool) (BlockScan, error) {
 	var sc BlockScan
 	bufSize := int64(1 << 20)
 	if rest := (l.Size - mysqlFileHdrSize) / BlockSize * BlockSize; rest < bufSize {
@@ -230,7 +230,7 @@ type blockWalk struct {
 	epoch  uint32
 	epochs bool // the header's last field is an epoch that must not change (MySQL 8.0)
 	legacy bool // pre-5.7.9 logs: the innodb block checksum (or none) is also accepted
-	fn     func(Block, []byte)
+	fn     func(Block, []byte) bool
 }
 
 // checksumOK verifies a block's trailer: CRC-32C, or in legacy logs also the innodb formula
@@ -267,8 +267,8 @@ func (w *blockWalk) step(b []byte, off int64) bool {
 	}
 	w.epoch = blk.Epoch
 	w.sc.Blocks++
-	if w.fn != nil {
-		w.fn(blk, b)
+	if w.fn != nil && !w.fn(blk, b) {
+		return w.stop(StopLimit, off, "walk cancelled")
 	}
 	if blk.FirstRecGroup != 0 {
 		w.sc.RecordGroups = append(w.sc.RecordGroups, w.lsn+uint64(blk.FirstRecGroup))

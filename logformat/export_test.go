@@ -63,3 +63,11 @@ func Comp32Both(p []byte) (v1 uint32, i1 int, s1 bool, v2 uint32, i2 int, s2 boo
 	v1, v2 = a.comp32(), b.comp32Slow()
 	return v1, a.i, a.short, v2, b.i, b.short
 }
+
+// GatheredFirst makes ScanRecords walk every block before decoding while fn runs.
+func GatheredFirst(fn func()) {
+	old := pipeMaxBytes
+	pipeMaxBytes = -1
+	defer func() { pipeMaxBytes = old }()
+	fn()
+}

@@ -297,11 +297,16 @@ type mlogReader struct {
 	i     int
 	short bool
 	bad   string
+	fail  bool // short or bad: the one test of the hot paths
 }
 
+// setBad records why the record cannot be decoded.
+func (r *mlogReader) setBad(why string) { r.bad, r.fail = why, true }
+
 func (r *mlogReader) need(n int) bool {
-	if r.short || r.bad != "" || n < 0 || r.i+n > len(r.p) {
+	if r.fail || n < 0 || r.i+n > len(r.p) {
 		r.short = r.short || r.bad == ""
+		r.fail = true
 		return false
 	}
 	return true
@@ -339,7 +344,7 @@ func (r *mlogReader) u32() uint32 {
 
 // comp32 is mach_parse_compressed: 1 to 5 bytes, with short forms for values near 2^32.
 func (r *mlogReader) comp32() uint32 {
-	if r.i < len(r.p) && r.p[r.i] < 0x80 && !r.short && r.bad == "" {
+	if !r.fail && r.i < len(r.p) && r.p[r.i] < 0x80 {
 		r.i++
 		return uint32(r.p[r.i-1]) // the common one-byte form, inlined
 	}
@@ -348,7 +353,7 @@ func (r *mlogReader) comp32() uint32 {
 
 // comp32Long is comp32 of the longer forms, or past the end.
 func (r *mlogReader) comp32Long() uint32 {
-	if r.short || r.bad != "" || r.i+5 > len(r.p) {
+	if r.fail || r.i+5 > len(r.p) {
 		return r.comp32Slow()
 	}
 	// Five bytes are there: the longest form fits.

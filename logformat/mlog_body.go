@@ -188,7 +188,7 @@ func parseOldMLogBody(r *mlogReader, rec *MLogRecord) {
 		n := int(r.u8())
 		r.skip(4 + 4 + 1 + n)
 	default:
-		r.bad = fmt.Sprintf("record type %s is not decoded", rec.Type)
+		r.setBad(fmt.Sprintf("record type %s is not decoded", rec.Type))
 	}
 }
 
@@ -204,7 +204,7 @@ func parseOldIndex(r *mlogReader, comp bool) {
 	if n&0x8000 != 0 {
 		n &= 0x7fff
 		if core := int(r.u16()); (core == 0 || core > n) && !r.short {
-			r.bad = fmt.Sprintf("index description with %d core fields of %d", core, n)
+			r.setBad(fmt.Sprintf("index description with %d core fields of %d", core, n))
 			return
 		}
 	}
@@ -230,7 +230,7 @@ func finish(r *mlogReader, rec *MLogRecord) string {
 func parseIndex(r *mlogReader) {
 	const compact, versioned, instant = 1, 2, 4
 	if v := r.u8(); v != 1 && !r.short {
-		r.bad = fmt.Sprintf("index log version %d (8.0.30+ writes 1)", v)
+		r.setBad(fmt.Sprintf("index log version %d (8.0.30+ writes 1)", v))
 		return
 	}
 	flag := r.u8()
@@ -284,7 +284,7 @@ func parseSysVals(r *mlogReader) {
 // number, its length (UNIV_SQL_NULL: no bytes) and its bytes.
 func parseUpdateVector(r *mlogReader) {
 	r.u8()
-	for n := r.comp32(); n > 0 && !r.short && r.bad == ""; n-- {
+	for n := r.comp32(); n > 0 && !r.fail; n-- {
 		r.comp32()
 		if l := r.comp32(); l != 0xffffffff {
 			r.skip(int(l))
@@ -300,7 +300,7 @@ func parseDynamicMeta(r *mlogReader) {
 		r.much64()
 	default:
 		if !r.short {
-			r.bad = fmt.Sprintf("MLOG_TABLE_DYNAMIC_META of persister type %d is not decoded", t)
+			r.setBad(fmt.Sprintf("MLOG_TABLE_DYNAMIC_META of persister type %d is not decoded", t))
 		}
 	}
 }

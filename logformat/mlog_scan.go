@@ -14,8 +14,12 @@ type gathered struct {
 }
 
 // lsnOf is the LSN of data offset off.
-func (g *gathered) lsnOf(off int) uint64 {
-	return g.base + uint64(off/blockPayload)*BlockSize + blockHeaderSize + uint64(off%blockPayload)
+func (g *gathered) lsnOf(off int) uint64 { return lsnAt(g.base, off) }
+
+// lsnAt is the LSN of data offset off of record bytes gathered from the block at LSN base.
+func lsnAt(base uint64, off int) uint64 {
+	u := uint64(off) // never negative: unsigned division by the constant is a multiply and shift
+	return base + u/blockPayload*BlockSize + blockHeaderSize + u%blockPayload
 }
 
 // gather walks the blocks once, verifying them and keeping their record bytes (preallocated
@@ -41,9 +45,10 @@ func (l *BlockLog) gatherInto(buf []byte) (*gathered, error) {
 	}
 	g := &gathered{blocks: make([]Block, 0, n), data: buf[:0], base: l.walkStart()}
 	var err error
-	g.bs, err = l.walkBlocks(func(blk Block, b []byte) {
+	g.bs, err = l.walkBlocks(func(blk Block, b []byte) bool {
 		g.blocks = append(g.blocks, blk)
 		g.data = append(g.data, b[blockHeaderSize:min(int(blk.DataLen), BlockSize-4)]...)
+		return true
 	})
 	return g, err
 }
@@ -99,28 +104,35 @@ type MLogScan struct {
 // mini-transaction that starts in the walked blocks (the first block's first_rec_group), to
 // the end of the written data, calling fn for each. A ring log's walk starts at the
 // checkpoint's block, or where SetWalkStart put it. The record bytes of the written blocks
-// are held in memory (at most the files).
+// are held in memory (at most the files); they are read and checked on another goroutine
+// while the decoding goes on.
 func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, error) {
 	buf, _ := gatherBufs.Get().(*[]byte)
 	if buf == nil {
 		buf = new([]byte)
 	}
-	g, err := l.gatherInto(*buf)
+	p := l.startGather(*buf)
 	defer func() {
+		g, _ := p.gathered() // the walk has ended before its buffer is reused
 		*buf = g.data[:0]
 		gatherBufs.Put(buf)
 	}()
-	if err != nil {
-		return MLogScan{}, err
+	sc := MLogScan{ByType: map[MLogType]int{}}
+	// walked completes sc with what the walk found (its end); err: the walk failed.
+	walked := func() (*gathered, error) {
+		g, err := p.gathered()
+		sc.DataEndLSN, sc.Blocks = g.bs.EndLSN, g.blocks
+		return g, err
 	}
-	sc := MLogScan{DataEndLSN: g.bs.EndLSN, ByType: map[MLogType]int{}, Blocks: g.blocks}
-	data := g.data
-	off, why, err := g.startAt(l, from)
+	off, why, err := p.startAt(l, from)
 	if why != "" || err != nil {
+		if _, werr := walked(); werr != nil {
+			return MLogScan{}, werr
+		}
 		sc.Stop, sc.StopDetail = StopZero, why
 		return sc, err
 	}
-	sc.StartLSN, sc.EndLSN = g.lsnOf(off), g.lsnOf(off)
+	sc.StartLSN, sc.EndLSN = lsnAt(p.base, off), lsnAt(p.base, off)
 	var mtr MLogMTR
 	var byType [256]int
 	defer func() {
@@ -130,9 +142,14 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 			}
 		}
 	}()
-	for off < len(data) {
-		mtr = MLogMTR{LSN: g.lsnOf(off), Records: mtr.Records[:0]}
-		p, why := off, ""
+	data, done := p.more(off)
+	for off < len(data) || !done {
+		if off >= len(data) {
+			data, done = p.more(len(data))
+			continue
+		}
+		mtr = MLogMTR{LSN: lsnAt(p.base, off), Records: mtr.Records[:0]}
+		q, why := off, ""
 		for {
 			// The record is decoded in place at the end of the slice, and taken back when it
 			// does not belong there.
@@ -143,12 +160,12 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 				mtr.Records = mtr.Records[:n+1]
 			}
 			rec := &mtr.Records[n]
-			if w := parseMLogTo(rec, data[p:], l.Dialect); w != "" {
+			if w := parseMLogTo(rec, data[q:], l.Dialect); w != "" {
 				mtr.Records, why = mtr.Records[:n], w
 				break
 			}
-			rec.LSN = g.lsnOf(p)
-			p += rec.Len
+			rec.LSN = lsnAt(p.base, q)
+			q += rec.Len
 			if rec.Single && n > 0 {
 				mtr.Records, why = mtr.Records[:n], fmt.Sprintf("%s with MLOG_SINGLE_REC_FLAG inside a multi-record mini-transaction", rec.Type)
 				break
@@ -157,7 +174,16 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 				break
 			}
 		}
+		if why != "" && !done {
+			// The mini-transaction may run into bytes not yet gathered: decode it again with them.
+			data, done = p.more(len(data))
+			continue
+		}
 		if why == mlogShort {
+			g, werr := walked()
+			if werr != nil {
+				return MLogScan{}, werr
+			}
 			sc.Stop, sc.StopDetail = StopZero, "the written data ends inside a mini-transaction"
 			if l.missing != "" && g.bs.Stop == StopRingEnd {
 				sc.StopDetail = fmt.Sprintf("the mini-transaction at LSN %d runs past the %s", mtr.LSN, g.bs.StopDetail)
@@ -165,10 +191,13 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 			break
 		}
 		if why != "" {
+			if _, werr := walked(); werr != nil {
+				return MLogScan{}, werr
+			}
 			sc.Stop, sc.StopDetail = StopMalformed, fmt.Sprintf("mini-transaction at LSN %d: %s", mtr.LSN, why)
-			return sc, &FormatError{File: l.Name, Offset: -1, LSN: g.lsnOf(p), Msg: "corrupted log record: " + why}
+			return sc, &FormatError{File: l.Name, Offset: -1, LSN: lsnAt(p.base, q), Msg: "corrupted log record: " + why}
 		}
-		mtr.EndLSN = g.lsnOf(p)
+		mtr.EndLSN = lsnAt(p.base, q)
 		sc.MTRs++
 		sc.Records += len(mtr.Records)
 		for i := range mtr.Records {
@@ -176,10 +205,15 @@ func (l *BlockLog) ScanRecords(from uint64, fn func(*MLogMTR) error) (MLogScan, 
 		}
 		if fn != nil {
 			if err := fn(&mtr); err != nil {
+				walked()
 				return sc, err
 			}
 		}
-		sc.EndLSN, off = mtr.EndLSN, p
+		sc.EndLSN, off = mtr.EndLSN, q
+	}
+	g, werr := walked()
+	if werr != nil {
+		return MLogScan{}, werr
 	}
 	if sc.Stop == "" {
 		sc.Stop, sc.StopDetail = StopZero, "end of the written data"

@@ -216,3 +216,40 @@ func TestComp32Forms(t *testing.T) {
 		}
 	}
 }
+
+// sameAsGatheredFirst checks that ScanRecords of l, decoding while its blocks are walked (sc,
+// err), gives what it gives with every block gathered before the decoding starts.
+func sameAsGatheredFirst(t testing.TB, l *BlockLog, sc MLogScan, err error) {
+	t.Helper()
+	var seq MLogScan
+	var serr error
+	GatheredFirst(func() { seq, serr = l.ScanRecords(0, nil) })
+	if (err == nil) != (serr == nil) || (err != nil && err.Error() != serr.Error()) || !reflect.DeepEqual(sc, seq) {
+		t.Fatalf("decoding while walking: %+v, %v; after the walk: %+v, %v", sc, err, seq, serr)
+	}
+}
+
+// TestMySQLRecordsWhileWalking: the real MySQL 8.0.33 file decoded while its blocks are walked
+// gives every mini-transaction (LSNs, records) that decoding after the walk gives.
+func TestMySQLRecordsWhileWalking(t *testing.T) {
+	l := mysqlRedo(t)
+	scan := func() (MLogScan, []MLogMTR, error) {
+		var ms []MLogMTR
+		sc, err := l.ScanRecords(0, func(m *MLogMTR) error {
+			c := *m
+			c.Records = append([]MLogRecord(nil), m.Records...)
+			ms = append(ms, c)
+			return nil
+		})
+		return sc, ms, err
+	}
+	sc, ms, err := scan()
+	var seq MLogScan
+	var mseq []MLogMTR
+	var serr error
+	GatheredFirst(func() { seq, mseq, serr = scan() })
+	if err != nil || serr != nil || !reflect.DeepEqual(sc, seq) || !reflect.DeepEqual(ms, mseq) || len(ms) == 0 {
+		t.Fatalf("while walking: %d mini-transactions, %v; after the walk: %d, %v", len(ms), err, len(mseq), serr)
+	}
+	t.Logf("%d mini-transactions, %d records alike", sc.MTRs, sc.Records)
+}

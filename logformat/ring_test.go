@@ -290,6 +290,7 @@ func FuzzRing(f *testing.F) {
 			if err == nil && (sc.Stop == "" || uint64(len(sc.Blocks))*BlockSize > l.Capacity()) {
 				t.Fatalf("scan %+v of a ring of %d bytes", sc, l.Capacity())
 			}
+			sameAsGatheredFirst(t, l, sc, err)
 		}
 	})
 }

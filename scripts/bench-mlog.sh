@@ -4,7 +4,8 @@
 # next to read+CRC-32C of the same bytes, and next to MariaDB 10.8+ decoding of the >= 256 MiB
 # real log that scripts/bench-log.sh makes (run here too when it is cached or INNOSCOPE_BENCH_LOG
 # names one). Each benchmark runs three times (ROUNDS=N: N times); the ratios of the medians are
-# printed. CALLGRIND=1 also counts the instructions of one MLOG decoding benchmark operation with
+# printed, and the decoding against the whole-process reference of bench-log.sh, cat | rhash
+# --crc32c, over as many bytes. CALLGRIND=1 also counts the instructions of one MLOG decoding benchmark operation with
 # valgrind --tool=callgrind (stable on a loaded machine, where times are not).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,25 @@ ratio() {
 out=$(go test -run XXX -bench 'BenchmarkMLog' -benchtime 5x -count "${ROUNDS:-3}" ./logformat/)
 echo "$out" | grep Benchmark
 echo "$out" | ratio 'mysql-decode' 'mysql-read' 'MySQL MLOG decoding / read+CRC-32C of the same bytes'
+# The whole-process reference of scripts/bench-log.sh, cat | rhash --crc32c, over a file of as
+# many bytes (the fixture concatenated): CRC speed does not depend on the bytes, so its MB/s is
+# the pipeline's on the decoded volume. The decoding's MB/s includes its own reads and block CRCs.
+command -v rhash >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rhash >/dev/null; }
+fx="../shared/peer-fixtures/mysql-8.0.33-docker-sample/#ib_redo10"
+looped=$(mktemp)
+trap 'rm -f "$looped"' EXIT
+for _ in $(seq $(((256 << 20) / $(stat -c %s "$fx") + 1))); do cat "$fx"; done >"$looped"
+size=$(stat -c %s "$looped")
+cat "$looped" >/dev/null
+rates=()
+for _ in $(seq "${ROUNDS:-3}"); do
+  t=$( { /usr/bin/time -f %e sh -c "cat '$looped' | rhash --crc32c - >/dev/null"; } 2>&1 )
+  rates+=("$(echo "$size / $t / 1000000" | bc -l)")
+done
+rhash_mbs=$(printf '%s\n' "${rates[@]}" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+printf 'cat | rhash --crc32c over %d bytes: %.0f MB/s (median)\n' "$size" "$rhash_mbs"
+echo "$out" | awk -v r="$rhash_mbs" '/mysql-decode/ {m[++n] = $5} END { if (n) { asort(m); printf "RATIO MySQL MLOG decoding time / cat | rhash --crc32c time for as many bytes (MB/s medians %.0f, %.0f): %.2f\n", m[int((n + 1) / 2)], r, r / m[int((n + 1) / 2)] } }'
+rm -f "$looped"
 log=${INNOSCOPE_BENCH_LOG:-/tmp/innoscope-bench/crashed/ib_logfile0}
 if [ -f "$log" ]; then
   out2=$(INNOSCOPE_BENCH_LOG=$log go test -run XXX -bench 'BenchmarkLog/(scan|read)' -benchtime 3x -count "${ROUNDS:-3}" ./logformat/)
