@@ -141,8 +141,10 @@ CREATE TABLE t_idx_pre (id INT PRIMARY KEY, v VARCHAR(50), KEY kp (v(3)));
 INSERT INTO t_idx_pre VALUES (1, 'abcdef');
 CREATE TABLE t_pk_pre (v VARCHAR(50) NOT NULL, n INT, PRIMARY KEY (v(4)));
 INSERT INTO t_pk_pre VALUES ('abcdef', 1);
-CREATE TABLE t_virt (id INT PRIMARY KEY, a INT, v INT AS (a + 1) VIRTUAL);
-INSERT INTO t_virt (id, a) VALUES (1, 1);
+CREATE TABLE t_virt (id INT PRIMARY KEY, a INT, v INT AS (a + 1) VIRTUAL, b VARCHAR(20), w VARCHAR(30) AS (CONCAT(b, '!')) VIRTUAL, s INT AS (a * 3) STORED, KEY kw (w));
+INSERT INTO t_virt (id, a, b) SELECT seq, IF(seq % 4 = 0, NULL, CAST(seq AS SIGNED) - 50), IF(seq % 5 = 0, NULL, REPEAT(CHAR(97 + seq % 26), seq % 20)) FROM seq_1_to_300;
+ALTER TABLE t_virt ADD COLUMN x INT AS (id + 1000) VIRTUAL FIRST;
+UPDATE t_virt SET b = 'upd' WHERE id % 7 = 0;
 CREATE TABLE t_zip8 (id INT PRIMARY KEY, v VARCHAR(50), n INT, c CHAR(8) NOT NULL, t TEXT, b LONGBLOB, d DATETIME(3)) ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8;
 INSERT INTO t_zip8 SELECT seq, IF(seq % 11 = 0, NULL, CONCAT('v', seq, REPEAT('x', seq % 40))), IF(seq % 7 = 0, NULL, CAST(seq AS SIGNED) * 31 - 5000), CONCAT('c', seq % 1000), IF(seq % 13 = 0, REPEAT(CONCAT('long', seq), 3000), IF(seq % 5 = 0, NULL, CONCAT('t', seq))), IF(seq % 17 = 0, REPEAT(CHAR(seq % 256), 9000 + seq), NULL), IF(seq % 3 = 0, NULL, '2024-01-02 03:04:05.678' + INTERVAL seq MINUTE) FROM seq_1_to_4000;
 DELETE FROM t_zip8 WHERE id % 9 = 4 OR id BETWEEN 1000 AND 1300;
@@ -185,7 +187,7 @@ CREATE VIEW v_int AS SELECT id FROM t_int;
 // rows counted as lost, every other row printed, exit 1. ROW_FORMAT=COMPRESSED tables
 // (KEY_BLOCK_SIZE 8, 4, 2, 1: multi-level trees, NULLs, BLOBs off page, rows deleted, updated
 // and reinserted since the pages were compressed) are compared like the others. A table with
-// a VIRTUAL column is refused (exit 2).
+// VIRTUAL columns gives its stored columns (rowsVirtual).
 func TestRowsAgainstServer(t *testing.T) {
 	base := t.TempDir()
 	ext := filepath.Join(base, "ext")
@@ -199,6 +201,7 @@ func TestRowsAgainstServer(t *testing.T) {
 		want[tb.name] = s.sql(t, rowsQuery(tb.name, tb.order))
 	}
 	wantIdx := rowsIndexWant(t, s)
+	wantVirt := [2][]byte{s.sql(t, "SELECT id, a, b, s FROM db.t_virt ORDER BY id"), s.sql(t, "SELECT * FROM db.t_virt ORDER BY id")}
 	others := s.sql(t, "SELECT CONCAT(TABLE_SCHEMA, '.', TABLE_NAME), IFNULL(ENGINE, 'view') FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ('mysql', 'db') AND IFNULL(ENGINE, '') <> 'InnoDB'")
 	s.shutdown(t)
 	rowsOtherEngines(t, s.dir, string(others))
@@ -219,9 +222,7 @@ func TestRowsAgainstServer(t *testing.T) {
 	if n := pageCompressedPages(t, filepath.Join(s.dir, "db", "t_pcomp.ibd")); n == 0 {
 		t.Error("t_pcomp.ibd has no page stored PAGE_COMPRESSED: the test does not exercise decompression")
 	}
-	if _, errs, code := run("rows", s.dir, "db.t_virt"); code != ExitError || !strings.Contains(errs, "VIRTUAL") {
-		t.Errorf("rows db.t_virt (a VIRTUAL column): exit %d, %s", code, errs)
-	}
+	rowsVirtual(t, s.dir, wantVirt)
 	rowsIndexes(t, s.dir, wantIdx)
 	if out, errs, code := run("rows", s.dir, "db.t_big5"); code != ExitError || out != "" || !strings.Contains(errs, "column v: character set big5") {
 		t.Errorf("rows db.t_big5 (a character set rows does not convert): exit %d, %q, %s", code, out, errs)

@@ -250,3 +250,30 @@ func rowsDamagedBlob(t *testing.T, dir string, want []byte) {
 		t.Errorf("%d rows missing, want 1", missing)
 	}
 }
+
+// rowsVirtual: db.t_virt has VIRTUAL columns (one added by an instant ALTER, one in a secondary
+// index) between its stored ones. `rows` prints the stored columns, as the server's SELECT of
+// them (want[0]) gives them, and names the VIRTUAL ones it left out on stderr; `--format sql`
+// names the stored columns, and loaded into a copy by the server gives every column of SELECT *
+// (want[1]: the server computes the VIRTUAL ones); `--index kw` (on a VIRTUAL column) is refused.
+func rowsVirtual(t *testing.T, dir string, want [2][]byte) {
+	out, errs, code := run("rows", dir, "db.t_virt")
+	if code != ExitClean || out != string(want[0]) || !strings.Contains(errs, "VIRTUAL columns x, v, w") || !strings.Contains(errs, "id, a, b, s") {
+		t.Errorf("rows db.t_virt: exit %d, %s\n%s", code, errs, firstDiff(string(want[0]), out))
+	}
+	stmts, errs, code := run("rows", "--format", "sql", dir, "db.t_virt")
+	if code != ExitClean {
+		t.Fatalf("rows --format sql db.t_virt: exit %d, %s", code, errs)
+	}
+	cp := filepath.Join(t.TempDir(), "data")
+	lab.CopyDir(t, dir, cp)
+	s := startRowsServer(t, cp)
+	defer s.shutdown(t)
+	got := s.sql(t, "SET autocommit=0;\nDELETE FROM db.t_virt;\n"+stmts+"COMMIT;\nSELECT * FROM db.t_virt ORDER BY id")
+	if !bytes.Equal(got, want[1]) || bytes.Count(got, []byte("\n")) != 300 {
+		t.Errorf("db.t_virt loaded from rows --format sql:\n%s", firstDiff(string(want[1]), string(got)))
+	}
+	if _, errs, code := run("rows", "--index", "kw", dir, "db.t_virt"); code != ExitError || !strings.Contains(errs, "index kw of db/t_virt holds a VIRTUAL column") {
+		t.Errorf("rows --index kw (a VIRTUAL column): exit %d, %s", code, errs)
+	}
+}

@@ -35,6 +35,9 @@ func (t *Table) Index(name string) (*Table, error) {
 		sort.Strings(names)
 		return nil, fmt.Errorf("%s: table %s has no index %s (its secondary indexes: %s)", t.File, t.Name, name, strings.Join(names, ", "))
 	}
+	if ix.Type&dictVirtual != 0 {
+		return nil, fmt.Errorf("%s: index %s of %s holds a VIRTUAL column (computed by the server, not stored in the table): not supported", t.File, ix.Name, t.Name)
+	}
 	if ix.Type&^dictUnique != 0 {
 		return nil, fmt.Errorf("%s: index %s of %s is of type %d (FULLTEXT, SPATIAL or another kind): not supported", t.File, ix.Name, t.Name, ix.Type)
 	}

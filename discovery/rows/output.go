@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -84,6 +85,13 @@ func JSON(w *bufio.Writer, t *Table) func(Row) error {
 // hexadecimal literals.
 func SQL(w *bufio.Writer, t *Table) func(Row) error {
 	prefix := "INSERT INTO " + t.SQLName + " VALUES ("
+	if len(t.Virtual) > 0 { // the stored columns named: VALUES gives no value for a VIRTUAL one
+		names := make([]string, len(t.Cols))
+		for i, c := range t.Cols {
+			names[i] = "`" + strings.ReplaceAll(c.Name, "`", "``") + "`"
+		}
+		prefix = "INSERT INTO " + t.SQLName + " (" + strings.Join(names, ",") + ") VALUES ("
+	}
 	t.TimeZone = time.UTC // a zone's offset can change (DST): TIMESTAMPs are written in UTC
 	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\n")
 	binary := make([]bool, len(t.Cols))
@@ -231,6 +239,15 @@ func Dump(s discovery.Layout, db, name string, opt Options, out *bufio.Writer) (
 		walk = t.Scan
 	}
 	res, err := walk(fn)
+	if res != nil && len(t.Virtual) > 0 {
+		names := make([]string, len(t.Cols))
+		for i, c := range t.Cols {
+			names[i] = c.Name
+		}
+		plural := map[bool]string{true: "s"}[len(t.Virtual) > 1]
+		res.Notes = append(res.Notes, fmt.Sprintf("VIRTUAL column%s %s (computed by the server, not stored) left out: the rows hold %s",
+			plural, strings.Join(t.Virtual, ", "), strings.Join(names, ", ")))
+	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}

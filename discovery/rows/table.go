@@ -34,6 +34,7 @@ const (
 	dataUnsigned  = 512
 	dictClustered = 1
 	dictUnique    = 2
+	dictVirtual   = 128 // DICT_VIRTUAL: an index on a VIRTUAL column
 	sysRowIDLen   = 6
 	sysTrxIDLen   = 6
 	sysRollPtrLen = 7
@@ -67,6 +68,8 @@ type Table struct {
 	// IndexName is the secondary index an Index view reads ("": the clustered index).
 	IndexName string
 	Cols      []Column
+	// Virtual are the VIRTUAL columns (computed by the server, not stored), left out of Cols.
+	Virtual []string
 	// PK lists the columns of the clustered index key (indexes into Cols); empty for a table
 	// whose rows are ordered by the hidden DB_ROW_ID.
 	PK []int
@@ -141,8 +144,9 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 			}
 		}
 		if i < 0 {
-			if f.Generated {
-				return nil, fmt.Errorf("%s: column %s is VIRTUAL (computed by the server, not stored): not supported", frmPath, f.Name)
+			if f.Generated { // VIRTUAL: a stored generated column is in SYS_COLUMNS
+				t.Virtual = append(t.Virtual, f.Name)
+				continue
 			}
 			return nil, fmt.Errorf("%s: column %s is not in SYS_COLUMNS", frmPath, f.Name)
 		}
