@@ -3,6 +3,7 @@ package cmd
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,6 +85,9 @@ func TestSalvageDamagedLog(t *testing.T) {
 		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want one warning at LSN %d (the server starts)", code, fs, mtrLSN)
 	}
 	t.Logf("diagnose: %s", fs[0].Message)
+	if strings.Contains(fs[0].Message, "unfinished tail") {
+		t.Errorf("damage in the middle of the log called a possible unfinished tail: %s", fs[0].Message)
+	}
 	sv := runSalvage(t, d, salvageCase{want: map[string]int{replay.SalvageLogTruncated: 1}, plainRecovers: true})
 	var cut uint64
 	for _, a := range sv.j.Salvage {
@@ -294,4 +298,45 @@ func TestSalvageDamagedCheckpointRecord(t *testing.T) {
 		t.Errorf("salvage recovered to %+v; the undamaged crash's log ends at %d", sv.j.Result, st.EndLSN)
 	}
 	judgeCopy(t, s, sv, s.Checksums(t))
+}
+
+// TestLogDamagedLastMTR: the termination byte of the last mini-transaction of a real crash's log
+// flipped. The real server stops at that mini-transaction. Whole mini-transactions found after it
+// lie past the end of the undamaged log (where the server's own recovery of it ended): the
+// unfinished tail of the crash's last write, which no recovery reads. diagnose's LOG_DAMAGED
+// (a warning) says they may be that, in the same 4 KiB block, instead of claiming them lost.
+func TestLogDamagedLastMTR(t *testing.T) {
+	s := lab.Get(t, "dml")
+	var last uint64
+	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 {
+		sc := l.Scan(cp, logformat.ScanOptions{})
+		var end uint64
+		for sc.Next() {
+			last, end = sc.MTR().LSN, sc.MTR().EndLSN
+		}
+		return end - 5 // its termination byte
+	})
+	server := filepath.Join(t.TempDir(), "server")
+	lab.CopyDir(t, dir, server)
+	v := s.ServerVerdict(t, server)
+	if !v.Started || v.EndLSN != last {
+		t.Fatalf("the server: started=%v, end of log %d; the damaged mini-transaction is at %d", v.Started, v.EndLSN, last)
+	}
+	d := &damaged{s: s, base: t.TempDir(), dir: dir}
+	j, code := d.diagnose(t)
+	fs := findings(j, "LOG_DAMAGED")
+	if len(fs) == 0 {
+		t.Skip("no whole mini-transaction past the end of this generation of the crash")
+	}
+	t.Logf("diagnose: exit %d: %s", code, fs[0].Message)
+	m := regexp.MustCompile(`follow from LSN (\d+) to (\d+)`).FindStringSubmatch(fs[0].Message)
+	if code != ExitClean || len(fs) != 1 || *fs[0].LSN != last || fs[0].Severity != report.Warning || m == nil {
+		t.Fatalf("diagnose: exit %d, %+v", code, fs)
+	}
+	if from, _ := strconv.ParseUint(m[1], 10, 64); from < s.Verdict.EndLSN {
+		t.Fatalf("whole mini-transactions from LSN %d, before the undamaged log's end %d: not the case this test is about", from, s.Verdict.EndLSN)
+	}
+	if !strings.Contains(fs[0].Message, "unfinished tail") {
+		t.Errorf("mini-transactions past the undamaged log's end %d called lost: %s", s.Verdict.EndLSN, fs[0].Message)
+	}
 }

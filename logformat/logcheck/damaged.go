@@ -19,7 +19,16 @@ type Damage struct {
 	MTRs    int    // whole mini-transactions from Resume to End
 	Records int    // their records
 	Pages   int    // the pages their page records change
+	// SameBlock: At and End lie in one 4 KiB block of the file. A crash's last write leaves
+	// whole mini-transactions past the log's end there, which no recovery reads (the dml lab
+	// crash: 40 of them after a zero byte where the next should start), so those found after
+	// damage in that block may be such a tail, and the damaged one the last the log holds.
+	SameBlock bool
 }
+
+// tailBlock is the block a crash's last log write ends in (mariadbd 10.11 writes the log in
+// blocks of the device's, "block size=4096 bytes").
+const tailBlock = 4096
 
 // Bytes is the part of the log a recovery that stops at At loses.
 func (d *Damage) Bytes() uint64 { return d.End - d.At }
@@ -69,6 +78,7 @@ func damagedWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage,
 	}
 	d.Pages = len(pages)
 	d.End = sc.LSN()
+	d.SameBlock = l.FileOffset(d.At)/tailBlock == l.FileOffset(d.End)/tailBlock
 	return d, sc.Err()
 }
 
@@ -88,7 +98,14 @@ func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail str
 		sev = report.Error
 	}
 	at := d.At
-	return report.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at,
-		Message: fmt.Sprintf("the log is damaged at LSN %d (%s: %s), but %d whole mini-transactions (%d records) follow from LSN %d to %d (%d bytes from the damage): %s; `recover --salvage` recovers up to LSN %d and declares LSN %d-%d lost",
-			d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, d.Bytes(), what, d.At, d.At, d.End)}
+	salvage := fmt.Sprintf("`recover --salvage` recovers up to LSN %d and declares LSN %d-%d lost", d.At, d.At, d.End)
+	msg := fmt.Sprintf("the log is damaged at LSN %d (%s: %s), but %d whole mini-transactions (%d records) follow from LSN %d to %d (%d bytes from the damage): %s; %s",
+		d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, d.Bytes(), what, salvage)
+	if d.SameBlock && sev == report.Warning {
+		msg = fmt.Sprintf("the log is damaged at LSN %d (%s: %s); %d whole mini-transactions (%d records) follow from LSN %d to %d, in the same %d-byte block of the file: "+
+			"they may be the unfinished tail of the log's last write, which no recovery reads even undamaged (a crash leaves whole mini-transactions past the log's end there, after a zero byte where the next should start), and the damaged one the last the log holds; "+
+			"the server's recovery stops at LSN %d; %s",
+			d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, tailBlock, d.At, salvage)
+	}
+	return report.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: msg}
 }
