@@ -50,6 +50,19 @@ type expectation struct {
 	logged bool // the log changes this space after the checkpoint
 }
 
+// expectedElsewhere is the expectation that maps space id to a file (nil: none; with several,
+// the log's over the dictionary's).
+func expectedElsewhere(exp map[string]expectation, id uint32) *expectation {
+	var found *expectation
+	for _, e := range exp {
+		if e.id == id && (found == nil || e.lsn != nil && found.lsn == nil || (e.lsn != nil) == (found.lsn != nil) && e.name < found.name) {
+			e := e
+			found = &e
+		}
+	}
+	return found
+}
+
 func u32(v uint32) *uint32 { return &v }
 func u64(v uint64) *uint64 { return &v }
 
@@ -227,6 +240,19 @@ func Diagnose(in Input) []report.Finding {
 			} else {
 				msg += "; the server starts but the table is unusable (\"Could not find a valid tablespace file\")"
 			}
+			var carriers []string
+			for _, o := range in.Spaces {
+				if o.SpaceID == e.id && o.Error == "" && absPath(in.Datadir, o.Path) != p {
+					carriers = append(carriers, o.Path)
+				}
+			}
+			switch len(carriers) {
+			case 0:
+			case 1:
+				msg += fmt.Sprintf(". %s carries space %d (renamed or copied by hand?): the server does not look for it there; renaming it back to %s, or `innoscope recover --salvage` into a copy (relocated, nothing lost), gives the server its file", carriers[0], e.id, e.name)
+			default:
+				msg += fmt.Sprintf(". %d files carry space %d (%s): which one is the table's is not known", len(carriers), e.id, strings.Join(carriers, ", "))
+			}
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: shownPath(in.Datadir, e.name), LSN: e.lsn, Message: msg})
 		case f.Error != "":
 			// reported by LocationFindings
@@ -368,6 +394,16 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 			continue
 		}
 		msg := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID)
+		if other := expectedElsewhere(exp, t.SpaceID); other != nil {
+			where := other.source
+			if other.lsn != nil {
+				where = fmt.Sprintf("the redo log (LSN %d)", *other.lsn)
+			}
+			msg = fmt.Sprintf("%s names space %d %s, not this file: the server does not open it", where, t.SpaceID, other.name)
+			if !regularFile(absPath(in.Datadir, other.name)) {
+				msg += fmt.Sprintf(" (%s is missing: this may be that table's file, renamed or copied by hand)", other.name)
+			}
+		}
 		sev := report.Warning
 		if ddlTables[TableName(t.Path)] {
 			sev, msg = report.Info, msg+"; the server's DDL recovery (ddl_recovery.log) removes or renames it after crash recovery"
