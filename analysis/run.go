@@ -2,9 +2,11 @@ package analysis
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"innoscope/discovery"
 	"innoscope/logformat"
@@ -83,6 +85,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 		return nil, err
 	}
 	fs = append(fs, Diagnose(in)...)
+	noSalvageAhead(fs, ts, in.Pages)
 	fs = append(fs, rollbackFinding(in, s)...)
 	fs = append(fs, instantMetadataFindings(in, s, opt)...)
 	sum := map[string]int{"error": 0, "warning": 0, "info": 0}
@@ -197,4 +200,27 @@ func logUnreadableFinding(s discovery.Layout, err error) report.Finding {
 		sev = report.Warning // the server reads it with its key management plugin
 	}
 	return report.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
+}
+
+// noSalvageAhead corrects the salvage a LOG_DAMAGED error (damage before the end the checkpoint
+// promises) names: when the system or an undo tablespace holds pages written after the damage,
+// recovery up to it is not a consistent point and `recover --salvage` refuses (its
+// quarantineAhead); the pages read (pages) tell it here already.
+func noSalvageAhead(fs []report.Finding, ts []discovery.Tablespace, pages map[string]*discovery.Report) {
+	for i := range fs {
+		f := &fs[i]
+		cut := strings.LastIndex(f.Message, "; `recover --salvage`")
+		if f.Code != "LOG_DAMAGED" || f.Severity != report.Error || f.LSN == nil || cut < 0 {
+			continue
+		}
+		for _, t := range ts {
+			r := pages[t.Path]
+			if r == nil || r.MaxLSN <= *f.LSN || (t.FoundBy != discovery.FoundSystem && t.FoundBy != discovery.FoundUndo) {
+				continue
+			}
+			f.Message = f.Message[:cut] + fmt.Sprintf("; `recover --salvage` cannot help: %s holds pages written after LSN %d (the largest page LSN is %d), so recovery up to the damage is not a consistent point: restore from a backup",
+				t.Path, *f.LSN, r.MaxLSN)
+			break
+		}
+	}
 }

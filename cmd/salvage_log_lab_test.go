@@ -147,7 +147,7 @@ func TestSalvageMissingFileCheckpoint(t *testing.T) {
 // TestSalvageDamageBeforeCheckpointEnd: the wrapped crash's checkpoint promises an end LSN past
 // its checkpoint LSN; a byte flipped inside a mini-transaction between the two makes the real
 // server refuse the log ("The log was only scanned up to"). diagnose says LOG_DAMAGED (before the
-// promised end), recover refuses naming the salvage, and `recover --salvage` refuses too, before
+// promised end) and that the salvage cannot help, recover refuses, and `recover --salvage` refuses too, before
 // copying: pages of the system tablespace carry LSNs after the damage (the server flushed them
 // before the crash), so recovery up to the damage is not a consistent point. (Without that check
 // the salvaged copy was started by the server with 40 errors, "log sequence number ... is in the
@@ -196,6 +196,11 @@ func TestSalvageDamageBeforeCheckpointEnd(t *testing.T) {
 	fs := findings(j, "LOG_DAMAGED")
 	if code != ExitFindings || len(fs) != 1 || *fs[0].LSN != mtrLSN || !strings.Contains(fs[0].Message, "refuses") {
 		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v", code, fs)
+	}
+	// It names no salvage the salvage then refuses (new-user trial: it said `recover --salvage`
+	// recovers up to the damage).
+	if !strings.Contains(fs[0].Message, "cannot help") || !strings.Contains(fs[0].Message, "ibdata1") {
+		t.Errorf("LOG_DAMAGED does not say the salvage cannot help (ibdata1's pages after the damage): %s", fs[0].Message)
 	}
 	before := lab.HashTree(t, d.dir)
 	copyDir := filepath.Join(d.base, "copy")
