@@ -12,6 +12,7 @@ import (
 	"innoscope/analysis"
 	"innoscope/internal/lab"
 	"innoscope/replay"
+	"innoscope/report"
 )
 
 // TestCorruptPageTheLogDoesNotChange: a crash whose table holds a corrupt index page that
@@ -85,4 +86,44 @@ func TestCorruptPageTheLogDoesNotChange(t *testing.T) {
 	if code != ExitFindings || v.OK || !found {
 		t.Errorf("verify: exit %d, ok %v, want exit %d naming page %d of %s as COPY_CORRUPT_PAGE\n%s", code, v.OK, ExitFindings, page, p, out)
 	}
+}
+
+// TestCorruptChangeBufferBitmap: page 1 of a table (its change buffer bitmap page, which the log
+// of this crash does not change) corrupt. The real server starts, logs "Failed to read page 1"
+// errors, and every table passes CHECK TABLE with the CHECKSUM TABLE of its own recovery of the
+// undamaged crash. diagnose says CORRUPT_PAGE as a warning (exit 0), where it said the tables
+// will fail (new-user trial).
+func TestCorruptChangeBufferBitmap(t *testing.T) {
+	s := lab.Get(t, "dml")
+	d := damage(t, "dml", func(t *testing.T, dir string) {
+		if _, inLog := neededPages(t, dir)[analysis.PageID{Space: spaceOf(t, filepath.Join(dir, "db/t1.ibd")), Page: 1}]; inLog {
+			t.Skip("the log of this generation of the crash changes page 1 of db/t1.ibd")
+		}
+		flip(t, filepath.Join(dir, "db/t1.ibd"), 16384, 1, 200)
+	})
+	if !d.server.Started || !d.server.TablesOK || !strings.Contains(d.errLog, "Failed to read page 1 from file './db/t1.ibd'") {
+		t.Fatalf("the server: started %v, tables OK %v; want started, CHECK TABLE passing, and read errors for page 1", d.server.Started, d.server.TablesOK)
+	}
+	if strings.TrimSpace(d.server.Checksums) != strings.TrimSpace(s.Checksums(t)) {
+		t.Fatalf("the server's CHECKSUM TABLE on the damaged crash differs from the undamaged one's:\n%s\n%s", d.server.Checksums, s.Checksums(t))
+	}
+	j, code := d.diagnose(t)
+	fs := findings(j, "CORRUPT_PAGE")
+	if code != ExitClean || len(fs) != 1 || fs[0].Severity != report.Warning || !strings.Contains(fs[0].Message, "page 1 (a change buffer bitmap page)") {
+		t.Fatalf("diagnose: exit %d, CORRUPT_PAGE %+v; want one warning for page 1", code, fs)
+	}
+}
+
+// spaceOf is the space id page 0 of the file at path carries.
+func spaceOf(t *testing.T, path string) uint32 {
+	b := make([]byte, 38)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.ReadAt(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	return binary.BigEndian.Uint32(b[34:])
 }
