@@ -25,6 +25,8 @@ func prepareCommands(cmds []*cli.Command) {
 			prepareCommands(c.Subcommands)
 			continue
 		}
+		// No `help`/`h` subcommand: a data directory of that name is an argument like any other.
+		c.HideHelpCommand = true
 		c.Before = func(c *cli.Context) error {
 			if c.IsSet("fail-on") { // a bad value is refused before the work, not after it
 				if _, err := report.ParseSeverity(c.String("fail-on")); err != nil {
@@ -41,11 +43,13 @@ func prepareCommands(cmds []*cli.Command) {
 
 // usageError is a bad flag or argument: one line naming where the help is.
 func usageError(c *cli.Context, err error, _ bool) error {
-	name := "innoscope"
-	if c.Command != nil && c.Command.FullName() != "" {
-		name += " " + c.Command.FullName()
+	name := ""
+	for _, x := range c.Lineage() { // the command's own context first
+		if x.Command != nil && x.Command.Name != "" && x.Command.Name != c.App.Name && !strings.HasPrefix(name, x.Command.Name+" ") {
+			name = x.Command.Name + " " + name
+		}
 	}
-	return fmt.Errorf("%v (see %s --help)", err, name)
+	return fmt.Errorf("%v (see innoscope %s--help)", err, name)
 }
 
 // helpTopic turns `innoscope help CMD [SUB]` into `innoscope CMD [SUB] --help`.
