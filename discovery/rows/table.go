@@ -108,6 +108,9 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 		}
 	}
 	if dt == nil {
+		if err := partitioned(tables, s.Datadir, sqlDB, db, name); err != nil {
+			return nil, err
+		}
 		return nil, notInnoDB(s.Datadir, sys.Path, db, name)
 	}
 	cols, err := discovery.ReadDictColumns(sys)
