@@ -19,6 +19,7 @@ import (
 // order ("" for a table without a key: a full scan reads it in DB_ROW_ID order).
 var rowsTables = []struct{ name, order string }{
 	{"t-dash", "id"}, {"t_gen", "id"}, {"t_uniq", "a"}, {"t_part#P#p0", "id"}, {"t_part#P#p1", "id"},
+	{"t_sub#P#p0#SP#p0s0", "id, d"}, {"t_sub#P#p0#SP#p0s1", "id, d"}, {"t_sub#P#p1#SP#p1s0", "id, d"}, {"t_sub#P#p1#SP#p1s1", "id, d"}, {"t_desc", "a DESC, b"},
 	{"t_int", "id"}, {"t_num", "id"}, {"t_float", "id"}, {"t_str", "id"}, {"t_time", "id"}, {"t_misc", "id"},
 	{"t_long", "id"}, {"t_compact", "id"}, {"t_red", "id"}, {"t_red_big", "id"}, {"t_big", "id"}, {"t_nopk", ""},
 	{"t_comp", "b, a"}, {"t_charpk", "k"}, {"t_inst", "id"}, {"t_inst2", "id"}, {"t_inst_big", "id"},
@@ -27,8 +28,8 @@ var rowsTables = []struct{ name, order string }{
 }
 
 // rowsWorkload makes the tables: every type, NULLs, empty strings, long values off page, the
-// row formats, instant ADD/DROP/reorder with DML between, a DATA DIRECTORY table (@EXT@) and
-// one in the system tablespace.
+// row formats, instant ADD/DROP/reorder with DML between, a DATA DIRECTORY table (@EXT@), one
+// in the system tablespace, partitions and subpartitions, DESC key columns.
 const rowsWorkload = `
 CREATE DATABASE db CHARACTER SET utf8mb4;
 USE db;
@@ -109,6 +110,13 @@ CREATE TABLE ` + "`t-dash`" + ` (id INT PRIMARY KEY, v VARCHAR(10));
 INSERT INTO ` + "`t-dash`" + ` VALUES (1, 'dash'), (2, NULL);
 CREATE TABLE t_part (id INT PRIMARY KEY, v VARCHAR(20)) PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (100), PARTITION p1 VALUES LESS THAN MAXVALUE);
 INSERT INTO t_part SELECT seq, CONCAT('p', seq) FROM seq_1_to_300;
+CREATE TABLE t_sub (id INT, d INT, v VARCHAR(10), PRIMARY KEY (id, d)) PARTITION BY RANGE (id) SUBPARTITION BY HASH (d) (PARTITION p0 VALUES LESS THAN (50) (SUBPARTITION p0s0, SUBPARTITION p0s1), PARTITION p1 VALUES LESS THAN MAXVALUE (SUBPARTITION p1s0, SUBPARTITION p1s1));
+INSERT INTO t_sub SELECT seq, seq % 3, CONCAT('s', seq) FROM seq_1_to_100;
+CREATE TABLE t_desc (a INT, b INT, v VARCHAR(10), PRIMARY KEY (a DESC, b), KEY kd (v DESC, b));
+INSERT INTO t_desc SELECT seq % 50, seq DIV 50, IF(seq % 11 = 0, NULL, CONCAT('v', seq % 7)) FROM seq_1_to_3000;
+DELETE FROM t_desc WHERE (a + b) % 9 = 4;
+CREATE TABLE t_desc_pre (v VARCHAR(50) NOT NULL, n INT, PRIMARY KEY (n DESC, v(4)));
+INSERT INTO t_desc_pre VALUES ('abcdef', 1);
 CREATE TABLE t_gen (id INT PRIMARY KEY, a INT, b INT AS (a * 2) STORED, c VARCHAR(20) AS (CONCAT('g', a)) PERSISTENT);
 INSERT INTO t_gen (id, a) VALUES (1, 1), (2, NULL), (3, -5);
 CREATE TABLE t_uniq (a INT NOT NULL, b VARCHAR(10), UNIQUE KEY (a));
@@ -187,7 +195,10 @@ CREATE VIEW v_int AS SELECT id FROM t_int;
 // rows counted as lost, every other row printed, exit 1. ROW_FORMAT=COMPRESSED tables
 // (KEY_BLOCK_SIZE 8, 4, 2, 1: multi-level trees, NULLs, BLOBs off page, rows deleted, updated
 // and reinserted since the pages were compressed) are compared like the others. A table with
-// VIRTUAL columns gives its stored columns (rowsVirtual).
+// VIRTUAL columns gives its stored columns (rowsVirtual). t_desc, whose primary key and a
+// secondary index have DESC columns, comes in its index order (ORDER BY a DESC, b); a
+// partitioned table is refused with the partitions information_schema.PARTITIONS lists named
+// (rowsPartitioned), and its subpartitions read like its partitions.
 func TestRowsAgainstServer(t *testing.T) {
 	base := t.TempDir()
 	ext := filepath.Join(base, "ext")
@@ -203,8 +214,10 @@ func TestRowsAgainstServer(t *testing.T) {
 	wantIdx := rowsIndexWant(t, s)
 	wantVirt := [2][]byte{s.sql(t, "SELECT id, a, b, s FROM db.t_virt ORDER BY id"), s.sql(t, "SELECT * FROM db.t_virt ORDER BY id")}
 	others := s.sql(t, "SELECT CONCAT(TABLE_SCHEMA, '.', TABLE_NAME), IFNULL(ENGINE, 'view') FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ('mysql', 'db') AND IFNULL(ENGINE, '') <> 'InnoDB'")
+	parts := s.sql(t, "SELECT CONCAT(TABLE_SCHEMA, '.', TABLE_NAME), PARTITION_NAME, IFNULL(SUBPARTITION_NAME, '') FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = 'db' AND PARTITION_NAME IS NOT NULL ORDER BY TABLE_NAME, PARTITION_ORDINAL_POSITION, SUBPARTITION_ORDINAL_POSITION")
 	s.shutdown(t)
 	rowsOtherEngines(t, s.dir, string(others))
+	rowsPartitioned(t, s.dir, string(parts))
 	before, beforeExt := lab.HashTree(t, s.dir), lab.HashTree(t, ext)
 	rows, zipRows := 0, 0
 	for _, tb := range rowsTables {
@@ -441,32 +454,37 @@ func pageCompressedPages(t *testing.T, file string) int {
 	return n
 }
 
-// rowsIndexCases are the secondary indexes of the t_idx tables and their columns (the index's,
-// then the primary key's).
-var rowsIndexCases = []struct{ table, index, cols string }{}
+// rowsIndexCases are the secondary indexes of the t_idx tables and of t_desc, their columns (the
+// index's, then the primary key's) and the ORDER BY of the index's order ("": the columns).
+var rowsIndexCases = []struct{ table, index, cols, order string }{
+	// kd (v DESC, b) carries t_desc's primary key (a DESC, b) as its last field, descending.
+	{"t_desc", "kd", "v, b, a", "v DESC, b, a DESC"},
+}
 
 func init() {
 	for _, ix := range []struct{ name, cols string }{{"ka", "a, id"}, {"kva", "v, a, id"}, {"ud", "d, id"}, {"kc", "c, id"}} {
 		for _, tb := range []string{"t_idx", "t_idx_red", "t_idx_zip"} {
-			rowsIndexCases = append(rowsIndexCases, struct{ table, index, cols string }{tb, ix.name, ix.cols})
+			rowsIndexCases = append(rowsIndexCases, struct{ table, index, cols, order string }{tb, ix.name, ix.cols, ix.cols})
 		}
 	}
 }
 
 // rowsIndexWant asks the running server for each index's rows: the SELECT of its columns
-// FORCE INDEX, ORDER BY them.
+// FORCE INDEX, in the index's order.
 func rowsIndexWant(t *testing.T, s *rowsServer) map[string][]byte {
 	want := map[string][]byte{}
 	for _, c := range rowsIndexCases {
-		want[c.table+"."+c.index] = s.sql(t, "SELECT "+c.cols+" FROM db."+c.table+" FORCE INDEX ("+c.index+") ORDER BY "+c.cols)
+		want[c.table+"."+c.index] = s.sql(t, "SELECT "+c.cols+" FROM db."+c.table+" FORCE INDEX ("+c.index+") ORDER BY "+c.order)
 	}
 	return want
 }
 
 // rowsIndexes: `rows --index` prints each secondary index of the t_idx tables (DYNAMIC,
-// REDUNDANT, COMPRESSED) as the server's SELECT (rowsIndexWant); a prefix index, a name the
-// table lacks and --format sql are refused, and so is a table whose primary key is a prefix
-// (whose first SYS_FIELDS.POS carries the prefix length in its low bits: it was read as whole).
+// REDUNDANT, COMPRESSED) and the DESC index of t_desc as the server's SELECT (rowsIndexWant); a
+// prefix index, a name the table lacks and --format sql are refused, and so is a table whose
+// primary key is a prefix (whose first SYS_FIELDS.POS carries the prefix length in its low
+// bits: it was read as whole), also beside a DESC column (t_desc_pre: the refusal names the
+// prefix column, not the DESC one).
 func rowsIndexes(t *testing.T, dir string, want map[string][]byte) {
 	t.Helper()
 	for _, c := range rowsIndexCases {
@@ -476,10 +494,56 @@ func rowsIndexes(t *testing.T, dir string, want map[string][]byte) {
 			t.Errorf("rows db.%s --index %s: exit %d, %s\n%s", c.table, c.index, code, errs, firstDiff(string(w), out))
 		}
 	}
-	for _, args := range [][]string{{"db.t_idx_pre", "--index", "kp"}, {"db.t_idx", "--index", "nosuch"}, {"db.t_idx", "--index", "ka", "--format", "sql"},
-		{"db.t_pk_pre"}} {
-		if out, errs, code := run(append([]string{"rows", dir}, args...)...); code != ExitError || out != "" {
-			t.Errorf("rows %v: exit %d, %q, %s (want a refusal)", args, code, out, errs)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{[]string{"db.t_idx_pre", "--index", "kp"}, "holds a prefix of column v"}, {[]string{"db.t_idx", "--index", "nosuch"}, "no index nosuch"},
+		{[]string{"db.t_idx", "--index", "ka", "--format", "sql"}, "--format"}, {[]string{"db.t_pk_pre"}, "holds a prefix of column v"},
+		{[]string{"db.t_desc_pre"}, "clustered index of db/t_desc_pre holds a prefix of column v"}} {
+		if out, errs, code := run(append([]string{"rows", dir}, c.args...)...); code != ExitError || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("rows %v: exit %d, %q, %s (want a refusal: %q)", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// rowsPartitioned: a partitioned table, and a partition with subpartitions, are refused (exit 2)
+// with their partitions named as rows takes them, in the order of the server's
+// information_schema.PARTITIONS (parts: lines of "db.table<TAB>partition<TAB>subpartition");
+// each of those names reads (exit 0). Before, rows said the table "is not an InnoDB table".
+func rowsPartitioned(t *testing.T, dir, parts string) {
+	var tables []string
+	names := map[string][]string{} // a table or partition with subpartitions -> its InnoDB tables
+	for _, line := range strings.Split(strings.TrimSpace(parts), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			t.Fatalf("information_schema.PARTITIONS line %q", line)
+		}
+		name := f[0] + "#P#" + f[1]
+		if f[2] != "" {
+			names[name] = append(names[name], name+"#SP#"+f[2])
+			name += "#SP#" + f[2]
+		}
+		if names[f[0]] == nil {
+			tables = append(tables, f[0])
+		}
+		names[f[0]] = append(names[f[0]], name)
+	}
+	if len(tables) < 2 || len(names) <= len(tables) {
+		t.Fatalf("the server lists %d partitioned tables, %d with subpartitions: the test does not exercise them\n%s", len(tables), len(names)-len(tables), parts)
+	}
+	for name, list := range names {
+		what := "is a partitioned table"
+		if strings.Contains(name, "#P#") {
+			what = "has subpartitions"
+		}
+		out, errs, code := run("rows", dir, name)
+		if code != ExitError || out != "" || !strings.Contains(errs, name+" "+what) || !strings.Contains(errs, strings.Join(list, ", ")+"\n") || strings.Contains(errs, "not an InnoDB table") {
+			t.Errorf("rows %s: exit %d, %q, want %q naming %s", name, code, errs, what, strings.Join(list, ", "))
+		}
+		for _, p := range list {
+			if _, errs, code := run("rows", dir, p); code != ExitClean {
+				t.Errorf("rows %s (named by rows %s): exit %d, %s", p, name, code, errs)
+			}
 		}
 	}
 }

@@ -17,10 +17,14 @@ import (
 
 // The throw-away server of the rows tests (rows_lab_test.go) and some of their subtests.
 
-// rowsQuery is the server's query for a table of rowsTables ("t#P#p" is partition p of t).
+// rowsQuery is the server's query for a table of rowsTables ("t#P#p" is partition p of t,
+// "t#P#p#SP#s" its subpartition s).
 func rowsQuery(name, order string) string {
 	q := "SELECT * FROM db.`" + name + "`"
 	if t, p, ok := strings.Cut(name, "#P#"); ok {
+		if _, sp, ok := strings.Cut(p, "#SP#"); ok {
+			p = sp
+		}
 		q = "SELECT * FROM db.`" + t + "` PARTITION (" + p + ")"
 	}
 	if order != "" {

@@ -35,8 +35,8 @@ func (c DictColumn) Virtual() bool { return c.PRType&8192 != 0 }
 // DictField is one SYS_FIELDS row: a column of an index.
 type DictField struct {
 	IndexID uint64 `json:"index_id"`
-	// Pos is the field's position in the index; when an index of the table has a column
-	// prefix, every field's POS is position<<16 | prefix length.
+	// Pos is the field's position in the index; when the index has a column prefix or a DESC
+	// field (MariaDB 10.8+), every field's POS is position<<16 | DESC<<15 | prefix length.
 	Pos     uint32 `json:"pos"`
 	ColName string `json:"col_name"`
 	Deleted bool   `json:"deleted"`

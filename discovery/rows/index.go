@@ -13,8 +13,9 @@ import (
 // index record carries them, or DB_ROW_ID when the table has no primary key), read from the
 // index's own B-tree. Its rows come in index order, as `SELECT <those columns> FROM t FORCE
 // INDEX (name) ORDER BY <those columns>` gives them; what the index holds is all a table whose
-// clustered index is damaged still has of those columns. Indexes on a column prefix (whose
-// records hold a truncated value) are refused.
+// clustered index is damaged still has of those columns. A DESC column of the index (or of
+// the primary key it carries) reverses that order on it, as `ORDER BY ... DESC` does. Indexes
+// on a column prefix (whose records hold a truncated value) are refused.
 func (t *Table) Index(name string) (*Table, error) {
 	var ix *discovery.DictIndex
 	var names []string
@@ -67,7 +68,7 @@ func (t *Table) Index(name string) (*Table, error) {
 		if c < 0 {
 			return nil, fmt.Errorf("%s: index %s column %s is not a column of %s", t.File, ix.Name, k.ColName, t.Name)
 		}
-		if prefixLen(k, len(u.Cols) == 0) != 0 {
+		if n, _ := keyField(k, len(u.Cols) == 0); n != 0 {
 			return nil, fmt.Errorf("%s: index %s of %s holds a prefix of column %s: not supported", t.File, ix.Name, t.Name, k.ColName)
 		}
 		add(c)
@@ -93,13 +94,19 @@ func (t *Table) indexDesc() string {
 	return "index " + t.IndexName
 }
 
-// prefixLen is the column prefix length of an index field (0: the whole column), as the server
-// reads SYS_FIELDS.POS: an index with a prefix field stores every POS as position<<16 | prefix
-// length, others the position alone, so the first field's POS, and any above 0xffff, carry a
-// prefix length in their low 16 bits.
-func prefixLen(f discovery.DictField, first bool) int {
+// keyField reads the SYS_FIELDS.POS of an index field: its column prefix length in bytes (0:
+// the whole column) and whether the field is DESC. POS is written in one of two forms for a
+// whole index. In the narrow form (an index of whole, ascending columns) it is the field's
+// position alone. When any field of the index holds a column prefix or, since MariaDB 10.8,
+// is descending, every POS of the index takes the wide form instead: the position in the high
+// 16 bits; in the low 16 the prefix length (at most 15 bits) with bit 15 (0x8000) set for a
+// DESC field. The server (dict_load_field_low, dict0load.cc) cannot tell the two forms apart
+// for the first field, whose position is 0, so it reads the first field, and any POS above
+// 0xffff, in the wide form. A DESC field is stored as an ascending one is: only the order of
+// the B-tree's records is reversed on it, and rows prints the records in index order.
+func keyField(f discovery.DictField, first bool) (prefix int, desc bool) {
 	if first || f.Pos > 0xffff {
-		return int(f.Pos & 0xffff)
+		return int(f.Pos & 0x7fff), f.Pos&0x8000 != 0
 	}
-	return 0
+	return 0, false
 }

@@ -108,6 +108,9 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 		}
 	}
 	if dt == nil {
+		if err := partitioned(tables, s.Datadir, sqlDB, db, name); err != nil {
+			return nil, err
+		}
 		return nil, notInnoDB(s.Datadir, sys.Path, db, name)
 	}
 	cols, err := discovery.ReadDictColumns(sys)
@@ -186,8 +189,8 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: clustered index column %s is not a column of %s", sys.Path, k.ColName, full)
 		}
-		if prefixLen(k, i == 0) != 0 {
-			return nil, fmt.Errorf("%s: clustered index of %s has a column prefix: not supported", sys.Path, full)
+		if n, _ := keyField(k, i == 0); n != 0 {
+			return nil, fmt.Errorf("%s: clustered index of %s holds a prefix of column %s: not supported", sys.Path, full, k.ColName)
 		}
 		t.PK = append(t.PK, c)
 	}
