@@ -32,6 +32,7 @@
 # .checksums) and innoscope's outputs (diagnose.out, recover.out), result.txt. Passing crashes
 # are removed. Exit 1 when any crash is wrong-copy, needless-refusal or other.
 set -euo pipefail
+export SQL_TIMEOUT=${SQL_TIMEOUT:-300} # a stalled server's statement fails, not the sweep
 
 [ $# -ge 2 ] || { sed -n '2,33p' "$0" >&2; exit 2; }
 N=$1 SEED=$2 OUT=${3:-/tmp/crash-sweep-$2}
@@ -113,7 +114,7 @@ crash_run() {
   # large enough; the recovered data does not depend on the pool size. B gets the same options.
   local a_retry=0
   if grep -q "Could not free any blocks in the buffer pool" "$w/A.err" 2>/dev/null &&
-    [ "$(kv "$w/A.txt" started)" != 1 ]; then
+    { [ "$(kv "$w/A.txt" started)" != 1 ] || [ "$(kv "$w/A.txt" stalled)" = 1 ]; }; then
     a_retry=1
     mv "$w/A.err" "$w/A.stalled.err"
     rm -rf "$w/A" "$w/ext-A" "$w/A.txt"

@@ -95,7 +95,9 @@ start() {
 }
 
 # Unqualified seq_M_to_N tables (the SEQUENCE engine) need a current database: use mysql.
-sql() { mariadb --no-defaults -S "$1" -uroot -D mysql -e "$2" "${@:3}"; }
+# SQL_TIMEOUT (seconds; unset or 0: none) bounds each statement: a server whose small buffer
+# pool stalls it ("Could not free any blocks in the buffer pool") never answers.
+sql() { timeout "${SQL_TIMEOUT:-0}" mariadb --no-defaults -S "$1" -uroot -D mysql -e "$2" "${@:3}"; }
 
 # stop_clean DATADIR SOCK: normal shutdown, wait for the pid to go.
 stop_clean() {
@@ -489,15 +491,26 @@ verdict_of() {
   if start "$d" "$s" "$out.err" "$@"; then
     check_tables "$s" >"$out.checks"
     checksums "$s" >"$out.checksums"
+    local stalled=0
+    grep -q "statement failed: exit 124" "$out.checks" "$out.checksums" && stalled=1
     { echo "started=1"; verdict "$out.err"
       echo "tables_checked=$(grep -c . "$out.checks" || true)"
       if grep -qv $'\tOK$' "$out.checks"; then echo "tables_ok=0"; else echo "tables_ok=1"; fi
+      echo "stalled=$stalled"
       echo "errors=$(grep -c '\[ERROR\]' "$out.err" || true)"; } >"$out.txt"
-    stop_clean "$d" "$s"
+    if [ "$stalled" = 1 ]; then
+      kill -9 "$(cat "$d/lab.pid")" 2>/dev/null || true # it answers no shutdown either
+    else
+      stop_clean "$d" "$s"
+    fi
   else
     { echo "started=0"; verdict "$out.err"; echo "errors=$(grep -c '\[ERROR\]' "$out.err" || true)"; } >"$out.txt"
   fi
 }
+
+# stalled RC [PREFIX]: a line saying a statement timed out (SQL_TIMEOUT) when RC is timeout's 124;
+# nothing for another failure (the client printed the server's error).
+stalled() { if [ "$1" = 124 ]; then echo "${2:-}statement failed: exit 124"; fi; }
 
 # check_tables SOCK: CHECK TABLE of every InnoDB user table the server knows of (from its .frm
 # files too, so a table whose tablespace is gone shows up as an error): table<TAB>worst message.
@@ -506,7 +519,7 @@ check_tables() {
   for t in $(sql "$1" "SELECT CONCAT(table_schema,'.',table_name) FROM information_schema.tables
       WHERE table_schema NOT IN ('mysql','sys','performance_schema','information_schema')
       AND (engine='InnoDB' OR engine IS NULL) ORDER BY 1" -N 2>/dev/null); do
-    sql "$1" "CHECK TABLE $t" -N 2>&1 | awk -F'\t' -v t="$t" '
+    { sql "$1" "CHECK TABLE $t" -N 2>&1 || stalled "$?"; } | awk -F'\t' -v t="$t" '
       NF >= 4 { if ($4 != "OK" || $3 == "error") bad = $3 ": " $4 } NF < 4 { bad = $0 }
       END { print t "\t" (bad == "" ? "OK" : bad) }'
   done
@@ -531,7 +544,7 @@ checksums() {
   for t in $(sql "$1" "SELECT CONCAT(table_schema,'.',table_name) FROM information_schema.tables
       WHERE engine='InnoDB' AND table_schema NOT IN ('mysql','sys','performance_schema','information_schema')
       ORDER BY 1" -N); do
-    sql "$1" "CHECKSUM TABLE $t" -N | awk -F'\t' '{print $1"\t"$2}'
+    { sql "$1" "CHECKSUM TABLE $t" -N || stalled "$?" "$t	"; } | awk -F'\t' '{print $1"\t"$2}'
   done
 }
 
