@@ -53,6 +53,9 @@ func rollbackFinding(in Input, s discovery.Layout) []report.Finding {
 // ("InnoDB: To recover: N pages", ToRecover) and the transactions it rolls back.
 func (d *Diagnosis) Outcome() report.Outcome {
 	o := report.Outcome{Pages: d.ToRecover(), Logged: len(d.Analysis.Pages) > 0}
+	if d.Input.Policy == PolicyMySQL8 {
+		o.Server = "mysqld" // the policy judges the directory by MySQL 8's rules
+	}
 	if f := d.RollbackForecast(); f != nil {
 		o.RollBack, o.RowsToUndo = int64(f.Transactions-f.Prepared), int64(f.RowsToUndo)
 	}

@@ -354,6 +354,11 @@ func TestDiagnoseLocationPolicy(t *testing.T) {
 	if got, code := sev("--policy", "mysql8"); got != "error" || code != ExitFindings {
 		t.Errorf("mysql8 policy: %q exit %d", got, code)
 	}
+	// The verdict speaks of MySQL 8's server, whose rule it is (it said "mariadbd will start, but
+	// tables will fail" for a location MariaDB opens: new-user trial).
+	if out, _, _ := run("diagnose", "--policy", "mysql8", s.Crashed); !strings.HasPrefix(out, "mysqld will") {
+		t.Errorf("mysql8 policy verdict: %.120s", out)
+	}
 	if got, _ := sev("--innodb-directories", filepath.Join(s.Dir, "ext")); got != "" {
 		t.Errorf("with innodb_directories: %q", got)
 	}

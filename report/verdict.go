@@ -19,6 +19,8 @@ type Outcome struct {
 	// RollBack is the number of transactions the server rolls back after recovery, and their
 	// row operations.
 	RollBack, RowsToUndo int64
+	// Server is the server the verdict speaks of ("": mariadbd; mysqld under --policy mysql8).
+	Server string
 }
 
 // refusers are the finding codes whose error means the server refuses to start (or stops
@@ -79,10 +81,14 @@ func MakeVerdict(fs []Finding, o Outcome) Verdict {
 			apply += ", then " + rb
 		}
 	}
+	srv := o.Server
+	if srv == "" {
+		srv = "mariadbd"
+	}
 	if len(s) == 0 || s[0].Severity == Info {
-		v := Verdict{Severity: Info, Sentence: "mariadbd will start and " + apply}
+		v := Verdict{Severity: Info, Sentence: srv + " will start and " + apply}
 		if o.Pages == 0 && !o.Logged && o.RollBack == 0 {
-			v.Sentence = "mariadbd will start: nothing to recover"
+			v.Sentence = srv + " will start: nothing to recover"
 		}
 		if o.After != "" {
 			v.Sentence += "; " + o.After
@@ -109,11 +115,11 @@ func MakeVerdict(fs []Finding, o Outcome) Verdict {
 	case top.Code == "SERVER_RUNNING":
 		v.Sentence = "a server is running on this directory: " + what
 	case top.Severity == Error && refuses(top):
-		v.Sentence = "mariadbd will refuse to start: " + what
+		v.Sentence = srv + " will refuse to start: " + what
 	case top.Severity == Error:
-		v.Sentence = "mariadbd will start, but tables will fail: " + what
+		v.Sentence = srv + " will start, but tables will fail: " + what
 	default:
-		v.Sentence = "mariadbd will start and " + apply + ", with warnings: " + what
+		v.Sentence = srv + " will start and " + apply + ", with warnings: " + what
 	}
 	return v
 }
