@@ -13,14 +13,22 @@ import (
 // OpenLog opens, read-only, the redo log at arg (a data directory or a log file; "": the
 // layout's own) of the server laid out as s, with the innodb_page_size its records are checked
 // against.
-func OpenLog(s discovery.Layout, arg string) (*redo.Log, error) {
+func OpenLog(s discovery.Layout, arg string) (*redo.Log, error) { return openLog(s, arg, false) }
+
+// OpenLogHeader is OpenLog that also opens a MariaDB 10.8+ log whose header block fails its
+// CRC-32C (redo.Location.DamagedHeader), for `log header`.
+func OpenLogHeader(s discovery.Layout, arg string) (*redo.Log, error) { return openLog(s, arg, true) }
+
+func openLog(s discovery.Layout, arg string, damagedHeader bool) (*redo.Log, error) {
 	if arg == "" {
 		arg = s.Datadir
 	}
 	if err := discovery.NotRedoLog(discovery.AbsPath(arg)); err != nil { // a datafile given as the log
 		return nil, err
 	}
-	l, err := redo.Open(logLocation(s, discovery.AbsPath(arg)))
+	w := logLocation(s, discovery.AbsPath(arg))
+	w.DamagedHeader = damagedHeader
+	l, err := redo.Open(w)
 	if err != nil {
 		return nil, err
 	}

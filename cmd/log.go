@@ -1,8 +1,11 @@
 package cmd
 
 import (
+	"fmt"
+
 	"github.com/urfave/cli/v2"
 
+	"innoscope/analysis"
 	"innoscope/logformat/redo"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -34,7 +37,14 @@ func logCommand() *cli.Command {
 }
 
 func logHeader(c *cli.Context) error {
-	l, err := openRedo(c)
+	if c.NArg() > 1 {
+		return fmt.Errorf("expected one DIR or FILE argument, got %d", c.NArg())
+	}
+	s, err := settingsOf(c)
+	if err != nil {
+		return err
+	}
+	l, err := analysis.OpenLogHeader(s, c.Args().First())
 	if err != nil {
 		return err
 	}

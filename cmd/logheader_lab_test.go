@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -45,5 +47,40 @@ func TestLogHeaderTablePrintsFindings(t *testing.T) {
 		if !strings.Contains(out, f.Code) || !strings.Contains(flat, strings.Join(strings.Fields(f.Message), " ")) {
 			t.Errorf("the table lacks finding %s %q:\n%s", f.Code, f.Message, out)
 		}
+	}
+}
+
+// TestLogHeaderDamagedHeaderBlock: one bit of the header block's unused bytes flipped in a real
+// crash's log. The real server refuses it ("Invalid log header checksum"); log header still shows
+// the header and both checkpoints as the undamaged log's (they are intact), says the CRC is
+// invalid, and reports LOG_UNREADABLE (exit 1), where it refused to show anything (new-user
+// trial); diagnose says the server refuses.
+func TestLogHeaderDamagedHeaderBlock(t *testing.T) {
+	d := damage(t, "dml", func(t *testing.T, dir string) {
+		p := filepath.Join(dir, "ib_logfile0")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[100] ^= 1
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if d.server.Started || !strings.Contains(d.errLog, "Invalid log header checksum") {
+		t.Fatalf("the server started (%v) or did not say the header checksum is invalid", d.server.Started)
+	}
+	var want, got headerJSON
+	runJSON(t, &want, "log", "header", "--json", d.s.Crashed)
+	out, errs, code := run("log", "header", "--json", d.dir)
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("log header: exit %d, %v: %s", code, err, errs)
+	}
+	if code != ExitFindings || got.HeaderCRCValid || !reflect.DeepEqual(got.Checkpoints, want.Checkpoints) ||
+		len(got.Findings) == 0 || got.Findings[0].Code != "LOG_UNREADABLE" || !strings.Contains(got.Findings[0].Message, "Invalid log header checksum") {
+		t.Errorf("log header: exit %d, crc valid %v, checkpoints %+v (undamaged: %+v), findings %+v", code, got.HeaderCRCValid, got.Checkpoints, want.Checkpoints, got.Findings)
+	}
+	if j, code := d.diagnose(t); code != ExitFindings || len(findings(j, "LOG_UNREADABLE")) != 1 {
+		t.Errorf("diagnose: exit %d, %+v", code, j.Findings)
 	}
 }

@@ -9,6 +9,10 @@ import (
 // (older MariaDB and MySQL formats, encrypted logs).
 var ErrUnsupported = errors.New("not supported yet")
 
+// ErrHeaderChecksum is wrapped by Open's error for a header block whose CRC-32C fails
+// (OpenDamagedHeader reads such a log all the same).
+var ErrHeaderChecksum = errors.New("invalid log header checksum")
+
 // FormatError reports bytes that do not decode, naming the file and where in it.
 type FormatError struct {
 	File   string // path or name of the log file
@@ -27,7 +31,7 @@ func (e *FormatError) Error() string {
 		s += fmt.Sprintf(" (LSN %d)", e.LSN)
 	}
 	s += ": " + e.Msg
-	if e.Err != nil && !errors.Is(e.Err, ErrUnsupported) {
+	if e.Err != nil && !errors.Is(e.Err, ErrUnsupported) && !errors.Is(e.Err, ErrHeaderChecksum) {
 		s += ": " + e.Err.Error()
 	}
 	return s

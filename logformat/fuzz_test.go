@@ -3,6 +3,7 @@ package logformat_test
 import (
 	"bytes"
 	"encoding/binary"
+	"reflect"
 	"testing"
 
 	. "innoscope/logformat"
@@ -75,6 +76,14 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		l, _, err := Open(bytes.NewReader(img), int64(len(img)), "fuzz")
+		if d, _, derr := OpenDamagedHeader(bytes.NewReader(img), int64(len(img)), "fuzz"); derr == nil {
+			d.HeaderCRC()
+			if err == nil && !reflect.DeepEqual(d.Checkpoints, l.Checkpoints) {
+				t.Fatalf("OpenDamagedHeader read other checkpoints than Open: %+v, %+v", d.Checkpoints, l.Checkpoints)
+			}
+		} else if err == nil {
+			t.Fatalf("Open took what OpenDamagedHeader refuses: %v", derr)
+		}
 		if err != nil {
 			return
 		}

@@ -179,6 +179,17 @@ type Log struct {
 // size. Formats other than MariaDB 10.8+ and encrypted logs give an error wrapping
 // ErrUnsupported; the Header is still returned (with a nil *Log) so callers can describe them.
 func Open(r io.ReaderAt, size int64, name string) (*Log, Header, error) {
+	return open(r, size, name, false)
+}
+
+// OpenDamagedHeader is Open for a log whose header block fails its CRC-32C (wrapping
+// ErrHeaderChecksum from Open): the header's fields and the checkpoints are read as stored, for
+// `log header` to show; Header.CRCValid is false. The server refuses such a log.
+func OpenDamagedHeader(r io.ReaderAt, size int64, name string) (*Log, Header, error) {
+	return open(r, size, name, true)
+}
+
+func open(r io.ReaderAt, size int64, name string, damagedHeader bool) (*Log, Header, error) {
 	if size == 0 {
 		return nil, Header{}, &FormatError{File: name, Offset: 0, Msg: "empty file (0 bytes): not a redo log"}
 	}
@@ -209,8 +220,8 @@ func Open(r io.ReaderAt, size int64, name string) (*Log, Header, error) {
 		}
 		return nil, h, &FormatError{File: name, Offset: 0, Err: ErrUnsupported, Msg: msg}
 	}
-	if !h.CRCValid {
-		return nil, h, &FormatError{File: name, Offset: 508, Msg: fmt.Sprintf(
+	if !h.CRCValid && !damagedHeader {
+		return nil, h, &FormatError{File: name, Offset: 508, Err: ErrHeaderChecksum, Msg: fmt.Sprintf(
 			"invalid log header checksum: stored 0x%08x, CRC-32C of bytes 0..507 is 0x%08x", h.CRC, CRC32C(b[:508]))}
 	}
 	if h.Encrypted {
@@ -279,4 +290,14 @@ func (l *Log) ReadAt(p []byte, lsn uint64) error {
 		p, lsn = p[n:], lsn+uint64(n)
 	}
 	return nil
+}
+
+// HeaderCRC is the CRC-32C of the header block's bytes 0..507, which its bytes 508..511 should
+// hold (0 when they cannot be read).
+func (l *Log) HeaderCRC() uint32 {
+	b := make([]byte, 508)
+	if _, err := l.r.ReadAt(b, 0); err != nil {
+		return 0
+	}
+	return CRC32C(b)
 }

@@ -1,6 +1,8 @@
 package redo
 
 import (
+	"fmt"
+
 	"innoscope/logformat/logcheck"
 	"innoscope/report"
 )
@@ -81,6 +83,11 @@ func (l *Log) Describe() (*Description, error) {
 		}
 	}
 	d.Findings = logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected)
+	if l.v108 != nil && !h.CRCValid {
+		d.Findings = append([]report.Finding{{Severity: report.Error, Code: "LOG_UNREADABLE", File: l.Path,
+			Message: fmt.Sprintf("the header block fails its CRC-32C (stored 0x%08x, CRC-32C of bytes 0..507 is 0x%08x): the server refuses the log (\"Invalid log header checksum\") and does not start; the fields and checkpoints here are as stored",
+				h.CRC, l.v108.HeaderCRC())}}, d.Findings...)
+	}
 	for i, cp := range l.Checkpoints {
 		end := cp.EndLSN
 		if l.blocks != nil {

@@ -11,6 +11,10 @@ import (
 // 512-byte blocks they are among the fields.
 func (d *Description) Fields() [][]string {
 	if d.Blocks == nil {
+		crc := "valid"
+		if !d.HeaderCRCValid {
+			crc = "INVALID: the server refuses the log"
+		}
 		return [][]string{
 			{"log file", d.LogFile},
 			{"format", fmt.Sprintf("%s (0x%08x)", d.Format, d.FormatID)},
@@ -18,7 +22,7 @@ func (d *Description) Fields() [][]string {
 			{"first LSN", fmt.Sprint(d.FirstLSN)},
 			{"file size", fmt.Sprintf("%d bytes (ring capacity %d)", d.FileSize, d.Capacity)},
 			{"encrypted", fmt.Sprint(d.Encrypted)},
-			{"header CRC-32C", fmt.Sprintf("0x%08x (valid)", d.HeaderCRC)},
+			{"header CRC-32C", fmt.Sprintf("0x%08x (%s)", d.HeaderCRC, crc)},
 		}
 	}
 	b := d.Blocks
