@@ -137,3 +137,11 @@ func fileOf(msg string) string {
 	}
 	return ""
 }
+
+// nArgs is "1 argument" or "N arguments".
+func nArgs(n int) string {
+	if n == 1 {
+		return "1 argument"
+	}
+	return fmt.Sprintf("%d arguments", n)
+}

@@ -71,3 +71,14 @@ func TestFromLSNInsideMTR(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordsRefusedStartPrintsNoTable: `log records --from-lsn` below the log's first LSN is
+// refused (exit 2) with nothing on stdout; the table's head was printed before the error
+// (new-user trial).
+func TestRecordsRefusedStartPrintsNoTable(t *testing.T) {
+	s := lab.Get(t, "dml")
+	out, errs, code := run("log", "records", "--from-lsn", "100", s.Crashed)
+	if code != ExitError || out != "" || !strings.Contains(errs, "LSN 100") {
+		t.Errorf("log records --from-lsn 100: exit %d, stdout %q, stderr %s", code, out, errs)
+	}
+}

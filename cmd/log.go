@@ -38,7 +38,7 @@ func logCommand() *cli.Command {
 
 func logHeader(c *cli.Context) error {
 	if c.NArg() > 1 {
-		return fmt.Errorf("expected one DIR or FILE argument, got %d", c.NArg())
+		return fmt.Errorf("expected one DIR or FILE argument, got %s", nArgs(c.NArg()))
 	}
 	s, err := settingsOf(c)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // with the innodb_page_size its records are checked against.
 func openRedo(c *cli.Context) (*redo.Log, error) {
 	if c.NArg() > 1 {
-		return nil, fmt.Errorf("expected one DIR or FILE argument, got %d", c.NArg())
+		return nil, fmt.Errorf("expected one DIR or FILE argument, got %s", nArgs(c.NArg()))
 	}
 	s, err := settingsOf(c)
 	if err != nil {

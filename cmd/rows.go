@@ -33,7 +33,7 @@ func rowsAction(c *cli.Context) error {
 	if c.NArg() == 1 && c.IsSet("datadir") {
 		dir, name = "", c.Args().First()
 	} else if c.NArg() != 2 {
-		return fmt.Errorf("expected DIR and DB.TABLE, got %d arguments", c.NArg())
+		return fmt.Errorf("expected DIR and DB.TABLE, got %s", nArgs(c.NArg()))
 	}
 	format := c.String("format")
 	if c.Bool("json") && c.IsSet("format") && format != "json" {

@@ -24,7 +24,7 @@ func spacesCommand() *cli.Command {
 
 func spacesAction(c *cli.Context) error {
 	if c.NArg() > 1 {
-		return fmt.Errorf("expected one DIR argument, got %d", c.NArg())
+		return fmt.Errorf("expected one DIR argument, got %s", nArgs(c.NArg()))
 	}
 	id, err := idFlag(c, "space")
 	if err != nil {

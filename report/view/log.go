@@ -50,28 +50,37 @@ func LogStats(out *report.Output, j *redo.Stats, fs []report.Finding) error {
 // Records prints `log records`: JSON Lines, or a table streamed row by row. Row prints each
 // record; End closes the listing.
 type Records struct {
-	out    *report.Output
-	stderr io.Writer
-	table  *report.Stream
+	out       *report.Output
+	stderr    io.Writer
+	table     *report.Stream
+	typeWidth int
 }
 
 // NewRecords starts a listing of records whose type names are at most typeWidth wide; for JSON
 // Lines, what is not a record goes to stderr.
 func NewRecords(out *report.Output, stderr io.Writer, typeWidth int) (*Records, error) {
-	rp := &Records{out: out, stderr: stderr}
-	if out.JSON {
-		return rp, nil
+	return &Records{out: out, stderr: stderr, typeWidth: typeWidth}, nil
+}
+
+// start prints the table's head, at the first record or the end: a scan that cannot start
+// prints only its error.
+func (rp *Records) start() error {
+	if rp.table != nil {
+		return nil
 	}
 	var err error
-	rp.table, err = out.Stream([]string{"MTR LSN", "#", "TYPE", "SPACE", "PAGE", "LEN", "PAYLOAD"},
-		[]int{12, 4, typeWidth, 12, 10, 6, 75 - typeWidth})
-	return rp, err
+	rp.table, err = rp.out.Stream([]string{"MTR LSN", "#", "TYPE", "SPACE", "PAGE", "LEN", "PAYLOAD"},
+		[]int{12, 4, rp.typeWidth, 12, 10, 6, 75 - rp.typeWidth})
+	return err
 }
 
 // Row prints one record ("-" for a space or page it does not name).
 func (rp *Records) Row(r *redo.Record) error {
 	if rp.out.JSON {
 		return rp.out.WriteJSONLine(r)
+	}
+	if err := rp.start(); err != nil {
+		return err
 	}
 	space, page := fmt.Sprint(r.Space), fmt.Sprint(r.Page)
 	if !r.HasSpace {
@@ -91,6 +100,9 @@ func (rp *Records) End(ls *redo.Listing) error {
 	if rp.out.JSON {
 		fmt.Fprintln(rp.stderr, "innoscope: "+line)
 	} else {
+		if err := rp.start(); err != nil {
+			return err
+		}
 		if err := rp.table.Close(); err != nil {
 			return err
 		}
