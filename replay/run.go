@@ -226,6 +226,8 @@ type Outcome struct {
 	// Seconds is the wall time of each phase: copy, replay (reading, applying and writing
 	// pages, file operations), log (one syncfs of the copy, then writing the new redo log).
 	Seconds map[string]float64
+	// CopyLayout is the copy's layout (DiagnoseCopy).
+	CopyLayout discovery.Layout
 }
 
 // CheckTarget makes the checks of opt.Target (and its external directory) that Run makes before
@@ -327,6 +329,7 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 	if err := cp.Finish(); err != nil {
 		return nil, err
 	}
+	o.CopyLayout = cp.Layout()
 	o.Seconds["copy"], o.Seconds["replay"], o.Seconds["log"] =
 		t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), time.Since(t2).Seconds()
 	return o, nil
