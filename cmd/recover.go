@@ -55,8 +55,7 @@ func recoverAction(c *cli.Context) error {
 	defer p.Close()
 	j := view.NewRecovery(p, into, c.Bool("dry-run"), c.App.ErrWriter)
 	if d != nil {
-		v := report.MakeVerdict(d.Findings, d.Outcome())
-		j.Verdict = &v
+		j.Diagnosed(report.MakeVerdict(d.Findings, d.Outcome()), d.Findings)
 	}
 	opt := replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
 		CacheBytes: c.Int64("cache-mib") << 20}
@@ -70,8 +69,14 @@ func recoverAction(c *cli.Context) error {
 			return err
 		}
 		j.Ran(p, o)
+		// What the server will meet on the copy: the tables it will not open, the rollback.
+		if j.OnCopy, err = replay.DiagnoseCopy(o.CopyLayout); err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "innoscope: note: the copy could not be diagnosed, so what the server will meet on it is not said: %v\n", err)
+		}
 	}
-	err = show(c, func(out *report.Output) ([]report.Finding, error) { return nil, j.Print(out, c.App.ErrWriter) })
+	err = show(c, func(out *report.Output) ([]report.Finding, error) {
+		return j.AllFindings(), j.Print(out, c.App.ErrWriter)
+	})
 	if err == nil && p.Salvage != nil && p.Salvage.Lost() {
 		return errFindings // something was lost
 	}

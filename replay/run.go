@@ -68,8 +68,13 @@ var decodedLimit int64 = 512 << 20 // a variable for the tests
 // OpenDiagnosed is Open for the source the diagnosis d read: recovery follows d's reading of
 // the log instead of reading it again.
 func OpenDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions) (*Source, error) {
+	return openDiagnosed(d, scan, salvageOptions{})
+}
+
+// openDiagnosed is OpenDiagnosed with so (verify's: how its refusals name the salvage).
+func openDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions, so salvageOptions) (*Source, error) {
 	if d.Input.Analysis == nil {
-		return Open(d.Layout, scan) // the log was unusable: Open says why
+		return open(d.Layout, scan, so) // the log was unusable: Open says why
 	}
 	l, err := analysis.OpenLog(d.Layout, "")
 	if err != nil {
@@ -83,7 +88,7 @@ func OpenDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions) (*Source, error
 		l.Close()
 		return nil, err
 	}
-	return prepare(d.Layout, l, d.Analysis, d.CheckpointLSN, d.LogFindings, scan, salvageOptions{}, &d.Input)
+	return prepare(d.Layout, l, d.Analysis, d.CheckpointLSN, d.LogFindings, scan, so, &d.Input)
 }
 
 // prepare refuses what the server would refuse to recover (see Open) and finds the .isl
@@ -94,7 +99,7 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 	var err error
 	for _, f := range fs {
 		if f.Severity == report.Error && !(so.salvage && salvageable(f.Code)) && f.Code != "CRASH_UPGRADE_REFUSED" { // the refusal recovery into a copy is the way out of
-			err = fmt.Errorf("%s: %s: %s%s", f.File, f.Code, f.Message, salvageHint(s, f.Code))
+			err = fmt.Errorf("%s: %s: %s%s", f.File, f.Code, f.Message, salvageHint(s, f.Code, so.salvageWord()))
 			break
 		}
 	}
@@ -116,7 +121,7 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		err = refuseEncrypted(ts, a)
 	}
 	if err == nil && !so.salvage { // a torn page 0 the server cannot recover past: say so before copying (the salvage quarantines it)
-		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}))
+		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}), so.salvageWord())
 	}
 	var plan *SalvagePlan
 	// The pages the pre-flight read keeps for the replay (none for a salvage: it moves files
@@ -221,6 +226,8 @@ type Outcome struct {
 	// Seconds is the wall time of each phase: copy, replay (reading, applying and writing
 	// pages, file operations), log (one syncfs of the copy, then writing the new redo log).
 	Seconds map[string]float64
+	// CopyLayout is the copy's layout (DiagnoseCopy).
+	CopyLayout discovery.Layout
 }
 
 // CheckTarget makes the checks of opt.Target (and its external directory) that Run makes before
@@ -322,6 +329,7 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 	if err := cp.Finish(); err != nil {
 		return nil, err
 	}
+	o.CopyLayout = cp.Layout()
 	o.Seconds["copy"], o.Seconds["replay"], o.Seconds["log"] =
 		t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), time.Since(t2).Seconds()
 	return o, nil

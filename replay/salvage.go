@@ -31,7 +31,10 @@ func OpenSalvage(s discovery.Layout, scan redo.ScanOptions, into string) (*Sourc
 type salvageOptions struct {
 	salvage bool
 	into    string
-	keep    *pageStore // the pages the pre-flight read keeps for the replay (nil: none)
+	// advice is how a refusal names the salvage ("": "--salvage", recover's flag; verify, which
+	// has none, names the recover command).
+	advice string
+	keep   *pageStore // the pages the pre-flight read keeps for the replay (nil: none)
 	// skipped is the damaged FILE_CHECKPOINT mini-transaction the scan starts after (nil: none).
 	skipped *logcheck.Damage
 }
@@ -120,7 +123,7 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 		pl.SetRecords(n)
 	}
 	if !salvage {
-		return nil, pl.Refusal()
+		return nil, pl.Refusal(so.salvageWord())
 	}
 	for _, a := range pl.Actions {
 		if a.from == "" || a.Action == SalvageRelocated || into == "" {
@@ -209,15 +212,29 @@ func salvageable(code string) bool {
 	return code == "LOG_DAMAGED" || code == "MISSING_FILE_CHECKPOINT"
 }
 
-// salvageHint is what a refusal for the finding code of s says the salvage would do.
-func salvageHint(s discovery.Layout, code string) string {
+// salvageWord is how a refusal names the salvage: recover's flag, or so.advice.
+func (so salvageOptions) salvageWord() string {
+	if so.advice == "" {
+		return "--salvage"
+	}
+	return so.advice
+}
+
+// SalvageAdvice is how verify's REPLAY_FAILED names the salvage of datadir: verify has no
+// --salvage, recover has.
+func SalvageAdvice(datadir string) string {
+	return "`innoscope recover --salvage " + datadir + " --into COPY`"
+}
+
+// salvageHint is what a refusal for the finding code of s says the salvage (named by) would do.
+func salvageHint(s discovery.Layout, code, by string) string {
 	if code != "MISSING_FILE_CHECKPOINT" {
 		return ""
 	}
 	if d := damagedCheckpointRecord(s); d != nil {
-		return fmt.Sprintf("; the damaged bytes are that record's mini-transaction alone: --salvage would replay the %d whole mini-transactions after it, from LSN %d, and lose nothing", d.MTRs, d.Resume)
+		return fmt.Sprintf("; the damaged bytes are that record's mini-transaction alone: %s would replay the %d whole mini-transactions after it, from LSN %d, and lose nothing", by, d.MTRs, d.Resume)
 	}
-	return "; --salvage would replay the log from the checkpoint LSN, binding a tablespace that has no file record after it to the one file on disk carrying its id"
+	return "; " + by + " would replay the log from the checkpoint LSN, binding a tablespace that has no file record after it to the one file on disk carrying its id"
 }
 
 // quarantineAhead makes recovery up to lsn a consistent point: a file holding pages written
@@ -278,11 +295,11 @@ func readDict(s discovery.Layout) ([]discovery.DictTable, error) {
 	return discovery.ReadDictTables(sys)
 }
 
-// page0Hint names the salvage in a refusal for a torn page 0 (analysis.Page0Refusal) of a
-// tablespace other than the system one: --salvage quarantines it.
-func page0Hint(s discovery.Layout, err error) error {
+// page0Hint names the salvage (by) in a refusal for a torn page 0 (analysis.Page0Refusal) of a
+// tablespace other than the system one: the salvage quarantines it.
+func page0Hint(s discovery.Layout, err error, by string) error {
 	if err == nil || strings.HasPrefix(err.Error(), filepath.Join(s.SystemFile())+":") {
 		return err
 	}
-	return fmt.Errorf("%w; --salvage would quarantine the file (moved unchanged to COPY%s/) and skip its records", err, QuarantineSuffix)
+	return fmt.Errorf("%w; %s would quarantine the file (moved unchanged to COPY%s/) and skip its records", err, by, QuarantineSuffix)
 }

@@ -82,12 +82,13 @@ func (p *SalvagePlan) Lost() bool {
 }
 
 // Refusal is the error recover without --salvage gives for this plan: the first cause the
-// server refuses, and what the salvage would do about each; nil when nothing is refused.
-func (p *SalvagePlan) Refusal() error {
+// server refuses, and what the salvage (named by: "--salvage", or SalvageAdvice) would do about
+// each; nil when nothing is refused.
+func (p *SalvagePlan) Refusal(by string) error {
 	var causes []string
 	for _, a := range p.Actions {
 		if a.refused {
-			causes = append(causes, a.Detail+"; --salvage would "+a.verb())
+			causes = append(causes, a.Detail+"; "+by+" would "+a.verb())
 		}
 	}
 	if len(causes) == 0 {

@@ -19,11 +19,17 @@ import (
 // COPY_LOG_NOT_CLEAN). OK: no finding is at or above FailOn (error unless Judge says otherwise),
 // the rule of the exit status.
 type Verification struct {
-	OK            bool             `json:"ok"`
-	FailOn        string           `json:"fail_on"` // the severity OK was judged by: info, warning, error or none
-	Datadir       string           `json:"datadir"`
-	CheckpointLSN uint64           `json:"checkpoint_lsn"`
-	EndLSN        uint64           `json:"end_lsn"`
+	OK            bool   `json:"ok"`
+	FailOn        string `json:"fail_on"` // the severity OK was judged by: info, warning, error or none
+	Datadir       string `json:"datadir"`
+	CheckpointLSN uint64 `json:"checkpoint_lsn"`
+	EndLSN        uint64 `json:"end_lsn"`
+	// Replay is what became of the replay: "done", "refused" (before anything was copied:
+	// what the server refuses, or innoscope cannot replay), or "failed" (while it ran);
+	// ReplayError says why when not done. The LSN range is the log's either way; the page
+	// counts are 0 unless done.
+	Replay        string           `json:"replay"`
+	ReplayError   string           `json:"replay_error,omitempty"`
 	PagesApplied  int              `json:"pages_applied"`
 	PagesVerified int64            `json:"pages_verified"` // pages of the copy checked
 	Copy          string           `json:"copy,omitempty"` // the kept copy
@@ -48,9 +54,11 @@ func Verify(s discovery.Layout, opt analysis.Options, run RunOptions) (*Verifica
 	fail := func(code, file, msg string) {
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Code: code, File: file, LSN: &end, Message: msg})
 	}
-	if p, err := OpenDiagnosed(d, opt.Scan); IsUnsupported(err) {
+	// verify has no --salvage: a refusal names recover's
+	if p, err := openDiagnosed(d, opt.Scan, salvageOptions{advice: SalvageAdvice(d.Layout.Datadir)}); IsUnsupported(err) {
 		return nil, notReplayed(d.Layout.Datadir, err)
 	} else if err != nil {
+		v.Replay, v.ReplayError = "refused", err.Error()
 		fail("REPLAY_FAILED", d.Layout.Datadir, "recovery cannot be replayed: "+err.Error())
 	} else {
 		o, err := p.Run(run)
@@ -60,8 +68,10 @@ func Verify(s discovery.Layout, opt analysis.Options, run RunOptions) (*Verifica
 		} else if err != nil && CouldNotRun(err) {
 			return nil, err
 		} else if err != nil {
+			v.Replay, v.ReplayError = "failed", err.Error()
 			fail("REPLAY_FAILED", run.Target, err.Error())
 		} else {
+			v.Replay = "done"
 			v.PagesApplied = o.Result.PagesApplied
 			v.PagesVerified = CheckCopy(run.Target, d.Layout, o.Result.EndLSN, fail)
 		}

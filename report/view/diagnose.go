@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"strings"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
@@ -72,9 +73,24 @@ func Verification(out *report.Output, j *replay.Verification) error {
 	if j.FailOn != "" && j.FailOn != "error" { // judged by another threshold than the default
 		verdict += " (--fail-on " + j.FailOn + ")"
 	}
+	if j.Replay != "done" { // nothing was replayed, or not all of it: no range, no counts
+		_, err := fmt.Fprintf(out.Writer(), "%s: %s: the replay %s: %s\n", j.Datadir, verdict, map[string]string{
+			"refused": "was refused (nothing was copied)", "failed": "failed"}[j.Replay], firstLine(j.ReplayError))
+		return err
+	}
 	_, err := fmt.Fprintf(out.Writer(), "%s: %s: replayed %d..%d, %d pages changed by the replay, %d pages of the copy verified\n",
 		j.Datadir, verdict, j.CheckpointLSN, j.EndLSN, j.PagesApplied, j.PagesVerified)
 	return err
+}
+
+// firstLine is the first line of a message (a refusal lists its causes one a line; the
+// REPLAY_FAILED finding has them all).
+func firstLine(s string) string {
+	first, _, more := strings.Cut(s, "\n")
+	if more && !strings.HasPrefix(s[len(first)+1:], "(") {
+		first += " (and more: see REPLAY_FAILED)"
+	}
+	return first
 }
 
 // ReportWritten prints `report`: the verdict and where the HTML file went.

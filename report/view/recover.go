@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"innoscope/analysis"
 	"innoscope/replay"
@@ -27,12 +28,32 @@ type Recovery struct {
 	Findings []report.Finding       `json:"findings,omitempty"`
 
 	// Verdict is the dry run's: the diagnosis's verdict, as diagnose prints it (nil: without a
-	// diagnosis, a salvage's dry run, which says the pages with records).
+	// diagnosis, a salvage's dry run, which says the pages with records). The diagnosis's
+	// findings are then Findings.
 	Verdict *report.Verdict `json:"verdict,omitempty"`
+	// OnCopy is a finished copy's diagnosis: what the server will meet when started on it
+	// (nil: not diagnosed).
+	OnCopy *replay.CopyDiagnosis `json:"copy_diagnosis,omitempty"`
 
-	salvage *replay.SalvagePlan
-	outcome *replay.Outcome
-	command string
+	salvage   *replay.SalvagePlan
+	outcome   *replay.Outcome
+	command   string
+	diagnosed bool // Findings are the dry run's diagnosis's
+}
+
+// Diagnosed gives the dry run the diagnosis's verdict and findings.
+func (j *Recovery) Diagnosed(v report.Verdict, fs []report.Finding) {
+	j.Verdict, j.Findings, j.diagnosed = &v, fs, true
+}
+
+// AllFindings are the findings the exit status is judged by (--fail-on): the salvage's or the
+// dry run's diagnosis's, and those of the copy's diagnosis.
+func (j *Recovery) AllFindings() []report.Finding {
+	fs := append([]report.Finding(nil), j.Findings...)
+	if j.OnCopy != nil {
+		fs = append(fs, j.OnCopy.Findings...)
+	}
+	return fs
 }
 
 // NewRecovery is what `recover` of p into into reports before it runs: the salvage's actions
@@ -67,6 +88,11 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 		if err := printPlan(out, j.Plan, j.Verdict); err != nil {
 			return err
 		}
+		if j.diagnosed {
+			if err := findings(out, j.Findings); err != nil {
+				return err
+			}
+		}
 		return j.printSalvage(out)
 	}
 	for _, r := range j.Relinked {
@@ -88,6 +114,9 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out.Writer(), "recovered: the copy has nothing left to recover (log reset at LSN %d)\n", j.Result.EndLSN)
+	if err := j.printOnCopy(out); err != nil {
+		return err
+	}
 	// The replay checks the pages it reads; the rest are copied byte for byte, as the server's
 	// own recovery leaves them, and a corrupt one among them shows only when read.
 	fmt.Fprintf(out.Writer(), "not checked: pages the log does not change, copied as they are (`innoscope verify %s` checks every page)\n", j.Source)
@@ -113,6 +142,33 @@ func printPlan(out *report.Output, pl *replay.Plan, v *report.Verdict) error {
 		return err
 	}
 	return out.Table([]string{"LSN", "FILE OPERATION", "SPACE", "NAME"}, pl.EventRows())
+}
+
+// printOnCopy prints the copy's diagnosis: its verdict, its findings and the tables the server
+// will not open.
+func (j *Recovery) printOnCopy(out *report.Output) error {
+	if j.OnCopy == nil {
+		return nil
+	}
+	v := j.OnCopy.Verdict
+	v.Sentence = "on the copy, " + v.Sentence
+	out.Verdict(v)
+	if err := findings(out, j.OnCopy.Findings); err != nil {
+		return err
+	}
+	if len(j.OnCopy.FailingTables) == 0 {
+		return nil
+	}
+	var names []string
+	for _, t := range j.OnCopy.FailingTables {
+		n := t.Table
+		if t.Partition != "" {
+			n += " partition " + t.Partition
+		}
+		names = append(names, n+" ("+t.Code+")")
+	}
+	_, err := fmt.Fprintf(out.Writer(), "tables the server will not open on the copy: %s\n", strings.Join(names, ", "))
+	return err
 }
 
 // printSalvage prints the salvage's actions as a table.
