@@ -18,7 +18,9 @@
 #      on B: it must start with no crash recovery and no [ERROR] line that A did not log, and
 #      give A's CHECK TABLE and CHECKSUM TABLE. The source (crashed/, ext-crashed/) is hashed
 #      before and after innoscope ran: it must not change.
-# Classes: ok; wrong-copy (recover exit 0, the server on B disagrees with A); needless-refusal
+# Classes: ok; wrong-copy (recover exit 0, the server on B disagrees with A); server-unstable
+# (B disagrees with A's first start but equals A restarted: the server's recovery left in memory
+# what its files do not hold; kept as a failure to look at); needless-refusal
 # (recover exit 2, the server recovered A); both-refuse (fine); other (anything else: recover
 # exit 0 on a directory the server refused, a crash of innoscope, a changed source, a harness
 # failure). diagnose agrees when it reports an error exactly when the server refused A or a
@@ -152,6 +154,21 @@ crash_run() {
     elif ! cmp -s "$w/A.checksums" "$w/B.checksums"; then why="CHECKSUM TABLE differs"
     fi
     if [ -z "$why" ]; then class=ok; else class=wrong-copy; fi
+    # The server's own recovery can hold in memory what its files do not (seed 3029: a table the
+    # DDL log renamed works on the first start, its tablespace opened by crash recovery, and is
+    # "missing" after a restart). A copy that equals A after a restart is classed apart: the
+    # server's first start differs from its own durable state.
+    if [ "$class" = wrong-copy ]; then
+      rm "$w/ext" && ln -s ext-A "$w/ext"
+      (verdict_of "$w/A" "$w/A2" "${opts[@]}") >"$w/A2.harness" 2>&1 || echo "harness=verdict-failed" >>"$w/A2.txt"
+      kill_servers "$w/A"
+      rm "$w/ext" && ln -s ext-crashed "$w/ext"
+      if [ "$(kv "$w/A2.txt" started)" = 1 ] && [ "$(kv "$w/A2.txt" crash_recovery)" = 0 ] &&
+        [ -z "$(errors_only_in "$w/B.err" "$w/A2.err")" ] && cmp -s "$w/A2.checks" "$w/B.checks" &&
+        cmp -s "$w/A2.checksums" "$w/B.checksums"; then
+        class=server-unstable why="A's first start differs from A restarted, which B equals: $why"
+      fi
+    fi
   elif [ "$rec" = 0 ]; then
     class=other why="recover exit 0 where the server refused A"
   elif [ "$rec" = 2 ] && [ "$a_started" = 1 ]; then
@@ -213,7 +230,7 @@ done
 rm -f "$OUT/run.log"
 echo
 printf '%-20s %s\n' class crashes
-for c in ok wrong-copy needless-refusal both-refuse other diagnose-disagrees; do
+for c in ok wrong-copy server-unstable needless-refusal both-refuse other diagnose-disagrees; do
   printf '%-20s %s\n' "$c" "${count[$c]:-0}"
 done | tee "$OUT/counts.txt"
 exit "$bad"
