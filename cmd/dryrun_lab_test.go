@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,6 +25,11 @@ func TestDryRunVerdictIsDiagnose(t *testing.T) {
 		}
 		if s.Verdict.ToRecoverPages > 0 && !strings.Contains(first(dry), " "+report.Thousands(int64(s.Verdict.ToRecoverPages))+" page") {
 			t.Errorf("%s: recover --dry-run says %q; the server's To recover: %d pages", name, first(dry), s.Verdict.ToRecoverPages)
+		}
+		// The plan names the file of each space, the system tablespace's too (it was blank, the
+		// others the log's relative names: new-user trial).
+		if sys := filepath.Join(s.Crashed, "ibdata1"); strings.Contains(dry, "│ 0     │") && !strings.Contains(dry, "│ 0     │ "+sys+" ") {
+			t.Errorf("%s: the plan does not name %s for space 0:\n%s", name, sys, dry)
 		}
 	}
 }

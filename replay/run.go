@@ -178,6 +178,8 @@ type Plan struct {
 	PagesBySpace  map[uint32]int    `json:"pages_by_space"`
 	FileEvents    []analysis.Space  `json:"file_events"`
 	Trims         map[uint32]uint32 `json:"undo_truncations"`
+	// Files are the source files of the spaces in PagesBySpace, where one was found.
+	Files map[uint32]string `json:"files,omitempty"`
 }
 
 // Plan says what Run would apply.
@@ -186,6 +188,19 @@ func (p *Source) Plan() *Plan {
 		PagesBySpace: map[uint32]int{}, FileEvents: []analysis.Space{}, Trims: map[uint32]uint32{}}
 	for id := range p.Analysis.Pages {
 		pl.PagesBySpace[id.Space]++
+	}
+	pl.Files = map[uint32]string{}
+	carriers := map[uint32]int{}
+	for _, t := range p.spaces {
+		if _, ok := pl.PagesBySpace[t.SpaceID]; ok && t.Error == "" && t.Note != discovery.NotePage0Zero {
+			carriers[t.SpaceID]++
+			pl.Files[t.SpaceID] = t.Path
+		}
+	}
+	for id, n := range carriers {
+		if n > 1 {
+			delete(pl.Files, id) // which one is bound: the log's name says (SpaceRows)
+		}
 	}
 	for _, s := range p.Analysis.Map.Sorted() {
 		pl.FileEvents = append(pl.FileEvents, *s)

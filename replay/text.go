@@ -15,9 +15,9 @@ func (pl *Plan) SpaceRows() [][]string {
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	var rows [][]string
 	for _, id := range ids {
-		name := ""
+		name := pl.Files[id] // the file read; else the log's name for the space
 		for _, s := range pl.FileEvents {
-			if s.ID == id {
+			if s.ID == id && name == "" {
 				name = s.Name
 			}
 		}
