@@ -255,7 +255,7 @@ func (o *Output) blocks(headers []string, rows [][]string) {
 	label := 0
 	for i, h := range headers {
 		labels[i], _, _ = strings.Cut(h, " (") // "EVENTS (kind@LSN)": EVENTS
-		if i >= 2 {
+		if i >= 1 {
 			label = max(label, len(labels[i]))
 		}
 	}
@@ -264,11 +264,18 @@ func (o *Output) blocks(headers []string, rows [][]string) {
 		if n > 0 {
 			o.w.WriteByte('\n')
 		}
-		head := strings.TrimSpace(strings.Join(r[:min(2, len(r))], "  "))
+		// Two cells head the block ("warning  CHECKPOINT_REJECTED", "5  ./db/t1.ibd"), but a
+		// number in the second says nothing without its header ("4096  646535"): the first,
+		// labelled, heads it then, and the second gets a line of its own.
+		headCells := min(2, len(r))
+		head := strings.TrimSpace(strings.Join(r[:headCells], "  "))
+		if len(r) > 1 && len(headers) > 1 && isNumber(r[1]) {
+			headCells, head = 1, strings.ToLower(labels[0])+" "+r[0]
+		}
 		for _, l := range wrapCell(head, o.width) {
 			o.w.WriteString(l + "\n")
 		}
-		for i := 2; i < len(r) && i < len(headers); i++ {
+		for i := headCells; i < len(r) && i < len(headers); i++ {
 			if r[i] == "" || r[i] == "-" {
 				continue
 			}
@@ -282,6 +289,16 @@ func (o *Output) blocks(headers []string, rows [][]string) {
 		}
 	}
 	o.w.WriteByte('\n')
+}
+
+// isNumber reports a cell of decimal digits only.
+func isNumber(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Stream is a table printed row by row, for listings too long to hold in memory: the column

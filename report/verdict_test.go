@@ -1,6 +1,10 @@
 package report
 
-import "testing"
+import (
+	"bufio"
+	"strings"
+	"testing"
+)
 
 func TestVerdict(t *testing.T) {
 	u := uint32(3)
@@ -47,5 +51,21 @@ func TestWrap(t *testing.T) {
 	}
 	if got := Thousands(1234567); got != "1,234,567" {
 		t.Errorf("Thousands: %s", got)
+	}
+}
+
+// TestBlocksLabelANumberHead: a table too wide for the terminal prints each row as a block; a
+// row whose second cell is a number is headed by its first cell with its header, the number on
+// a labelled line (a checkpoint block printed "4096  646535" under no header: new-user trial).
+func TestBlocksLabelANumberHead(t *testing.T) {
+	var b strings.Builder
+	w := bufio.NewWriter(&b)
+	o := &Output{w: w, width: 40}
+	o.blocks([]string{"BLOCK OFFSET", "CHECKPOINT LSN", "VALIDITY"}, [][]string{{"4096", "646535", "valid"}})
+	o.blocks([]string{"SEVERITY", "CODE", "MESSAGE"}, [][]string{{"warning", "CHECKPOINT_REJECTED", "x"}})
+	w.Flush()
+	want := "block offset 4096\n  CHECKPOINT LSN  646535\n  VALIDITY        valid\n\nwarning  CHECKPOINT_REJECTED\n  MESSAGE  x\n\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
