@@ -46,12 +46,23 @@ func (p *Progress) Set(done int64) {
 			bar[i] = '#'
 		}
 	}
-	fmt.Fprintf(p.w, "\r%s [%s] %5.1f%%", p.label, bar, pct)
+	fmt.Fprintf(p.w, "\r%s [%s] %5.1f%%", fitLabel(p.label, Width(p.w)-(width+10)), bar, pct)
+}
+
+// fitLabel shortens label to room characters by eliding its middle ("reading /a/…/ibdata1"),
+// so that the bar stays on one line of the terminal (room <= 0: unlimited).
+func fitLabel(label string, room int) string {
+	r := []rune(label)
+	if room <= 0 || len(r) <= room || room < 9 {
+		return label
+	}
+	keep := room - 1
+	return string(r[:keep/2]) + "…" + string(r[len(r)-(keep-keep/2):])
 }
 
 // Done clears the bar.
 func (p *Progress) Done() {
 	if p.w != nil && p.shown {
-		fmt.Fprintf(p.w, "\r%*s\r", len(p.label)+42, "")
+		fmt.Fprintf(p.w, "\r%*s\r", len(fitLabel(p.label, Width(p.w)-40))+42, "")
 	}
 }

@@ -69,3 +69,16 @@ func TestBlocksLabelANumberHead(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestProgressLabelFits: the progress line's label is cut in its middle to the room the
+// terminal leaves (an 83-character line wrapped on an 80-column terminal: new-user trial).
+func TestProgressLabelFits(t *testing.T) {
+	l := "reading /work/trial-s11/copies/a/very/long/path/to/the/data/directory/ibdata1"
+	got := fitLabel(l, 40)
+	if len([]rune(got)) != 40 || !strings.HasPrefix(got, "reading /work") || !strings.HasSuffix(got, "/ibdata1") {
+		t.Errorf("fitLabel: %q", got)
+	}
+	if fitLabel("short", 40) != "short" || fitLabel(l, 0) != l {
+		t.Error("a label that fits, or no limit, changed")
+	}
+}
