@@ -499,7 +499,9 @@ func rowsIndexes(t *testing.T, dir string, want map[string][]byte) {
 		want string
 	}{{[]string{"db.t_idx_pre", "--index", "kp"}, "holds a prefix of column v"}, {[]string{"db.t_idx", "--index", "nosuch"}, "no index nosuch"},
 		{[]string{"db.t_idx", "--index", "ka", "--format", "sql"}, "--format"}, {[]string{"db.t_pk_pre"}, "holds a prefix of column v"},
-		{[]string{"db.t_desc_pre"}, "clustered index of db/t_desc_pre holds a prefix of column v"}} {
+		{[]string{"db.t_desc_pre"}, "clustered index of db.t_desc_pre holds a prefix of column v"},
+		// Tables are named as SQL spells them, not in the file-name encoding (t@002ddash).
+		{[]string{"db.t-dash", "--index", "nosuch"}, "table db.t-dash has no secondary index"}} {
 		if out, errs, code := run(append([]string{"rows", dir}, c.args...)...); code != ExitError || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("rows %v: exit %d, %q, %s (want a refusal: %q)", c.args, code, out, errs, c.want)
 		}

@@ -277,7 +277,7 @@ func rowsVirtual(t *testing.T, dir string, want [2][]byte) {
 	if !bytes.Equal(got, want[1]) || bytes.Count(got, []byte("\n")) != 300 {
 		t.Errorf("db.t_virt loaded from rows --format sql:\n%s", firstDiff(string(want[1]), string(got)))
 	}
-	if _, errs, code := run("rows", "--index", "kw", dir, "db.t_virt"); code != ExitError || !strings.Contains(errs, "index kw of db/t_virt holds a VIRTUAL column") {
+	if _, errs, code := run("rows", "--index", "kw", dir, "db.t_virt"); code != ExitError || !strings.Contains(errs, "index kw of db.t_virt holds a VIRTUAL column") {
 		t.Errorf("rows --index kw (a VIRTUAL column): exit %d, %s", code, errs)
 	}
 }

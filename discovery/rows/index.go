@@ -31,16 +31,16 @@ func (t *Table) Index(name string) (*Table, error) {
 	}
 	if ix == nil {
 		if len(names) == 0 {
-			return nil, fmt.Errorf("%s: table %s has no secondary index", t.File, t.Name)
+			return nil, fmt.Errorf("%s: table %s has no secondary index", t.File, t.shown)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("%s: table %s has no index %s (its secondary indexes: %s)", t.File, t.Name, name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%s: table %s has no index %s (its secondary indexes: %s)", t.File, t.shown, name, strings.Join(names, ", "))
 	}
 	if ix.Type&dictVirtual != 0 {
-		return nil, fmt.Errorf("%s: index %s of %s holds a VIRTUAL column (computed by the server, not stored in the table): not supported", t.File, ix.Name, t.Name)
+		return nil, fmt.Errorf("%s: index %s of %s holds a VIRTUAL column (computed by the server, not stored in the table): not supported", t.File, ix.Name, t.shown)
 	}
 	if ix.Type&^dictUnique != 0 {
-		return nil, fmt.Errorf("%s: index %s of %s is of type %d (FULLTEXT, SPATIAL or another kind): not supported", t.File, ix.Name, t.Name, ix.Type)
+		return nil, fmt.Errorf("%s: index %s of %s is of type %d (FULLTEXT, SPATIAL or another kind): not supported", t.File, ix.Name, t.shown, ix.Type)
 	}
 	var key []discovery.DictField
 	for _, f := range t.flds {
@@ -66,10 +66,10 @@ func (t *Table) Index(name string) (*Table, error) {
 			}
 		}
 		if c < 0 {
-			return nil, fmt.Errorf("%s: index %s column %s is not a column of %s", t.File, ix.Name, k.ColName, t.Name)
+			return nil, fmt.Errorf("%s: index %s column %s is not a column of %s", t.File, ix.Name, k.ColName, t.shown)
 		}
 		if n, _ := keyField(k, len(u.Cols) == 0); n != 0 {
-			return nil, fmt.Errorf("%s: index %s of %s holds a prefix of column %s: not supported", t.File, ix.Name, t.Name, k.ColName)
+			return nil, fmt.Errorf("%s: index %s of %s holds a prefix of column %s: not supported", t.File, ix.Name, t.shown, k.ColName)
 		}
 		add(c)
 	}

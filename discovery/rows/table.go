@@ -83,6 +83,7 @@ type Table struct {
 	idxs    []discovery.DictIndex
 	flds    []discovery.DictField
 	tableID uint64
+	shown   string // db.table as messages name it
 }
 
 // Open reads the definition of table db.name from the dictionary in the system tablespace of
@@ -97,6 +98,7 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 	sqlDB, sqlName := db, tableOf(name)
 	db, name = fileName(db), fileName(name)
 	full := db + "/" + name
+	shown := sqlDB + "." + sqlName // as messages name it: db.table as SQL spells it
 	tables, err := discovery.ReadDictTables(sys)
 	if err != nil {
 		return nil, err
@@ -130,7 +132,7 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Name: full, SQLName: fmt.Sprintf("`%s`.`%s`", sqlDB, sqlName), SpaceID: dt.SpaceID, TimeZone: time.UTC}
+	t := &Table{Name: full, SQLName: fmt.Sprintf("`%s`.`%s`", sqlDB, sqlName), SpaceID: dt.SpaceID, TimeZone: time.UTC, shown: shown}
 	var dcols []discovery.DictColumn
 	for _, c := range cols {
 		if c.TableID == dt.ID && !c.Deleted && !c.Virtual() {
@@ -173,7 +175,7 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 		}
 	}
 	if ci == nil {
-		return nil, fmt.Errorf("%s: table %s has no clustered index in SYS_INDEXES", sys.Path, full)
+		return nil, fmt.Errorf("%s: table %s has no clustered index in SYS_INDEXES", sys.Path, shown)
 	}
 	t.Root, t.IndexID = ci.PageNo, ci.ID
 	t.idxs, t.flds, t.tableID = idxs, flds, dt.ID
@@ -187,10 +189,10 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 	for i, k := range key {
 		c, ok := byName[strings.ToLower(k.ColName)]
 		if !ok {
-			return nil, fmt.Errorf("%s: clustered index column %s is not a column of %s", sys.Path, k.ColName, full)
+			return nil, fmt.Errorf("%s: clustered index column %s is not a column of %s", sys.Path, k.ColName, shown)
 		}
 		if n, _ := keyField(k, i == 0); n != 0 {
-			return nil, fmt.Errorf("%s: clustered index of %s holds a prefix of column %s: not supported", sys.Path, full, k.ColName)
+			return nil, fmt.Errorf("%s: clustered index of %s holds a prefix of column %s: not supported", sys.Path, shown, k.ColName)
 		}
 		t.PK = append(t.PK, c)
 	}

@@ -172,13 +172,13 @@ func (r *reader) leftmostLeaf() (uint32, error) {
 			return 0, err
 		}
 		if why := r.check(p, no, false); why != "" {
-			return 0, fmt.Errorf("%s: page %d (%s of %s): %s", r.t.File, no, r.t.indexDesc(), r.t.Name, why)
+			return 0, fmt.Errorf("%s: page %d (%s of %s): %s", r.t.File, no, r.t.indexDesc(), r.t.shown, why)
 		}
 		ip, _ := discovery.ParseIndexPage(p)
 		if depth == 0 {
 			inst := binary.BigEndian.Uint16(p[discovery.FilPageType:]) == pageTypeInst
 			if r.lay, err = r.t.rootLayout(p, ip.Compact, inst, int(ip.Instant)); err != nil {
-				return 0, fmt.Errorf("%s: page %d (%s root of %s): %w", r.t.File, no, r.t.indexDesc(), r.t.Name, err)
+				return 0, fmt.Errorf("%s: page %d (%s root of %s): %w", r.t.File, no, r.t.indexDesc(), r.t.shown, err)
 			}
 		}
 		if ip.Level == 0 {
