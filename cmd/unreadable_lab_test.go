@@ -93,6 +93,11 @@ func TestNotADataDirectoryPaths(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A parent that also holds a link to a database directory of one of them is no data
+	// directory either (it was read as one, with every sibling's files; new-user trial).
+	if err := os.Symlink(filepath.Join(dir, "db"), filepath.Join(base, "inlink")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range datadirCommands(t.TempDir()) {
 		r := cliIn(t, base, hangLimit, nil, append(c, empty)...)
 		wantCouldNotRun(t, strings.Join(c, " ")+" EMPTY", r, empty+": not a data directory", "no ibdata1", "no ib_logfile0")

@@ -124,6 +124,11 @@ func hasSchemaDir(dir string) bool {
 		if isDefaultDatadir(p) {
 			continue
 		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if r, err := filepath.EvalSymlinks(p); err == nil && isDefaultDatadir(filepath.Dir(r)) {
+				continue // a link to a database directory of another data directory
+			}
+		}
 		ibd, _ := filepath.Glob(filepath.Join(p, "*.ibd"))
 		isl, _ := filepath.Glob(filepath.Join(p, "*.isl"))
 		if len(ibd)+len(isl) > 0 {
