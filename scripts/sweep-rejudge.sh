@@ -31,7 +31,8 @@ rm -rf "$w/B" "$w/B.external" "$w/B.txt" "$w/B.err" "$w/B.checks" "$w/B.checksum
 "$work/bin/innoscope" diagnose "$w/crashed" >"$w/diagnose.out" 2>&1; echo "diagnose exit $?"
 "$work/bin/innoscope" recover "$w/crashed" --into "$w/B" >"$w/recover.out" 2>&1; rc=$?
 echo "recover exit $rc"
-if [ "$rc" != 0 ]; then tail -3 "$w/recover.out"; exit 1; fi
+# Exit 1: the copy is made and tables will fail on it (recover says which); judged like 0.
+if [ "$rc" != 0 ] && [ "$rc" != 1 ]; then tail -3 "$w/recover.out"; exit 1; fi
 (verdict_of "$w/B" "$w/B" "${opts[@]}") >"$w/B.harness" 2>&1
 for f in $(find "$w/B" -name lab.pid); do kill -9 "$(cat "$f")" 2>/dev/null; done
 grep -E "^(started|crash_recovery|tables_ok|errors)=" "$w/B.txt" | tr '\n' ' '; echo
