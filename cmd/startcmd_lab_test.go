@@ -20,8 +20,10 @@ import (
 // directory does) and innoscope runs as root: the copy must belong to mysql too and the command
 // run the server as mysql (the copy was root's, which a server running as mysql cannot open).
 // In "long_path" COPY/mysqld.sock is longer than a socket path may be (the server refused it).
+// "verify_keep": verify --keep prints the command for the copy it keeps (it printed none: a
+// new-user trial).
 func TestRecoverPrintsServerCommand(t *testing.T) {
-	for _, name := range []string{"layout", "formats_4k", "owned", "long_path"} {
+	for _, name := range []string{"layout", "formats_4k", "owned", "long_path", "verify_keep"} {
 		t.Run(name, func(t *testing.T) {
 			scenario, owner := name, ""
 			if name == "owned" {
@@ -29,6 +31,9 @@ func TestRecoverPrintsServerCommand(t *testing.T) {
 			}
 			if name == "long_path" {
 				scenario = "dml"
+			}
+			if name == "verify_keep" { // verify --keep prints the command for its copy too
+				scenario = "layout"
 			}
 			s := lab.Get(t, scenario)
 			where, _ := splitOptions(s.Options)
@@ -49,11 +54,15 @@ func TestRecoverPrintsServerCommand(t *testing.T) {
 				os.Chmod(base, 0o755) // the server, as mysql, must reach the copy
 				os.Chmod(filepath.Dir(base), 0o755)
 			}
-			out, errs, code := run(append([]string{"recover", src, "--into", copyDir}, where...)...)
-			if code != ExitClean {
-				t.Fatalf("recover: exit %d\n%s\n%s", code, out, errs)
+			args, head := []string{"recover", src, "--into", copyDir}, "start the server on the copy:\n"
+			if name == "verify_keep" {
+				args, head = []string{"verify", src, "--keep", copyDir}, "start the server on the kept copy:\n"
 			}
-			_, cmdline, ok := strings.Cut(out, "start the server on the copy:\n")
+			out, errs, code := run(append(args, where...)...)
+			if code != ExitClean {
+				t.Fatalf("%s: exit %d\n%s\n%s", args[0], code, out, errs)
+			}
+			_, cmdline, ok := strings.Cut(out, head)
 			if !ok {
 				t.Fatalf("no server command in the output:\n%s", out)
 			}

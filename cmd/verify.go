@@ -81,6 +81,8 @@ func verifyAction(c *cli.Context) error {
 	}
 	if c.IsSet("keep") {
 		j.Copy = target
+	} else {
+		j.StartCommand = "" // the temporary copy is removed
 	}
 	if err := j.Judge(c.String("fail-on")); err != nil { // OK/FAILED by the rule of the exit status
 		return err

@@ -33,6 +33,8 @@ type Verification struct {
 	PagesApplied  int              `json:"pages_applied"`
 	PagesVerified int64            `json:"pages_verified"` // pages of the copy checked
 	Copy          string           `json:"copy,omitempty"` // the kept copy
+	// StartCommand starts mariadbd on the kept copy (the caller clears it for a temporary one).
+	StartCommand string `json:"start_command,omitempty"`
 	Findings      []report.Finding `json:"findings"`
 	// Outcome is the diagnosis's forecast of the server's recovery (pages, rollback), which the
 	// verdict line states as diagnose does.
@@ -72,6 +74,7 @@ func Verify(s discovery.Layout, opt analysis.Options, run RunOptions) (*Verifica
 			fail("REPLAY_FAILED", run.Target, err.Error())
 		} else {
 			v.Replay = "done"
+			v.StartCommand = ServerCommand(run.Target, p.Layout, p.Log.PageSize)
 			v.PagesApplied = o.Result.PagesApplied
 			v.PagesVerified = CheckCopy(run.Target, d.Layout, o.Result.EndLSN, fail)
 		}

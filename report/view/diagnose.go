@@ -80,6 +80,10 @@ func Verification(out *report.Output, j *replay.Verification) error {
 	}
 	_, err := fmt.Fprintf(out.Writer(), "%s: %s: replayed %d..%d, %d pages changed by the replay, %d pages of the copy verified\n",
 		j.Datadir, verdict, j.CheckpointLSN, j.EndLSN, j.PagesApplied, j.PagesVerified)
+	if err == nil && j.StartCommand != "" {
+		fmt.Fprintln(out.Writer(), "start the server on the kept copy:")
+		out.Unwrapped("  " + j.StartCommand)
+	}
 	return err
 }
 
