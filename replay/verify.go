@@ -28,14 +28,14 @@ type Verification struct {
 	// what the server refuses, or innoscope cannot replay), or "failed" (while it ran);
 	// ReplayError says why when not done. The LSN range is the log's either way; the page
 	// counts are 0 unless done.
-	Replay        string           `json:"replay"`
-	ReplayError   string           `json:"replay_error,omitempty"`
-	PagesApplied  int              `json:"pages_applied"`
-	PagesVerified int64            `json:"pages_verified"` // pages of the copy checked
-	Copy          string           `json:"copy,omitempty"` // the kept copy
+	Replay        string `json:"replay"`
+	ReplayError   string `json:"replay_error,omitempty"`
+	PagesApplied  int    `json:"pages_applied"`
+	PagesVerified int64  `json:"pages_verified"` // pages of the copy checked
+	Copy          string `json:"copy,omitempty"` // the kept copy
 	// StartCommand starts mariadbd on the kept copy (the caller clears it for a temporary one).
-	StartCommand string `json:"start_command,omitempty"`
-	Findings      []report.Finding `json:"findings"`
+	StartCommand string           `json:"start_command,omitempty"`
+	Findings     []report.Finding `json:"findings"`
 	// Outcome is the diagnosis's forecast of the server's recovery (pages, rollback), which the
 	// verdict line states as diagnose does.
 	Outcome report.Outcome `json:"-"`
