@@ -21,15 +21,32 @@ type CopyDiagnosis struct {
 // DiagnoseCopy diagnoses the copy laid out as l (Outcome.CopyLayout). Like recover's replay it
 // reads only the pages of the dictionary and the undo logs, not every page (`verify` does):
 // the --skip-pages note is left out.
-func DiagnoseCopy(l discovery.Layout) (*CopyDiagnosis, error) {
+//
+// rolledBack are the file effects of the uncommitted DDL transactions the replay rolled back in
+// the copy (RecoverResult.RolledBackDDL): the copy's dictionary still holds those transactions'
+// rows, which the server's rollback undoes when it starts, so what it says of their tables
+// (a file missing, renamed, of another id) is not what the server meets; it is left out.
+func DiagnoseCopy(l discovery.Layout, rolledBack []analysis.RolledBackDDL) (*CopyDiagnosis, error) {
 	d, err := analysis.Run(l, analysis.Options{Policy: analysis.PolicyMariaDB, SkipPages: true, Undo: RecoveredUndo})
 	if err != nil {
 		return nil, err
+	}
+	spaces, tables := map[uint32]bool{}, map[string]bool{}
+	for _, e := range rolledBack {
+		spaces[e.SpaceID] = true
+		tables[e.Table] = true
+		tables[analysis.TableName(e.Path)] = true
+		if e.To != "" {
+			tables[analysis.TableName(e.To)] = true
+		}
 	}
 	fs := []report.Finding{}
 	for _, f := range d.Findings {
 		if f.Code == "PAGES_NOT_CHECKED" && f.File == l.Datadir && f.SpaceID == nil { // --skip-pages's
 			continue
+		}
+		if f.Severity > report.Info && (f.SpaceID != nil && spaces[*f.SpaceID] || tables[analysis.TableName(f.File)]) {
+			continue // a table of a DDL transaction the server rolls back at start
 		}
 		fs = append(fs, f)
 	}
