@@ -64,6 +64,9 @@ func TestBadInputsExit2(t *testing.T) {
 	}
 	for name, c := range cases {
 		for _, sub := range []string{"header", "records", "stats"} {
+			if name == "flipped header CRC" && sub == "header" {
+				continue // log header shows such a header: TestLogHeaderDamagedHeaderBlock
+			}
 			out, errs, code := run("log", sub, c.path)
 			lines := strings.Split(strings.TrimSpace(errs), "\n")
 			if code != ExitError || out != "" || len(lines) != 1 {
