@@ -237,12 +237,7 @@ func TestLogDamagedFraming(t *testing.T) {
 		at, next = all[len(all)/2][0], all[len(all)/2][1]
 		return next - 5 // its termination byte: the record lengths walk on into the next one
 	})
-	server := filepath.Join(t.TempDir(), "server")
-	lab.CopyDir(t, dir, server)
-	v := s.ServerVerdict(t, server)
-	if !v.Started || v.EndLSN != at {
-		t.Fatalf("the server: started=%v, end of log %d; the damaged mini-transaction is at %d", v.Started, v.EndLSN, at)
-	}
+	serverEndsAt(t, s, dir, at)
 	d := &damaged{s: s, base: t.TempDir(), dir: dir}
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_DAMAGED")
@@ -321,12 +316,7 @@ func TestLogDamagedLastMTR(t *testing.T) {
 		}
 		return end - 5 // its termination byte
 	})
-	server := filepath.Join(t.TempDir(), "server")
-	lab.CopyDir(t, dir, server)
-	v := s.ServerVerdict(t, server)
-	if !v.Started || v.EndLSN != last {
-		t.Fatalf("the server: started=%v, end of log %d; the damaged mini-transaction is at %d", v.Started, v.EndLSN, last)
-	}
+	serverEndsAt(t, s, dir, last)
 	d := &damaged{s: s, base: t.TempDir(), dir: dir}
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_DAMAGED")
@@ -343,5 +333,16 @@ func TestLogDamagedLastMTR(t *testing.T) {
 	}
 	if !strings.Contains(fs[0].Message, "unfinished tail") {
 		t.Errorf("mini-transactions past the undamaged log's end %d called lost: %s", s.Verdict.EndLSN, fs[0].Message)
+	}
+}
+
+// serverEndsAt starts the real server on a copy of dir and fails the test unless it starts and
+// its recovery ends the log at lsn (the damaged mini-transaction's start).
+func serverEndsAt(t *testing.T, s *lab.Scenario, dir string, lsn uint64) {
+	t.Helper()
+	server := filepath.Join(t.TempDir(), "server")
+	lab.CopyDir(t, dir, server)
+	if v := s.ServerVerdict(t, server); !v.Started || v.EndLSN != lsn {
+		t.Fatalf("the server: started=%v, end of log %d; the damaged mini-transaction is at %d", v.Started, v.EndLSN, lsn)
 	}
 }
