@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -68,4 +70,24 @@ func intOr(p *int) int {
 		return -1
 	}
 	return *p
+}
+
+// TestVerdictPagesMissingCreatedFile: the ddl crash with the file of a table created after the
+// checkpoint deleted (the log creates it and rebuilds its page 0). The server's recovery creates
+// the file and prints its own "To recover" count; the verdict's is the same (it counted page 0
+// of that tablespace, one more: new-user trial).
+func TestVerdictPagesMissingCreatedFile(t *testing.T) {
+	d := damage(t, "ddl", func(t *testing.T, dir string) {
+		if err := os.Remove(filepath.Join(dir, "db", "fresh.ibd")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	m := regexp.MustCompile(`To recover: (\d+) pages`).FindStringSubmatch(d.errLog)
+	if m == nil {
+		t.Fatal("the server printed no To recover count")
+	}
+	j, _ := d.diagnose(t)
+	if want, _ := strconv.Atoi(m[1]); j.ToRecoverPages != want {
+		t.Errorf("diagnose: to_recover_pages %d; the server: To recover: %d pages", j.ToRecoverPages, want)
+	}
 }
