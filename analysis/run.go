@@ -6,10 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"innoscope/discovery"
 	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
 	"innoscope/report"
 )
@@ -209,8 +209,7 @@ func logUnreadableFinding(s discovery.Layout, err error) report.Finding {
 func noSalvageAhead(fs []report.Finding, ts []discovery.Tablespace, pages map[string]*discovery.Report) {
 	for i := range fs {
 		f := &fs[i]
-		cut := strings.LastIndex(f.Message, "; `recover --salvage`")
-		if f.Code != "LOG_DAMAGED" || f.Severity != report.Error || f.LSN == nil || cut < 0 {
+		if f.Code != "LOG_DAMAGED" || f.Severity != report.Error || f.LSN == nil {
 			continue
 		}
 		for _, t := range ts {
@@ -218,8 +217,8 @@ func noSalvageAhead(fs []report.Finding, ts []discovery.Tablespace, pages map[st
 			if r == nil || r.MaxLSN <= *f.LSN || (t.FoundBy != discovery.FoundSystem && t.FoundBy != discovery.FoundUndo) {
 				continue
 			}
-			f.Message = f.Message[:cut] + fmt.Sprintf("; `recover --salvage` cannot help: %s holds pages written after LSN %d (the largest page LSN is %d), so recovery up to the damage is not a consistent point: restore from a backup",
-				t.Path, *f.LSN, r.MaxLSN)
+			f.Message, _ = logcheck.ReplaceSalvage(f.Message, fmt.Sprintf("`recover --salvage` cannot help: %s holds pages written after LSN %d (the largest page LSN is %d), so recovery up to the damage is not a consistent point: restore from a backup",
+				t.Path, *f.LSN, r.MaxLSN))
 			break
 		}
 	}

@@ -124,9 +124,8 @@ func (p *gatherPipe) gathered() (*gathered, error) {
 // a first_rec_group (from 0), or from's block; otherwise at the walk's end.
 func (p *gatherPipe) startAt(l *BlockLog, from uint64) (int, string, error) {
 	if from != 0 {
-		d := from - p.base
-		if from >= p.base && d%BlockSize >= blockHeaderSize && d%BlockSize < BlockSize-4 {
-			off := int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize
+		if recordPos(p.base, from) {
+			off := offAt(p.base, from)
 			if data, _ := p.more(off); len(data) > off {
 				return off, "", nil // before the end of the written data
 			}
@@ -136,8 +135,7 @@ func (p *gatherPipe) startAt(l *BlockLog, from uint64) (int, string, error) {
 			_, done := p.more(0)
 			for nb := int(p.nBlocks.Load()); i < nb; i++ {
 				if b := p.blocks[i]; b.FirstRecGroup != 0 {
-					d := b.LSN + uint64(b.FirstRecGroup) - p.base
-					return int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize, "", nil
+					return offAt(p.base, b.LSN+uint64(b.FirstRecGroup)), "", nil
 				}
 			}
 			if done {

@@ -22,6 +22,19 @@ func lsnAt(base uint64, off int) uint64 {
 	return base + u/blockPayload*BlockSize + blockHeaderSize + u%blockPayload
 }
 
+// recordPos reports whether lsn holds record bytes of the blocks from LSN base (it is not in a
+// block's header or trailer); offAt is its data offset then, the inverse of lsnAt.
+func recordPos(base, lsn uint64) bool {
+	d := lsn - base
+	return lsn >= base && d%BlockSize >= blockHeaderSize && d%BlockSize < BlockSize-4
+}
+
+// offAt is the data offset of the record position lsn of the blocks from LSN base.
+func offAt(base, lsn uint64) int {
+	d := lsn - base
+	return int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize
+}
+
 // gather walks the blocks once, verifying them and keeping their record bytes (preallocated
 // for what the files hold, up to 8 MiB; beyond, appending grows).
 func (l *BlockLog) gather() (*gathered, error) { return l.gatherInto(nil) }
@@ -61,14 +74,12 @@ func (g *gathered) startAt(l *BlockLog, from uint64) (int, string, error) {
 	}
 	switch {
 	case from != 0:
-		d := from - g.base
-		if from < g.base || d%BlockSize < blockHeaderSize || d%BlockSize >= BlockSize-4 || from > g.bs.EndLSN {
+		if !recordPos(g.base, from) || from > g.bs.EndLSN {
 			return 0, "", &FormatError{File: l.Name, Offset: -1, LSN: from, Msg: "start LSN is not a record position of this file"}
 		}
-		return int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize, "", nil
+		return offAt(g.base, from), "", nil
 	case len(g.bs.RecordGroups) > 0:
-		d := g.bs.RecordGroups[0] - g.base
-		return int(d/BlockSize)*blockPayload + int(d%BlockSize) - blockHeaderSize, "", nil
+		return offAt(g.base, g.bs.RecordGroups[0]), "", nil
 	}
 	return 0, "no mini-transaction starts in this file", nil
 }

@@ -53,15 +53,15 @@ func damagedCheckpointRecord(s discovery.Layout) *logcheck.Damage {
 	defer l.Close()
 	v := l.V108()
 	cp, ok := l.Checkpoint()
-	if v == nil || !ok || cp.EndLSN != cp.LSN {
+	if v == nil || !ok || cp.EndLSN != cp.LSN { // not that case: no scan
 		return nil
 	}
 	reason, _, bad := v.Scan(cp.LSN, logformat.ScanOptions{PageSize: l.PageSize}).FirstFault()
-	if !bad || reason != logformat.StopChecksum {
+	if !bad {
 		return nil
 	}
-	d, err := logcheck.DamagedAt(v, cp.LSN, l.PageSize)
-	if err != nil || d == nil || d.Resume != cp.LSN+logformat.FileCheckpointMTRSize {
+	d, err := logcheck.Damaged(v, reason, cp.LSN, l.PageSize)
+	if err != nil || !d.CheckpointRecordOnly(reason, cp) {
 		return nil
 	}
 	return d

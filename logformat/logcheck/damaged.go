@@ -2,6 +2,7 @@ package logcheck
 
 import (
 	"fmt"
+	"strings"
 
 	"innoscope/logformat"
 	"innoscope/report"
@@ -29,6 +30,30 @@ type Damage struct {
 // tailBlock is the block a crash's last log write ends in (mariadbd 10.11 writes the log in
 // blocks of the device's, "block size=4096 bytes").
 const tailBlock = 4096
+
+// CheckpointRecordOnly reports damage that is the FILE_CHECKPOINT mini-transaction alone where
+// recovery starts: a checksum failure at the LSN of a checkpoint whose block says its
+// FILE_CHECKPOINT record is there (end LSN = LSN), and a whole mini-transaction exactly
+// logformat.FileCheckpointMTRSize bytes on. The server refuses such a log ("Missing
+// FILE_CHECKPOINT"); the rest of it replays as it is.
+func (d *Damage) CheckpointRecordOnly(stop logformat.StopReason, cp logformat.Checkpoint) bool {
+	return d != nil && stop == logformat.StopChecksum && cp.EndLSN == cp.LSN && d.At == cp.LSN &&
+		d.Resume == d.At+logformat.FileCheckpointMTRSize
+}
+
+// salvageSep starts the clause that ends a LOG_DAMAGED message with what the salvage does
+// (ReplaceSalvage).
+const salvageSep = "; "
+
+// ReplaceSalvage replaces the clause saying what `recover --salvage` does that ends a
+// DamageFinding message with clause; ok false when msg has none.
+func ReplaceSalvage(msg, clause string) (string, bool) {
+	i := strings.LastIndex(msg, salvageSep+"`recover --salvage` ")
+	if i < 0 {
+		return msg, false
+	}
+	return msg[:i] + salvageSep + clause, true
+}
 
 // Bytes is the part of the log a recovery that stops at At loses.
 func (d *Damage) Bytes() uint64 { return d.End - d.At }
@@ -83,9 +108,12 @@ func damagedWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage,
 }
 
 // DamageFinding is LOG_DAMAGED: the scan of the log at path stops at damage that whole
-// mini-transactions follow. promised is the end LSN the checkpoint block promises: damage before
-// it makes the server refuse the log; after it, the server silently stops there.
-func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail string, promised uint64) report.Finding {
+// mini-transactions follow. cp is the checkpoint recovery starts from: damage before the end
+// LSN its block promises makes the server refuse the log; after it, the server silently stops
+// there. Damage that is the checkpoint's FILE_CHECKPOINT mini-transaction alone
+// (CheckpointRecordOnly) loses nothing to the salvage, and the message says so.
+func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail string, cp logformat.Checkpoint) report.Finding {
+	promised := cp.EndLSN
 	// Past the end the checkpoint promises, the server starts and stops at the damage. A crash
 	// leaves this too: real SIGKILL crashes of MariaDB 10.11 end with a mini-transaction that
 	// fails its checksum and whole ones after it in the same last write (crash sweep seed 1001),
@@ -98,13 +126,19 @@ func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail str
 		sev = report.Error
 	}
 	at := d.At
+	if d.CheckpointRecordOnly(stop, cp) {
+		return report.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: fmt.Sprintf(
+			"the log is damaged at LSN %d (%s: %s): the %d bytes to LSN %d are the mini-transaction of the FILE_CHECKPOINT record the checkpoint block names, and %d whole mini-transactions (%d records) follow to LSN %d; "+
+				"the server refuses the log, `recover --salvage` replays them all from LSN %d and loses nothing",
+			d.At, stop, detail, d.Resume-d.At, d.Resume, d.MTRs, d.Records, d.End, d.Resume)}
+	}
 	salvage := fmt.Sprintf("`recover --salvage` recovers up to LSN %d and declares LSN %d-%d lost", d.At, d.At, d.End)
-	msg := fmt.Sprintf("the log is damaged at LSN %d (%s: %s), but %d whole mini-transactions (%d records) follow from LSN %d to %d (%d bytes from the damage): %s; %s",
+	msg := fmt.Sprintf("the log is damaged at LSN %d (%s: %s), but %d whole mini-transactions (%d records) follow from LSN %d to %d (%d bytes from the damage): %s"+salvageSep+"%s",
 		d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, d.Bytes(), what, salvage)
 	if d.SameBlock && sev == report.Warning {
 		msg = fmt.Sprintf("the log is damaged at LSN %d (%s: %s); %d whole mini-transactions (%d records) follow from LSN %d to %d, in the same %d-byte block of the file: "+
 			"they may be the unfinished tail of the log's last write, which no recovery reads even undamaged (a crash leaves whole mini-transactions past the log's end there, after a zero byte where the next should start), and the damaged one the last the log holds; "+
-			"the server's recovery stops at LSN %d; %s",
+			"the server's recovery stops at LSN %d"+salvageSep+"%s",
 			d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, tailBlock, d.At, salvage)
 	}
 	return report.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: msg}
