@@ -81,6 +81,20 @@ errors_only_in() {
     <(sed -n 's/^.*\[ERROR\] //p' "$2" 2>/dev/null | LC_ALL=C sort -u)
 }
 
+# differs B REF: why the server's verdict on the copy B (B.txt, B.err, B.checks, B.checksums)
+# disagrees with the reference REF (the server's own recovery); nothing when it agrees.
+differs() {
+  local started cr
+  started=$(kv "$1.txt" started) cr=$(kv "$1.txt" crash_recovery)
+  if [ -n "$(kv "$1.txt" harness)" ] || [ -z "$started" ]; then echo "the server on B did not answer"
+  elif [ "$started" != 1 ]; then echo "the server refused B"
+  elif [ "$cr" != 0 ]; then echo "the server ran crash recovery on B"
+  elif [ -n "$(errors_only_in "$1.err" "$2.err")" ]; then echo "B: $(errors_only_in "$1.err" "$2.err" | head -1)"
+  elif ! cmp -s "$2.checks" "$1.checks"; then echo "CHECK TABLE differs"
+  elif ! cmp -s "$2.checksums" "$1.checksums"; then echo "CHECKSUM TABLE differs"
+  fi
+}
+
 # crash_run SEED: one crash in OUT/seed-SEED; writes result.txt there (key=value).
 crash_run() {
   local seed=$1 w=$OUT/seed-$1
@@ -150,13 +164,7 @@ crash_run() {
     class=other why="the server's verdict on A could not be read (see A.harness)"
   elif [ "$made" = 1 ] && [ "$a_started" = 1 ]; then
     b_started=$(kv "$w/B.txt" started) b_cr=$(kv "$w/B.txt" crash_recovery)
-    if [ -n "$(kv "$w/B.txt" harness)" ] || [ -z "$b_started" ]; then why="the server on B did not answer"
-    elif [ "$b_started" != 1 ]; then why="the server refused B"
-    elif [ "$b_cr" != 0 ]; then why="the server ran crash recovery on B"
-    elif [ -n "$(errors_only_in "$w/B.err" "$w/A.err")" ]; then why="B: $(errors_only_in "$w/B.err" "$w/A.err" | head -1)"
-    elif ! cmp -s "$w/A.checks" "$w/B.checks"; then why="CHECK TABLE differs"
-    elif ! cmp -s "$w/A.checksums" "$w/B.checksums"; then why="CHECKSUM TABLE differs"
-    fi
+    why=$(differs "$w/B" "$w/A")
     if [ -z "$why" ]; then class=ok; else class=wrong-copy; fi
     # The server's own recovery can hold in memory what its files do not (seed 3029: a table the
     # DDL log renamed works on the first start, its tablespace opened by crash recovery, and is
@@ -168,8 +176,7 @@ crash_run() {
       kill_servers "$w/A"
       rm "$w/ext" && ln -s ext-crashed "$w/ext"
       if [ "$(kv "$w/A2.txt" started)" = 1 ] && [ "$(kv "$w/A2.txt" crash_recovery)" = 0 ] &&
-        [ -z "$(errors_only_in "$w/B.err" "$w/A2.err")" ] && cmp -s "$w/A2.checks" "$w/B.checks" &&
-        cmp -s "$w/A2.checksums" "$w/B.checksums"; then
+        [ -z "$(differs "$w/B" "$w/A2")" ]; then
         class=server-unstable why="A's first start differs from A restarted, which B equals: $why"
       fi
     fi
