@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
@@ -37,14 +35,7 @@ func logCommand() *cli.Command {
 }
 
 func logHeader(c *cli.Context) error {
-	if c.NArg() > 1 {
-		return fmt.Errorf("expected one DIR or FILE argument, got %s", nArgs(c.NArg()))
-	}
-	s, err := settingsOf(c)
-	if err != nil {
-		return err
-	}
-	l, err := analysis.OpenLogHeader(s, c.Args().First())
+	l, err := openLogArg(c, analysis.OpenLogHeader)
 	if err != nil {
 		return err
 	}

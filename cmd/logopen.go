@@ -14,7 +14,10 @@ import (
 
 // openRedo opens the log named by the command's DIR|FILE argument (or --datadir), read-only,
 // with the innodb_page_size its records are checked against.
-func openRedo(c *cli.Context) (*redo.Log, error) {
+func openRedo(c *cli.Context) (*redo.Log, error) { return openLogArg(c, analysis.OpenLog) }
+
+// openLogArg is openRedo with open as the opener (analysis.OpenLogHeader for log header).
+func openLogArg(c *cli.Context, open func(discovery.Layout, string) (*redo.Log, error)) (*redo.Log, error) {
 	if c.NArg() > 1 {
 		return nil, fmt.Errorf("expected one DIR or FILE argument, got %s", nArgs(c.NArg()))
 	}
@@ -22,7 +25,7 @@ func openRedo(c *cli.Context) (*redo.Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	return analysis.OpenLog(s, c.Args().First())
+	return open(s, c.Args().First())
 }
 
 // settingsOf loads the settings for the command's DIR|FILE argument (a file's directory).
