@@ -24,8 +24,8 @@ func diagnoseCommand() *cli.Command {
 }
 
 func diagnoseAction(c *cli.Context) error {
-	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
-		return fmt.Errorf("expected one DIR argument")
+	if err := dirArg(c, ""); err != nil {
+		return err
 	}
 	d, err := runDiagnosis(c)
 	if err != nil {

@@ -40,8 +40,8 @@ func recoverCommand() *cli.Command {
 }
 
 func recoverAction(c *cli.Context) error {
-	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
-		return fmt.Errorf("expected one DIR argument")
+	if err := dirArg(c, "into"); err != nil {
+		return err
 	}
 	into := absFlag(c, "into")
 	if into == "" && !c.Bool("dry-run") {

@@ -27,8 +27,8 @@ func reportCommand() *cli.Command {
 }
 
 func reportAction(c *cli.Context) error {
-	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
-		return fmt.Errorf("expected one DIR argument")
+	if err := dirArg(c, "out"); err != nil {
+		return err
 	}
 	outPath := absFlag(c, "out")
 	if outPath == "" {
