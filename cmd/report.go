@@ -34,11 +34,14 @@ func reportAction(c *cli.Context) error {
 	if outPath == "" {
 		return fmt.Errorf("--out FILE.html is required")
 	}
-	if s, err := loadSettings(c, c.Args().First()); err == nil &&
-		inside(discovery.ResolvePath(outPath), discovery.ResolvePath(s.Datadir)) {
+	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	if inside(discovery.ResolvePath(outPath), discovery.ResolvePath(s.Datadir)) {
 		return fmt.Errorf("--out %s is inside the data directory %s, which is only read", outPath, s.Datadir)
 	}
-	d, err := runDiagnosis(c)
+	d, err := runDiagnosis(c, s)
 	if err != nil {
 		return err
 	}

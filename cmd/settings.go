@@ -53,8 +53,13 @@ func loadSettings(c *cli.Context, dirArg string) (discovery.Layout, error) {
 		}
 		opt["datadir"] = dirArg
 	}
-	if opt["datadir"] == "" {
-		return discovery.Layout{}, fmt.Errorf("no data directory: give DIR, --datadir or a --defaults-file with datadir")
+	if opt["datadir"] == "" && cnf == "" {
+		return discovery.Layout{}, fmt.Errorf("no data directory: give DIR, --datadir or a --defaults-file")
+	}
+	if opt["datadir"] == "" { // as the server started with that my.cnf: its built-in one
+		opt["datadir"] = discovery.DefaultDatadir
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s sets no datadir (nor do the flags): reading the server's built-in default %s, as mariadbd does (mariadbd --help --verbose | grep ^datadir)\n",
+			cnf, discovery.DefaultDatadir)
 	}
 	return discovery.NewLayout(opt)
 }

@@ -1,0 +1,74 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"innoscope/internal/lab"
+)
+
+// TestDefaultsFileWithoutDatadir: Debian's /etc/mysql/my.cnf (two !includedir lines, whose
+// 50-server.cnf has "#datadir = /var/lib/mysql" commented out) sets no datadir, and the server
+// then uses its built-in one; innoscope said "no data directory: give DIR, --datadir or a
+// --defaults-file with datadir". It now reads the server's built-in data directory, the one the
+// real mariadbd names for the same my.cnf (`--print-defaults` has no datadir, `--help --verbose`
+// prints it), with a note saying so.
+func TestDefaultsFileWithoutDatadir(t *testing.T) {
+	lab.Require(t)
+	d := t.TempDir()
+	for name, text := range map[string]string{
+		"my.cnf": "[client-server]\nsocket = /run/mysqld/mysqld.sock\n\n!includedir " + filepath.Join(d, "conf.d") + "/\n!includedir " +
+			filepath.Join(d, "mariadb.conf.d") + "/\n",
+		"conf.d/mysql.cnf":                  "[mysql]\n",
+		"mariadb.conf.d/50-server.cnf":      "[server]\n\n[mysqld]\n#user                    = mysql\npid-file                = /run/mysqld/mysqld.pid\nbasedir                 = /usr\n#datadir                 = /var/lib/mysql\n#tmpdir                  = /tmp\nbind-address            = 127.0.0.1\n",
+		"mariadb.conf.d/50-client.cnf":      "[client]\ndefault-character-set = utf8mb4\n",
+		"mariadb.conf.d/60-galera.cnf":      "[galera]\n#wsrep_on = ON\n",
+		"mariadb.conf.d/50-mysqld_safe.cnf": "[mysqld_safe]\nnice = 0\n",
+	} {
+		p := filepath.Join(d, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cnf := filepath.Join(d, "my.cnf")
+	out, err := exec.Command("mariadbd", "--defaults-file="+cnf, "--print-defaults").Output()
+	if err != nil || strings.Contains(string(out), "--datadir") {
+		t.Fatalf("mariadbd --print-defaults: %v\n%s (the case needs a my.cnf without datadir)", err, out)
+	}
+	help, err := exec.Command("mariadbd", "--defaults-file="+cnf, "--help", "--verbose").Output()
+	if err != nil {
+		t.Fatalf("mariadbd --help --verbose: %v", err)
+	}
+	want := ""
+	for _, l := range strings.Split(string(help), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == "datadir" {
+			want = filepath.Clean(f[1])
+		}
+	}
+	if want == "" {
+		t.Fatalf("mariadbd --help --verbose names no datadir")
+	}
+	t.Logf("the server's built-in datadir: %s", want)
+	out2, errs, code := run("spaces", "--json", "--defaults-file", cnf)
+	var j []struct {
+		Path string `json:"path"`
+	}
+	switch {
+	case code == ExitError && strings.Contains(errs, want):
+		t.Logf("spaces: exit 2 naming %s: %s", want, errs) // no (readable) data directory there on this machine
+	case code == ExitError:
+		t.Errorf("spaces --defaults-file (no datadir): exit 2 without naming %s: %s", want, errs)
+	case json.Unmarshal([]byte(out2), &j) != nil || len(j) == 0 || !strings.HasPrefix(j[0].Path, want+"/"):
+		t.Errorf("spaces --defaults-file (no datadir): exit %d, not the tablespaces of %s:\n%s", code, want, out2)
+	}
+	if !strings.Contains(errs, "no datadir") || !strings.Contains(errs, want) {
+		t.Errorf("no note that the server's built-in datadir %s is read: %q", want, errs)
+	}
+}
