@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,5 +71,47 @@ func TestDefaultsFileWithoutDatadir(t *testing.T) {
 	}
 	if !strings.Contains(errs, "no datadir") || !strings.Contains(errs, want) {
 		t.Errorf("no note that the server's built-in datadir %s is read: %q", want, errs)
+	}
+}
+
+// TestDiagnoseJSONVerdict: `diagnose --json` carried the findings but not the verdict sentence
+// its table output starts with, so a script had to judge the findings itself. It now carries
+// it (verdict: sentence, severity, code, count), equal to the table's first line, and the
+// document validates against schemas/diagnose.schema.json. On real crashes: dml (the server
+// starts and recovers; the sentence quotes its "To recover" count) and ddl with db/keep.ibd,
+// which the log changes, removed (a refusal: MISSING_FILE).
+func TestDiagnoseJSONVerdict(t *testing.T) {
+	schema := compileSchema(t)
+	for _, name := range []string{"dml", "ddl_missing"} {
+		t.Run(name, func(t *testing.T) {
+			s := lab.Get(t, strings.TrimSuffix(name, "_missing"))
+			where, _ := splitOptions(s.Options)
+			dir := s.Crashed
+			if name == "ddl_missing" {
+				dir = filepath.Join(t.TempDir(), "data")
+				lab.CopyDir(t, s.Crashed, dir)
+				if err := os.Remove(filepath.Join(dir, "db", "keep.ibd")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			table, _, tcode := run(append([]string{"diagnose", dir}, where...)...)
+			out, errs, code := run(append([]string{"diagnose", "--json", dir}, where...)...)
+			var doc map[string]any
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("exit %d: %v\n%s", code, err, errs)
+			}
+			if err := schema.Validate(doc); err != nil {
+				t.Errorf("JSON does not match the schema: %v", err)
+			}
+			v, _ := doc["verdict"].(map[string]any)
+			sentence, _ := v["sentence"].(string)
+			if first := strings.SplitN(table, "\n", 2)[0]; sentence == "" || sentence != first || code != tcode {
+				t.Errorf("verdict %q (exit %d); the table's first line %q (exit %d)", sentence, code, first, tcode)
+			}
+			if name == "dml" && s.Verdict.ToRecoverPages > 0 && !strings.Contains(sentence, fmt.Sprintf("apply %d pages", s.Verdict.ToRecoverPages)) {
+				t.Errorf("verdict %q; the server said To recover: %d pages", sentence, s.Verdict.ToRecoverPages)
+			}
+			t.Logf("%s: %s", name, sentence)
+		})
 	}
 }
