@@ -89,7 +89,7 @@ func (a *Analysis) ToRecover(path func(name string) string, stat func(path strin
 // undo logs (Options.Undo nil, or unreadable) the start-up's reads are not known, and the
 // count is larger than the server's.
 func (d *Diagnosis) ToRecover() int {
-	if d.Input.Analysis == nil {
+	if d.Input.Analysis == nil || d.LogOnly { // without the files, what the server drops is not known
 		return 0
 	}
 	return d.Analysis.ToRecover(SourcePath(d.Layout.Datadir), firstPageState, d.startupReads())

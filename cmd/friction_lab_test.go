@@ -115,3 +115,69 @@ func TestDiagnoseJSONVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestLogOnlyDirectory: a directory holding only a redo log (the bundled fixture, or the
+// ib_logfile0 of a real crash copied alone) was diagnosed as a data directory that lost every
+// file: "mariadbd will refuse to start: MISSING_FILE in 3 files and 2 other errors". It is now
+// LOG_ONLY: the verdict says that only a log was given and what cannot be said, the log's own
+// findings stay (its checkpoint and end are the server's), nothing is said of files; recover,
+// verify, rows and spaces refuse (exit 2) with the commands that do read a log.
+func TestLogOnlyDirectory(t *testing.T) {
+	fixture := filepath.Join(lab.Root(), "fixtures", "mariadb-10.11-crash")
+	fv, err := lab.ReadVerdict(filepath.Join(fixture, "server-verdict.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := lab.Get(t, "dml")
+	alone := filepath.Join(t.TempDir(), "logonly")
+	if err := os.Mkdir(alone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cp(t, filepath.Join(s.Crashed, "ib_logfile0"), filepath.Join(alone, "ib_logfile0"))
+	var full diagnoseJSON
+	runJSON(t, &full, "diagnose", "--json", s.Crashed)
+	for _, c := range []struct {
+		name, dir string
+		server    lab.Verdict
+		pages     int // pages with records, from the diagnosis of the whole directory (-1: unknown)
+	}{{"fixture", fixture, fv, -1}, {"dml_log_alone", alone, s.Verdict, full.PagesWithRecords}} {
+		t.Run(c.name, func(t *testing.T) {
+			before := lab.HashTree(t, c.dir)
+			out, errs, code := run("diagnose", "--json", c.dir)
+			var j diagnoseJSON
+			if err := json.Unmarshal([]byte(out), &j); err != nil {
+				t.Fatalf("exit %d: %v\n%s", code, err, errs)
+			}
+			if j.Verdict.Code != "LOG_ONLY" || !strings.HasPrefix(j.Verdict.Sentence, "only a redo log was given") || code != ExitClean {
+				t.Errorf("verdict %+v, exit %d; want LOG_ONLY, exit 0", j.Verdict, code)
+			}
+			for _, f := range j.Findings {
+				if f.Code != "LOG_ONLY" && f.File != filepath.Join(c.dir, "ib_logfile0") {
+					t.Errorf("a finding on something else than the log: %s %s %s", f.Code, f.File, f.Message)
+				}
+				if f.Code == "LOG_ONLY" && !strings.Contains(f.Message, "cannot") {
+					t.Errorf("LOG_ONLY does not say what cannot be said: %s", f.Message)
+				}
+			}
+			if j.CheckpointLSN != c.server.CheckpointLSN || j.EndLSN != c.server.EndLSN || c.pages >= 0 && j.PagesWithRecords != c.pages {
+				t.Errorf("checkpoint %d, end %d, %d pages with records; the server: checkpoint %d, end %d; the whole directory: %d pages",
+					j.CheckpointLSN, j.EndLSN, j.PagesWithRecords, c.server.CheckpointLSN, c.server.EndLSN, c.pages)
+			}
+			table, _, _ := run("diagnose", c.dir)
+			t.Logf("%s", table)
+			for _, args := range [][]string{
+				{"recover", c.dir, "--into", filepath.Join(t.TempDir(), "copy")},
+				{"verify", c.dir},
+				{"rows", c.dir, "db.t1"},
+				{"spaces", c.dir},
+			} {
+				if out, errs, code := run(args...); code != ExitError || !strings.Contains(errs, "only a redo log") || !strings.Contains(errs, "innoscope diagnose") {
+					t.Errorf("%v: exit %d, %q%s; want exit 2 saying only a log was given, and what reads it", args, code, errs, out)
+				}
+			}
+			if !mapsEqual(before, lab.HashTree(t, c.dir)) {
+				t.Error("the directory changed")
+			}
+		})
+	}
+}

@@ -90,6 +90,9 @@ func openSource(c *cli.Context, diagnosed bool) (*replay.Source, *analysis.Diagn
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := s.RefuseLogOnly("recover into a copy"); err != nil {
+		return nil, nil, err
+	}
 	if err := refuseLive(c, s); err != nil {
 		return nil, nil, err
 	}

@@ -45,6 +45,9 @@ func verifyAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.RefuseLogOnly("replay and verify"); err != nil {
+		return err
+	}
 	if err := refuseLive(c, s); err != nil {
 		return err
 	}

@@ -85,6 +85,16 @@ func MakeVerdict(fs []Finding, o Outcome) Verdict {
 	if srv == "" {
 		srv = "mariadbd"
 	}
+	for _, f := range s {
+		if f.Code == "LOG_ONLY" { // no datafiles: nothing to judge the server by
+			v := Verdict{Severity: s[0].Severity, Code: f.Code, Count: 1,
+				Sentence: "only a redo log was given: what " + srv + " will do cannot be said without the data directory's files"}
+			if o.Logged {
+				v.Sentence += "; the log holds changes crash recovery would apply"
+			}
+			return v
+		}
+	}
 	if len(s) == 0 || s[0].Severity == Info {
 		v := Verdict{Severity: Info, Sentence: srv + " will start and " + apply}
 		if o.Pages == 0 && !o.Logged && o.RollBack == 0 {
