@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
+	"innoscope/replay"
 	"innoscope/report"
 	"innoscope/report/view"
 )
@@ -14,7 +15,7 @@ import (
 func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "report",
-		Usage: "one self-contained HTML file for the incident ticket: verdict, findings, LSN timeline, pages to recover, page-LSN heat map",
+		Usage: "one self-contained HTML file for the incident ticket: verdict, what to do next, findings, LSN timeline, pages with log records, page-LSN heat map",
 		Description: "Runs the diagnosis (as diagnose does) and writes --out: inline CSS and SVG, no script and no\n" +
 			"external URL, so it opens offline. Exit status as diagnose's.",
 		ArgsUsage: "DIR --out FILE.html",
@@ -46,6 +47,7 @@ func reportAction(c *cli.Context) error {
 		return err
 	}
 	p := d.ReportPage(Version, !c.Bool("skip-pages"))
+	p.Next = replay.NextSteps(d, scanOptions(c), locationArgs(c))
 	f, err := os.Create(outPath)
 	if err != nil {
 		return err

@@ -102,6 +102,18 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
+// locationArgs are the location flags given to the command, other than the data directory,
+// as a command line that repeats them spells them ("--innodb-undo-directory=/u").
+func locationArgs(c *cli.Context) []string {
+	var out []string
+	for _, f := range locationFlags {
+		if n := f.Names()[0]; n != "datadir" && c.IsSet(n) {
+			out = append(out, "--"+n+"="+c.String(n))
+		}
+	}
+	return out
+}
+
 // absFlag is the value of a path flag (--into, --keep, --tmpdir, --external-dir), made
 // absolute where it is read.
 func absFlag(c *cli.Context, name string) string { return discovery.AbsPath(c.String(name)) }
