@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/discovery/rows"
 	"innoscope/finding"
+	"innoscope/rows"
 )
 
 // MariaDB keeps instant ALTER TABLE (ADD, DROP, reorder of columns) in the clustered index:

@@ -7,10 +7,10 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
-	"innoscope/discovery/rows"
 	"innoscope/finding"
 	"innoscope/report"
 	"innoscope/report/view"
+	"innoscope/rows"
 )
 
 func pagesCommand() *cli.Command {

@@ -6,9 +6,9 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
-	"innoscope/discovery/rows"
 	"innoscope/finding"
 	"innoscope/report"
+	"innoscope/rows"
 )
 
 // Pages prints `pages`: one row per page as the file is read (with --verify, only the bad
