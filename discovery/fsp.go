@@ -10,9 +10,12 @@ import (
 	"sort"
 )
 
-// Offsets in page 0 (fsp0fsp.h): the FSP header starts at 38; its flags word is at +16.
+// Offsets in page 0 (fsp0fsp.h): the FSP header starts at 38; FSP_SIZE is at +8, its flags
+// word at +16.
 const (
-	fspFlags     = 38 + 16
+	FSPSize      = 38 + 8
+	FSPFlags     = 38 + 16
+	fspFlags     = FSPFlags
 	fspHeaderEnd = 38 + 20
 )
 

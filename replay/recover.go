@@ -90,7 +90,7 @@ type RecoverResult struct {
 type cached struct {
 	ts      *tsFile
 	no      uint32 // page number
-	data    frame  // nil: not read and not yet initialised by INIT_PAGE
+	data    []byte // nil: not read and not yet initialised by INIT_PAGE
 	diskLSN uint64 // FIL_PAGE_LSN when read (0 when rebuilt from INIT_PAGE)
 	endLSN  uint64 // end LSN of the last mini-transaction touching the page
 	dirty   bool   // records were applied since the page was read
@@ -380,7 +380,7 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	fl := p.ts.flags
 	if kept.checked && p.ts.flagsSet && fl.Raw == kept.raw && kept.space == id.Space {
 		// The pre-flight read found these bytes sound under these flags (keptPage).
-		p.data, p.diskLSN = img, binary.BigEndian.Uint64(img[filPageLSN:])
+		p.data, p.diskLSN = img, binary.BigEndian.Uint64(img[discovery.FilPageLSN:])
 		return nil
 	}
 	checked := false
@@ -406,7 +406,7 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	}
 	r.keepRead(p.ts, id.Page, raw, &img[0] == &raw[0], checked)
 	p.data = img
-	p.diskLSN = binary.BigEndian.Uint64(img[filPageLSN:])
+	p.diskLSN = binary.BigEndian.Uint64(img[discovery.FilPageLSN:])
 	return nil
 }
 
