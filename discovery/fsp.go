@@ -1,5 +1,7 @@
-// Package discovery finds a server's files: where its options put them (Layout), the
-// tablespaces in its directories, and what their first pages say.
+// Package discovery finds a server's files and reads what they say about tablespaces: where
+// its options put them (Layout, my.cnf), the tablespaces in the directories it scans and the
+// .isl files, page 0 (flags, space id, sizes), page checksums, the data dictionary in the system
+// tablespace, the undo logs, the DDL log, and whether a server is running on them.
 package discovery
 
 import (
