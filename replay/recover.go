@@ -1,7 +1,9 @@
 // Package replay does crash recovery in a working copy: it copies a data directory, applies the
-// redo log's records to the pages as the server's recovery does (page and row operations, file
-// operations, undo truncation, the rollback of uncommitted DDL) and gives the copy a log with
-// nothing to recover. What to apply, and whether to refuse, comes from package analysis.
+// redo log's records to the pages as the server's recovery does (which page image each record
+// goes to, the page LSN rule, the doublewrite buffer, writing pages; package pageapply changes
+// their bytes), carries out the file operations, undo truncation and the rollback of
+// uncommitted DDL, and gives the copy a log with nothing to recover. What to apply, and
+// whether to refuse, comes from package analysis.
 package replay
 
 import (
