@@ -6,19 +6,19 @@ import (
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // logOnlyDiagnosis is the diagnosis of a directory holding only a redo log (log, at which
 // discovery.Layout.LogOnly points): the log's own findings (fs) and LOG_ONLY, which says what the
 // log holds and what cannot be said without the files. a is the log read from its checkpoint
 // (nil: unusable; fs then has its finding).
-func logOnlyDiagnosis(s discovery.Layout, log string, a *Analysis, cpLSN uint64, fs []report.Finding) *Diagnosis {
+func logOnlyDiagnosis(s discovery.Layout, log string, a *Analysis, cpLSN uint64, fs []finding.Finding) *Diagnosis {
 	logged := a
 	if a == nil {
 		a = &Analysis{Map: &Map{}}
 	}
-	fs = append(fs, report.Finding{Severity: report.Warning, Code: "LOG_ONLY", File: log, Message: logOnlyMessage(s, logged, cpLSN)})
+	fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "LOG_ONLY", File: log, Message: logOnlyMessage(s, logged, cpLSN)})
 	sum := map[string]int{"error": 0, "warning": 0, "info": 0}
 	end := a.Map.EndLSN
 	for i := range fs {
@@ -29,7 +29,7 @@ func logOnlyDiagnosis(s discovery.Layout, log string, a *Analysis, cpLSN uint64,
 	}
 	in := Input{Datadir: s.Datadir, Analysis: logged, EndLSN: end, Pages: map[string]*discovery.Report{}, LogName: LogName(s)}
 	return &Diagnosis{Layout: s, Input: in, Findings: fs, Summary: sum, CheckpointLSN: cpLSN, Analysis: a,
-		LogFindings: append([]report.Finding(nil), fs[:len(fs)-1]...), LogOnly: true}
+		LogFindings: append([]finding.Finding(nil), fs[:len(fs)-1]...), LogOnly: true}
 }
 
 // logOnlyMessage is LOG_ONLY's message: what is missing, what the log says (its stretch to
@@ -52,7 +52,7 @@ func logOnlyMessage(s discovery.Layout, a *Analysis, cpLSN uint64) string {
 			names = append(names[:6], fmt.Sprintf("%d more", len(names)-6))
 		}
 		fmt.Fprintf(&b, "What the log says: crash recovery starts at checkpoint LSN %d and reads to LSN %d, %s page records for %s pages in %d tablespaces",
-			cpLSN, a.Map.EndLSN, report.Thousands(int64(a.PageRecords)), report.Thousands(int64(len(a.Pages))), len(spaces))
+			cpLSN, a.Map.EndLSN, finding.Thousands(int64(a.PageRecords)), finding.Thousands(int64(len(a.Pages))), len(spaces))
 		if len(names) > 0 {
 			fmt.Fprintf(&b, ", files %s", strings.Join(names, ", "))
 		}

@@ -76,7 +76,7 @@ func (a *Analysis) ToRecover(path func(name string) string, stat func(path strin
 		if b, ok := bound[id.Space]; ok && b.Deferred && id.Page == 0 {
 			continue // recover_deferred rebuilt it before the batch
 		}
-		if _, ok := bound[id.Space]; !ok && id.Page == 0 && a.createsFile(id.Space) {
+		if _, ok := bound[id.Space]; !ok && id.Page == 0 && a.CreatesFile(id.Space) {
 			continue // no file: recovery creates it and rebuilds page 0 early, as a deferred one's
 		}
 		n++

@@ -7,6 +7,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/replay"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -36,7 +37,7 @@ func diagnoseAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) { return d.Findings, view.Diagnosis(out, d) })
+	return show(c, func(out *report.Output) ([]finding.Finding, error) { return d.Findings, view.Diagnosis(out, d) })
 }
 
 // runDiagnosis diagnoses the data directory laid out as s with the command's --policy and

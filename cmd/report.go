@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/replay"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -46,8 +47,10 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p := d.ReportPage(Version, !c.Bool("skip-pages"))
-	p.Next = replay.NextSteps(d, scanOptions(c), locationArgs(c))
+	p := view.ReportPage(d, Version, !c.Bool("skip-pages"))
+	for _, n := range replay.NextSteps(d, scanOptions(c), locationArgs(c)) {
+		p.Next = append(p.Next, report.NextStep(n))
+	}
 	f, err := os.Create(outPath)
 	if err != nil {
 		return err
@@ -59,7 +62,7 @@ func reportAction(c *cli.Context) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) {
+	return show(c, func(out *report.Output) ([]finding.Finding, error) {
 		return d.Findings, view.ReportWritten(out, outPath, p, d.Findings)
 	})
 }

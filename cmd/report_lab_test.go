@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
-	"innoscope/report"
 )
 
 // TestReportInChromium writes the HTML report of lab crashes and renders it in headless
@@ -185,7 +185,7 @@ func reportCounts(t *testing.T, dom string, d diagnoseJSON, s *lab.Scenario, ser
 	if recover != d.ToRecoverPages {
 		t.Errorf("pages to recover %d; the diagnosis's %d", recover, d.ToRecoverPages)
 	}
-	if strings.Contains(d.Verdict.Sentence, "apply ") && !strings.Contains(d.Verdict.Sentence, fmt.Sprintf("apply %s page", report.Thousands(int64(recover)))) {
+	if strings.Contains(d.Verdict.Sentence, "apply ") && !strings.Contains(d.Verdict.Sentence, fmt.Sprintf("apply %s page", finding.Thousands(int64(recover)))) {
 		t.Errorf("the verdict %q does not give the labelled count %d", d.Verdict.Sentence, recover)
 	}
 	if server && s.Verdict.CrashRecovery && s.Verdict.ToRecoverPages >= 0 && recover != s.Verdict.ToRecoverPages {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"innoscope/finding"
 )
 
 // Page is one incident report: what `innoscope report` writes as a self-contained HTML file
@@ -12,8 +14,8 @@ import (
 type Page struct {
 	Title    string // the data directory
 	Version  string // innoscope's version
-	Verdict  Verdict
-	Findings []Finding
+	Verdict  finding.Verdict
+	Findings []finding.Finding
 	// Summary counts findings per severity name.
 	Summary map[string]int
 	// Counts are the numbers the banner and the tables give, as the diagnosis counted them.
@@ -104,11 +106,11 @@ func HeatOf(lsns []uint64) ([]uint64, int64) {
 
 // WriteHTML writes the report as one HTML document.
 func WriteHTML(w io.Writer, p *Page) error {
-	fs := SortFindings(p.Findings)
+	fs := finding.SortFindings(p.Findings)
 	sort.SliceStable(p.Spaces, func(i, j int) bool { return p.Spaces[i].PagesWithRecords > p.Spaces[j].PagesWithRecords })
 	data := struct {
 		*Page
-		Sorted   []Finding
+		Sorted   []finding.Finding
 		Tone     string
 		Timeline template.HTML
 		Heat     []heatView
@@ -116,8 +118,8 @@ func WriteHTML(w io.Writer, p *Page) error {
 		Total    int // the sum of the tablespace table's pages with records
 		Corrupt  int
 		Refused  bool // the verdict: the server refuses to start
-	}{Page: p, Sorted: fs, Refused: p.Verdict.Severity == Error && len(fs) > 0 && refuses(fs[0]), Tone: [...]string{"ok", "warn", "bad"}[p.Verdict.Severity], Timeline: timelineSVG(&p.Timeline)}
-	if p.Verdict.Severity == Info {
+	}{Page: p, Sorted: fs, Refused: p.Verdict.Severity == finding.Error && len(fs) > 0 && finding.Refuses(fs[0]), Tone: [...]string{"ok", "warn", "bad"}[p.Verdict.Severity], Timeline: timelineSVG(&p.Timeline)}
+	if p.Verdict.Severity == finding.Info {
 		data.Tone = "ok"
 	}
 	for i := range p.Spaces {

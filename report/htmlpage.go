@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"html/template"
+
+	"innoscope/finding"
 )
 
 var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -18,8 +20,8 @@ var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return fmt.Sprint(*p)
 	},
-	"thousands": func(n int64) string { return Thousands(n) },
-	"n":         func(n int) string { return Thousands(int64(n)) },
+	"thousands": func(n int64) string { return finding.Thousands(n) },
+	"n":         func(n int) string { return finding.Thousands(int64(n)) },
 	"path":      breakable,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">

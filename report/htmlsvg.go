@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+
+	"innoscope/finding"
 )
 
 // Heat map colours: a page older than the checkpoint (light to dark blue by age), written
@@ -150,7 +152,7 @@ func timelineSVG(t *Timeline) template.HTML {
 			anchor = "end"
 		}
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#374151"/><text x="%.1f" y="%d" class="tick" text-anchor="%s">%s</text>`,
-			px, axis+6, px, axis+12, px, axis+26, anchor, Thousands(int64(lsn)))
+			px, axis+6, px, axis+12, px, axis+26, anchor, finding.Thousands(int64(lsn)))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="16" class="lbl">checkpoint (recovery starts)</text>`, left)
 	fmt.Fprintf(&b, `<text x="%d" y="16" class="lbl" text-anchor="end">end of log (recovery stops)</text>`, w-right)
@@ -162,7 +164,7 @@ func timelineSVG(t *Timeline) template.HTML {
 	fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="6" fill="#2563eb"><title>checkpoint %d</title></circle>`, left, axis, t.Checkpoint)
 	fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="6" fill="#111827"><title>end of log %d</title></circle>`, w-right, axis, t.End)
 	lx := left
-	fmt.Fprintf(&b, `<text x="%d" y="%d" class="ev">%s bytes of log, %d file operations:</text>`, lx, axis+58, Thousands(int64(t.End-t.Checkpoint)), len(t.Events))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" class="ev">%s bytes of log, %d file operations:</text>`, lx, axis+58, finding.Thousands(int64(t.End-t.Checkpoint)), len(t.Events))
 	lx += 300
 	for _, k := range []string{"create", "modify", "rename", "delete"} {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/><text x="%d" y="%d" class="ev">%s</text>`,

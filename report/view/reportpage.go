@@ -1,9 +1,11 @@
-package analysis
+package view
 
 import (
 	"sort"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/report"
 )
 
@@ -11,10 +13,10 @@ import (
 // the counts the verdict and the tables give (as the diagnosis counted them), the log's file
 // operations, the pages with records per tablespace and, when heat is set, every datafile's
 // page LSNs with its corrupt pages. version names the tool that made it.
-func (d *Diagnosis) ReportPage(version string, heat bool) *report.Page {
+func ReportPage(d *analysis.Diagnosis, version string, heat bool) *report.Page {
 	o := d.Outcome()
 	p := &report.Page{Title: d.Layout.Datadir, Version: version, Findings: d.Findings, Summary: d.Summary,
-		Verdict:  report.MakeVerdict(d.Findings, o),
+		Verdict:  finding.MakeVerdict(d.Findings, o),
 		Counts:   report.Counts{ToRecover: o.Pages, PagesWithRecords: len(d.Analysis.Pages), PageRecords: d.Analysis.PageRecords, Known: d.Input.Analysis != nil && !d.LogOnly},
 		Timeline: report.Timeline{Checkpoint: d.CheckpointLSN, End: d.Analysis.Map.EndLSN, NoLog: d.Input.Analysis == nil}}
 	withRecords := map[uint32]int{}
@@ -41,18 +43,18 @@ func (d *Diagnosis) ReportPage(version string, heat bool) *report.Page {
 		sh := report.SpaceHeat{ID: t.SpaceID, Name: t.Path, Pages: t.Pages, Note: t.Note}
 		if t.Note == discovery.NotePage0Zero || t.Error != "" {
 			sh.ID, sh.Unknown = 0, true
-			if id, ok := d.logIDOfPath(t.Path); ok {
+			if id, ok := d.LogIDOfPath(t.Path); ok {
 				sh.ID, sh.Unknown = id, false
 			}
 		}
-		if t.Note == discovery.NotePage0Zero && !sh.Unknown && d.Analysis.createsFile(sh.ID) {
+		if t.Note == discovery.NotePage0Zero && !sh.Unknown && d.Analysis.CreatesFile(sh.ID) {
 			sh.Rebuilt = true
 			sh.Note = "page 0 is all zero (created after the checkpoint): crash recovery rebuilds the tablespace from the log"
 		}
 		if t.Error != "" {
 			sh.Note = t.Error
 		} else if heat {
-			d.drawHeat(&sh, t.Path)
+			drawHeat(d, &sh, t.Path)
 		}
 		if !seen[sh.ID] && !sh.Unknown {
 			sh.PagesWithRecords = withRecords[sh.ID]
@@ -86,7 +88,7 @@ func (d *Diagnosis) ReportPage(version string, heat bool) *report.Page {
 // drawHeat fills in the heat map of the tablespace sh (the file at path): its page LSNs by
 // cell, the cells with a page recovery applies records to, and those with a page the
 // diagnosis found corrupt.
-func (d *Diagnosis) drawHeat(sh *report.SpaceHeat, path string) {
+func drawHeat(d *analysis.Diagnosis, sh *report.SpaceHeat, path string) {
 	sh.Cells, sh.PagesPerCell = pageHeat(path)
 	if len(sh.Cells) == 0 {
 		return
@@ -109,16 +111,6 @@ func (d *Diagnosis) drawHeat(sh *report.SpaceHeat, path string) {
 		}
 		sh.CorruptPages = len(r.Corrupt)
 	}
-}
-
-// logIDOfPath is the id the log gives the file at path (its last name for a tablespace).
-func (d *Diagnosis) logIDOfPath(path string) (uint32, bool) {
-	for _, s := range d.Analysis.Map.Sorted() {
-		if !s.Deleted && discovery.ResolvePath(SourcePath(d.Layout.Datadir)(s.Name)) == discovery.ResolvePath(path) {
-			return s.ID, true
-		}
-	}
-	return 0, false
 }
 
 // pageHeat reads every page's LSN of a datafile, reduced to heat map cells (none if it cannot
