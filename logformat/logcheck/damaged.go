@@ -110,7 +110,8 @@ func damagedWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage,
 // DamageFinding is LOG_DAMAGED: the scan of the log at path stops at damage that whole
 // mini-transactions follow. cp is the checkpoint recovery starts from: damage before the end
 // LSN its block promises makes the server refuse the log; after it, the server silently stops
-// there. Damage that is the checkpoint's FILE_CHECKPOINT mini-transaction alone
+// there, a warning when the whole ones fill at most one 4 KiB block (a crash's last write), an
+// error past that (committed work is lost). Damage that is the checkpoint's FILE_CHECKPOINT mini-transaction alone
 // (CheckpointRecordOnly) loses nothing to the salvage, and the message says so.
 func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail string, cp logformat.Checkpoint) report.Finding {
 	promised := cp.EndLSN
@@ -121,8 +122,15 @@ func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail str
 	// and recover does what the server does; only --salvage declares the range.
 	what := "the server's recovery silently stops there and loses them (a crash during the log's last write leaves this too; a flipped byte in a written log looks the same)"
 	sev := report.Warning
-	if d.At < promised {
+	switch {
+	case d.At < promised:
 		what = fmt.Sprintf("this is before the end LSN %d the checkpoint promises, so the server refuses to start", promised)
+		sev = report.Error
+	case d.End-d.Resume > tailBlock:
+		// A crash leaves whole mini-transactions after a damaged one only inside the block of
+		// its last write; more than a block of them is a log written on past the damage.
+		what = fmt.Sprintf("that is more than one %d-byte block of whole mini-transactions, which no crash leaves after a damaged one (only the block of its last write can hold such a tail): "+
+			"the log was written on past the damage, and the server's recovery silently stops there and loses the committed work they hold", tailBlock)
 		sev = report.Error
 	}
 	at := d.At
@@ -135,7 +143,7 @@ func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail str
 	salvage := fmt.Sprintf("`recover --salvage` recovers up to LSN %d and declares LSN %d-%d lost", d.At, d.At, d.End)
 	msg := fmt.Sprintf("the log is damaged at LSN %d (%s: %s), but %d whole mini-transactions (%d records) follow from LSN %d to %d (%d bytes from the damage): %s"+salvageSep+"%s",
 		d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, d.Bytes(), what, salvage)
-	if d.SameBlock && sev == report.Warning {
+	if d.SameBlock && sev == report.Warning { // (the whole ones are within one block: d.End-d.Resume <= tailBlock)
 		msg = fmt.Sprintf("the log is damaged at LSN %d (%s: %s); %d whole mini-transactions (%d records) follow from LSN %d to %d, in the same %d-byte block of the file: "+
 			"they may be the unfinished tail of the log's last write, which no recovery reads even undamaged (a crash leaves whole mini-transactions past the log's end there, after a zero byte where the next should start), and the damaged one the last the log holds; "+
 			"the server's recovery stops at LSN %d"+salvageSep+"%s",
