@@ -2,6 +2,7 @@ package logcheck
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"innoscope/logformat"
@@ -150,4 +151,43 @@ func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail str
 			d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, tailBlock, d.At, salvage)
 	}
 	return report.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: msg}
+}
+
+// EndFinding is what the end of a scan of the MariaDB 10.8+ log l (at path) from its checkpoint
+// says when no whole mini-transaction follows it (Damaged found none): the scan stopped at end
+// for the reason stop (detail), at file offset stopOff. nil for the end marker (a zero byte, a
+// termination byte of the other pass) inside the file. The log format records no size, so the
+// server reads a shortened file as a smaller ring and silently stops where the bytes of the
+// ring's start (its oldest data) fail to continue the log:
+//   - LOG_TRUNCATED (warning): the mini-transaction at end runs past the end of the file (the scan
+//     stopped back at the start of the ring), or end is the end of the file exactly and what
+//     follows is of an earlier pass; a real log is written across its end without a seam.
+//   - LOG_END_DAMAGED (warning): the log ends on a mini-transaction that fails its checksum or
+//     whose lengths are invalid, not on the end marker: a crash's torn last write, or damage
+//     that cut the log short.
+//
+// Pages newer than end in the datafiles make either an error (the caller knows the pages).
+func EndFinding(l *logformat.Log, path string, stop logformat.StopReason, detail string, stopOff int64, end uint64) *report.Finding {
+	var code, msg string
+	endOff := l.FileOffset(end)
+	crossed := stopOff >= 0 && stopOff < endOff || endOff == logformat.StartOffset && end != l.Header.FirstLSN
+	switch {
+	case stop == logformat.StopZero || stop == logformat.StopLimit || stop == logformat.StopMalformed || stop == "":
+		return nil
+	case crossed:
+		code = "LOG_TRUNCATED"
+		msg = fmt.Sprintf("the log ends at LSN %d (file offset %d) with a mini-transaction that runs past the end of the file (%d bytes): the scan stopped at file offset %d, back at the start of the ring, on %s (%s). "+
+			"The bytes at the start of the ring are older log, so the file is probably shorter than the log it held (cut by truncate, a copy that stopped short, a smaller file put in its place): "+
+			"MariaDB 10.8+ records no log size, the server reads the file as a ring of that size and stops at LSN %d without a word, losing whatever the log held after it. "+
+			"Find the whole %s (a backup, the original disk) before the server starts on this one",
+			end, endOff, l.Size, stopOff, stop, detail, end, filepath.Base(path))
+	case stop == logformat.StopChecksum || stop == logformat.StopLength:
+		code = "LOG_END_DAMAGED"
+		msg = fmt.Sprintf("the log ends at LSN %d (file offset %d) on a mini-transaction that fails (%s: %s), not on the end marker (a zero byte, or a termination byte of the ring's previous pass): "+
+			"a crash during the log's last write leaves this, and so does damage that cut the log short; the server's recovery stops there too without a word, and whatever the log held after it is lost",
+			end, endOff, stop, detail)
+	default:
+		return nil
+	}
+	return &report.Finding{Severity: report.Warning, Code: code, File: path, LSN: &end, Message: msg}
 }
