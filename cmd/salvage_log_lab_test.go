@@ -37,17 +37,8 @@ func midLogWrite(t *testing.T, l *logformat.Log, cp uint64) (byteLSN, mtrLSN uin
 
 // zeroLogFrom overwrites the log of dir with zeros from LSN from to end (the log cut there).
 func zeroLogFrom(t *testing.T, dir string, from, end uint64) {
-	p := filepath.Join(dir, "ib_logfile0")
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, l := openLog(t, dir, os.O_RDWR)
 	defer f.Close()
-	fi, _ := f.Stat()
-	l, _, err := logformat.Open(f, fi.Size(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for lsn := from; lsn < end; lsn++ {
 		if _, err := f.WriteAt([]byte{0}, l.FileOffset(lsn)); err != nil {
 			t.Fatal(err)
@@ -366,17 +357,8 @@ func TestLogDamagedSeverity(t *testing.T) {
 	// Every mini-transaction from the checkpoint: its LSN, and the last data byte of its first
 	// record when that is a WRITE (0: not one to flip).
 	var all [][2]uint64
-	p := filepath.Join(s.Crashed, "ib_logfile0")
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, l := openLog(t, s.Crashed, os.O_RDONLY)
 	defer f.Close()
-	fi, _ := f.Stat()
-	l, _, err := logformat.Open(f, fi.Size(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cp, _ := l.Checkpoint()
 	for sc := l.Scan(cp.LSN, logformat.ScanOptions{}); sc.Next(); {
 		if m := sc.MTR(); len(m.Records) > 0 && m.Records[0].Type == logformat.Write && len(m.Records[0].Data) >= 2 {
