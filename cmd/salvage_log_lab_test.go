@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // midLogWrite picks the last data byte of a WRITE record in the second half of the log (the
@@ -74,7 +74,7 @@ func TestSalvageDamagedLog(t *testing.T) {
 	}
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_DAMAGED")
-	if code != ExitFindings || len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != mtrLSN || fs[0].Severity != report.Error {
+	if code != ExitFindings || len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != mtrLSN || fs[0].Severity != finding.Error {
 		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want one error at LSN %d (the server starts and loses committed work)", code, fs, mtrLSN)
 	}
 	t.Logf("diagnose: %s", fs[0].Message)
@@ -238,7 +238,7 @@ func TestLogDamagedFraming(t *testing.T) {
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_DAMAGED")
 	// Error: far more than a 4 KiB block of whole mini-transactions follows (TestLogDamagedSeverity).
-	if code != ExitFindings || len(fs) != 1 || fs[0].Severity != report.Error || *fs[0].LSN != at || !strings.Contains(fs[0].Message, "follow from LSN "+strconv.FormatUint(next, 10)+" ") {
+	if code != ExitFindings || len(fs) != 1 || fs[0].Severity != finding.Error || *fs[0].LSN != at || !strings.Contains(fs[0].Message, "follow from LSN "+strconv.FormatUint(next, 10)+" ") {
 		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want the damage at %d and whole ones from %d", code, fs, at, next)
 	}
 	t.Logf("diagnose: %s", fs[0].Message)
@@ -322,7 +322,7 @@ func TestLogDamagedLastMTR(t *testing.T) {
 	}
 	t.Logf("diagnose: exit %d: %s", code, fs[0].Message)
 	m := regexp.MustCompile(`follow from LSN (\d+) to (\d+)`).FindStringSubmatch(fs[0].Message)
-	if code != ExitClean || len(fs) != 1 || *fs[0].LSN != last || fs[0].Severity != report.Warning || m == nil {
+	if code != ExitClean || len(fs) != 1 || *fs[0].LSN != last || fs[0].Severity != finding.Warning || m == nil {
 		t.Fatalf("diagnose: exit %d, %+v", code, fs)
 	}
 	if from, _ := strconv.ParseUint(m[1], 10, 64); from < s.Verdict.EndLSN {
@@ -392,9 +392,9 @@ func TestLogDamagedSeverity(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		i    int
-		sev  report.Severity
+		sev  finding.Severity
 		code int
-	}{{"more than a block follows", over, report.Error, ExitFindings}, {"at most a block follows", within, report.Warning, ExitClean}} {
+	}{{"more than a block follows", over, finding.Error, ExitFindings}, {"at most a block follows", within, finding.Warning, ExitClean}} {
 		t.Run(c.name, func(t *testing.T) {
 			m := all[c.i]
 			dir, _ := flipInLog(t, s, func(*logformat.Log, uint64) uint64 { return m[1] })

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
-	"innoscope/report"
 )
 
 // truncCrashScript makes, in W, a crash whose log runs several MiB past its checkpoint (a large
@@ -234,9 +234,9 @@ func TestTruncatedLog(t *testing.T) {
 				t.Fatalf("diagnose: exit %d: %v\n%s", code, err, errs)
 			}
 			fs := findings(j, "LOG_TRUNCATED")
-			want, wantCode := report.Warning, ExitClean
+			want, wantCode := finding.Warning, ExitClean
 			if c.ahead {
-				want, wantCode = report.Error, ExitFindings
+				want, wantCode = finding.Error, ExitFindings
 			}
 			logFile := filepath.Join(cut, "ib_logfile0")
 			if len(fs) != 1 || fs[0].Severity != want || fs[0].File != logFile || fs[0].LSN == nil || *fs[0].LSN != v.EndLSN ||
@@ -298,7 +298,7 @@ func TestLogEndDamaged(t *testing.T) {
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_END_DAMAGED")
 	logFile := filepath.Join(dir, "ib_logfile0")
-	if code != ExitClean || len(fs) != 1 || fs[0].Severity != report.Warning || fs[0].File != logFile || fs[0].LSN == nil || *fs[0].LSN != last ||
+	if code != ExitClean || len(fs) != 1 || fs[0].Severity != finding.Warning || fs[0].File != logFile || fs[0].LSN == nil || *fs[0].LSN != last ||
 		!strings.Contains(fs[0].Message, fmt.Sprintf("file offset %d", last)) || len(findings(j, "LOG_DAMAGED")) != 0 {
 		t.Fatalf("diagnose: exit %d, findings %+v; want one LOG_END_DAMAGED warning at LSN %d", code, j.Findings, last)
 	}
