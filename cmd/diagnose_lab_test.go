@@ -45,7 +45,6 @@ func cp(t *testing.T, from, to string) {
 	}
 }
 
-// neededPage finds a page of space that recovery must read (no INIT_PAGE rebuilds it) and that
 // fileSpaceID is the space id page 0 of the datafile p carries (db/t1 is space 5 on 10.11, 8
 // on 11.8 with its three undo tablespaces).
 func fileSpaceID(t *testing.T, p string) uint32 {
@@ -58,6 +57,7 @@ func fileSpaceID(t *testing.T, p string) uint32 {
 	return f.FSP.SpaceID
 }
 
+// neededPage finds a page of space that recovery must read (no INIT_PAGE rebuilds it) and that
 // exists in the file.
 func neededPage(t *testing.T, dir string, space uint32, filePages int64) uint32 {
 	for id, read := range neededPages(t, dir) {
