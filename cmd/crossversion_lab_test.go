@@ -46,13 +46,10 @@ func TestCrossVersionVerdicts(t *testing.T) {
 		upgrade bool   // the crash-upgrade copy is started too
 	}{
 		{lab.MariaDB1011, "dml", lab.MariaDB118, "11.x", false},
-		{lab.MariaDB1011, "ddl", lab.MariaDB118, "11.x", false},
 		{lab.MariaDB118, "dml", lab.MariaDB1011, "10.8-10.11", false},
 		{lab.MariaDB118, "dml", lab.MariaDB105, "10.5-10.7", false},
 		{lab.MariaDB1011, "dml", lab.MariaDB105, "10.5-10.7", false},
 		{lab.MariaDB105, "dml105", lab.MariaDB118, "11.x", true},
-		{lab.MariaDB105, "ddl105", lab.MariaDB118, "11.x", true},
-		{lab.MariaDB105, "instant105", lab.MariaDB118, "11.x", true},
 	} {
 		t.Run(c.crash.Version+"_"+c.name+"_on_"+c.on.Version, func(t *testing.T) {
 			s := c.crash.Get(t, c.name)

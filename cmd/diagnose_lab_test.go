@@ -190,8 +190,7 @@ var mutations = []mutation{
 // diagnoseOn118 are the mutations TestDiagnoseAgainstServer makes on 11.8 crashes too (the
 // suite's time budget: each starts the server twice).
 var diagnoseOn118 = map[string]bool{"healthy crash": true, "healthy ddl crash": true, "swapped .ibd files": true,
-	"deleted .ibd the log modifies": true, "rename logged but not done": true, "corrupt page recovery needs": true,
-	"missing .frm": true, "datafile newer than the log": true}
+	"corrupt page recovery needs": true}
 
 // TestDiagnoseAgainstServer: for each real crashed directory, as it is or after a file operation
 // on a copy, innoscope reports the expected findings, and the real server started on another

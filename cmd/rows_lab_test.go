@@ -273,6 +273,9 @@ func rowsAgainstServer(t *testing.T, srv *lab.Server) {
 		t.Error("rows changed the data directory")
 	}
 	t.Run("sql", func(t *testing.T) { rowsSQL(t, srv, s.dir, want) })
+	if srv != lab.MariaDB1011 {
+		return // the damaged-page cases below judge innoscope alone: once is enough
+	}
 	t.Run("pages records", func(t *testing.T) { rowsPageRecords(t, s.dir, want) })
 	t.Run("flipped byte", func(t *testing.T) { rowsFlipped(t, s.dir, want["t_big"], 2000) })
 	// A flipped byte in FIL_PAGE_NEXT: the link cannot be trusted, the rest is read in file order.

@@ -208,8 +208,7 @@ var salvageCases = []salvageCase{
 }
 
 // salvageOn118 are the salvage cases run on 11.8 crashes too (the suite's time budget).
-var salvageOn118 = map[string]bool{"swapped table files": true, "file the log changes deleted": true,
-	"corrupt page recovery needs": true}
+var salvageOn118 = map[string]bool{"swapped table files": true, "corrupt page recovery needs": true}
 
 // TestSalvageAgainstServer: for each mutation of a real crash that the real server refuses,
 // plain recover refuses before copying and names the salvage; `recover --salvage` leaves the
