@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,6 +80,14 @@ func sweepCrash(t *testing.T, srv *lab.Server, workload string) string {
 // (crashed/, ext-crashed/) unchanged.
 func sweepCopy(t *testing.T, w string) {
 	t.Helper()
+	if msg := recoverSweepCopy(t, w); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+// recoverSweepCopy is sweepCopy's work: what went wrong, "" when nothing did.
+func recoverSweepCopy(t *testing.T, w string) string {
+	t.Helper()
 	src := []string{filepath.Join(w, "crashed"), filepath.Join(w, "ext-crashed")}
 	var before []map[string]string
 	for _, d := range src {
@@ -86,14 +95,15 @@ func sweepCopy(t *testing.T, w string) {
 	}
 	out, errs, code := run("recover", filepath.Join(w, "crashed"), "--into", filepath.Join(w, "B"))
 	if code != ExitClean {
-		t.Fatalf("recover: exit %d\n%s\n%s", code, out, errs)
+		return fmt.Sprintf("recover: exit %d\n%s\n%s", code, out, errs)
 	}
 	t.Logf("recover: %s", errs)
 	for i, d := range src {
 		if !reflect.DeepEqual(before[i], lab.HashTree(t, d)) {
-			t.Errorf("%s changed", d)
+			return d + " changed"
 		}
 	}
+	return ""
 }
 
 // sweepServerOnCopy starts srv on innoscope's copy W/B (B.err, B.txt, B.checks, B.checksums

@@ -35,13 +35,7 @@ func TestVerdictPagesAreServerCount(t *testing.T) {
 				if srv == lab.MariaDB118 && logCreatesSpace(t, s.Crashed) {
 					t.Skipf("known gap: the 11.8 log of %s creates a tablespace (the server's count is one page lower per blank page 0)", name)
 				}
-				where, _ := splitOptions(s.Options)
-				args := append([]string{"diagnose", s.Crashed}, where...)
-				out, errs, code := run(args...)
-				if code == ExitError {
-					t.Fatalf("diagnose: exit %d: %s", code, errs)
-				}
-				first := strings.SplitN(out, "\n", 2)[0]
+				args, first := diagnoseVerdict(t, s)
 				m := applyPages.FindStringSubmatch(first)
 				if m == nil {
 					t.Fatalf("the verdict names no page count: %q", first)

@@ -31,12 +31,7 @@ func TestVerdictFirstLine(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				s := srv.Get(t, name)
 				where, _ := splitOptions(s.Options)
-				args := append([]string{"diagnose", s.Crashed}, where...)
-				out, errs, code := run(args...)
-				if code == ExitError {
-					t.Fatalf("diagnose: exit %d: %s", code, errs)
-				}
-				first := strings.SplitN(out, "\n", 2)[0]
+				args, first := diagnoseVerdict(t, s)
 				t.Logf("%s", first)
 				var d diagnoseJSON
 				jout, _, _ := run(append(args, "--json")...)
@@ -74,4 +69,17 @@ func TestVerdictFirstLine(t *testing.T) {
 			})
 		}
 	})
+}
+
+// diagnoseVerdict runs `diagnose` on a scenario's crash (with the options that say where its
+// files are) and returns its arguments and its first line, the verdict; exit 2 fails the test.
+func diagnoseVerdict(t *testing.T, s *lab.Scenario) (args []string, first string) {
+	t.Helper()
+	where, _ := splitOptions(s.Options)
+	args = append([]string{"diagnose", s.Crashed}, where...)
+	out, errs, code := run(args...)
+	if code == ExitError {
+		t.Fatalf("diagnose: exit %d: %s", code, errs)
+	}
+	return args, strings.SplitN(out, "\n", 2)[0]
 }
