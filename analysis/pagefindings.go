@@ -22,12 +22,17 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 			need[id.Space][id.Page] = read
 		}
 	}
-	blank := map[string]bool{} // files whose page 0 is all zero: no flags to check pages by
+	blank := map[string]bool{}   // files whose page 0 is all zero: no flags to check pages by
+	startup := map[string]bool{} // the system and undo tablespaces: read while recovery runs
 	for _, t := range in.Spaces {
 		if t.Note == discovery.NotePage0Zero {
 			blank[absPath(in.Datadir, t.Path)] = true
 		}
+		if t.FoundBy == discovery.FoundSystem || t.FoundBy == discovery.FoundUndo {
+			startup[absPath(in.Datadir, t.Path)] = true
+		}
 	}
+	recovery := in.Analysis != nil && len(in.Analysis.Pages) > 0
 	paths := make([]string, 0, len(in.Pages))
 	for p := range in.Pages {
 		paths = append(paths, p)
@@ -85,9 +90,21 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 			if log == "" {
 				log = "the redo log"
 			}
-			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN),
-				Message: fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than %s, the server reports \"log sequence number ... is in the future\"",
-					len(r.Future), r.Future[0], r.MaxLSN, log)})
+			msg := fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than %s, the server reports \"log sequence number ... is in the future\"",
+				len(r.Future), r.Future[0], r.MaxLSN, log)
+			if no, ok := futureNeeded(r, need[id], in.Dblwr, id, in.EndLSN); ok {
+				// Seen on MariaDB 10.11 with a truncated log (TestTruncatedLog): a page from the
+				// future is corrupt to recovery; the doublewrite buffer's older copy replaces it
+				// when it has one, else the server stops.
+				msg += fmt.Sprintf("; crash recovery must apply log records to page %d and the doublewrite buffer has no older copy of it, so the server refuses to start (\"Unable to apply log to corrupted page %d\")", no, no)
+			} else if recovery && startup[absPath(in.Datadir, p)] {
+				// The server reads its system and undo pages (transaction system, rollback
+				// segments, undo logs, dictionary) while crash recovery is still on, and a page
+				// from the future then fails the read: seen on MariaDB 10.11 with a truncated log
+				// and ibdata1 page 53, which the log does not change (TestTruncatedLog).
+				msg += "; this tablespace is read during crash recovery, where such a page fails its read, so the server refuses to start (\"Failed to read page ... Data structure corruption\")"
+			}
+			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN), Message: msg})
 		}
 	}
 	return fs
@@ -101,4 +118,24 @@ func copyOK(copies []discovery.DoublewriteCopy, fl discovery.Flags, page, space 
 		}
 	}
 	return false
+}
+
+// futureNeeded is the first page of r newer than the end of the log (endLSN) that crash
+// recovery reads to apply records to (need: the space's pages recovery reads, true, or
+// rebuilds, false) and for which the doublewrite buffer (dblwr) holds no valid copy that is not
+// newer too.
+func futureNeeded(r *discovery.Report, need map[uint32]bool, dblwr map[[2]uint32][]discovery.DoublewriteCopy, id uint32, endLSN uint64) (int64, bool) {
+	for _, no := range r.Future {
+		if !need[uint32(no)] {
+			continue
+		}
+		older := false
+		for _, c := range dblwr[[2]uint32{id, uint32(no)}] {
+			older = older || c.LSN <= endLSN && copyOK([]discovery.DoublewriteCopy{c}, r.Flags, uint32(no), id)
+		}
+		if !older {
+			return no, true
+		}
+	}
+	return 0, false
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"innoscope/discovery"
 	"innoscope/finding"
@@ -85,6 +86,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 		return nil, err
 	}
 	fs = append(fs, Diagnose(in)...)
+	logEndAhead(fs)
 	noSalvageAhead(fs, ts, in.Pages)
 	fs = append(fs, rollbackFinding(in, s)...)
 	fs = append(fs, instantMetadataFindings(in, s, opt)...)
@@ -221,5 +223,36 @@ func noSalvageAhead(fs []finding.Finding, ts []discovery.Tablespace, pages map[s
 				t.Path, *f.LSN, r.MaxLSN))
 			break
 		}
+	}
+}
+
+// logEndAhead makes a warning that the log ends early (LOG_TRUNCATED, LOG_END_DAMAGED, or
+// LOG_DAMAGED: a possible torn last write, or a shortened file) an error when datafiles hold
+// pages newer than that end (FILE_AHEAD_OF_LOG): the server flushes a page only once the log
+// up to its LSN is written, so the log went on past where recovery stops, and the server's
+// recovery loses committed work.
+func logEndAhead(fs []finding.Finding) {
+	var ahead []string
+	for _, f := range fs {
+		if f.Code == "FILE_AHEAD_OF_LOG" {
+			ahead = append(ahead, f.File)
+		}
+	}
+	if len(ahead) == 0 {
+		return
+	}
+	for i := range fs {
+		f := &fs[i]
+		switch f.Code {
+		case "LOG_TRUNCATED", "LOG_END_DAMAGED", "LOG_DAMAGED":
+		default:
+			continue
+		}
+		if f.Severity != finding.Warning {
+			continue
+		}
+		f.Severity = finding.Error
+		f.Message += fmt.Sprintf("; and %d datafiles hold pages newer than this end (FILE_AHEAD_OF_LOG: %s): the server writes a page only after the log up to its LSN, "+
+			"so the log went on past this point, and the server's recovery loses committed work", len(ahead), strings.Join(ahead, ", "))
 	}
 }

@@ -13,6 +13,8 @@ var Codes = map[string]string{
 	"CORRUPT_LOG":             "the log is damaged before the end its checkpoint promises",
 	"LOG_DAMAGED":             "the scan stopped at a damaged mini-transaction with whole ones after it",
 	"LOG_UNREADABLE":          "the redo log cannot be used: absent, unreadable or an unreadable format",
+	"LOG_TRUNCATED":           "the log's last mini-transaction runs past the end of the file: a file shorter than the log it held",
+	"LOG_END_DAMAGED":         "the log ends on a mini-transaction that fails its checksum, not on its end marker",
 	"MISSING_REDO_FILE":       "a file of the log's chain or ring is absent",
 	"OLDER_LOG_FORMAT":        "a MySQL or pre-10.8 MariaDB log: read, checked by 10.11's rules, not replayed",
 	"CRASH_UPGRADE_REFUSED":   "a crashed log of an older server, which MariaDB 10.8+ refuses to upgrade",

@@ -32,6 +32,10 @@ var refusers = map[string]bool{
 	"LOG_UNREADABLE": true, "REPLAY_FAILED": true, "DUPLICATE_SPACE_ID": true,
 }
 
+// losers are the finding codes whose error (when not a refusal) means the server starts, but
+// its recovery stops before the end of what the log held and loses committed work.
+var losers = map[string]bool{"LOG_DAMAGED": true, "LOG_TRUNCATED": true, "LOG_END_DAMAGED": true}
+
 // refuses tells whether an error finding stops the server at start.
 func refuses(f Finding) bool {
 	return refusers[f.Code] || strings.Contains(f.Message, "refuses to start") || strings.Contains(f.Message, "refuse to start")
@@ -116,6 +120,8 @@ func MakeVerdict(fs []Finding, o Outcome) Verdict {
 		v.Sentence = "a server is running on this directory: " + what
 	case top.Severity == Error && refuses(top):
 		v.Sentence = srv + " will refuse to start: " + what
+	case top.Severity == Error && losers[top.Code]:
+		v.Sentence = srv + " will start, but its recovery stops early and loses committed work: " + what
 	case top.Severity == Error:
 		v.Sentence = srv + " will start, but tables will fail: " + what
 	default:

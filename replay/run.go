@@ -46,8 +46,14 @@ func open(s discovery.Layout, scan redo.ScanOptions, so salvageOptions) (*Source
 		return nil, err
 	}
 	l, err := analysis.OpenLog(s, "")
-	if err != nil {
+	if redo.Encrypted(err) { // the server reads it with its key management plugin
+		return nil, Unsupported{err}
+	} else if err != nil {
 		return nil, err
+	}
+	if err := l.Replayable(); err != nil { // a format innoscope does not replay: its limit, not the server's
+		l.Close()
+		return nil, Unsupported{err}
 	}
 	a, dec, cpLSN, fs, err := analysis.Prepass(l, scan, decodedLimit)
 	if err != nil {
@@ -80,9 +86,9 @@ func openDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions, so salvageOptio
 	if err != nil {
 		return nil, err
 	}
-	if err := l.Replayable(); err != nil {
+	if err := l.Replayable(); err != nil { // a format innoscope does not replay: its limit, not the server's
 		l.Close()
-		return nil, err
+		return nil, Unsupported{err}
 	}
 	if err := l.RecoveryStart(); err != nil {
 		l.Close()

@@ -269,3 +269,21 @@ func HashTree(t testing.TB, dir string) map[string]string {
 	}
 	return m
 }
+
+// PeerFixtures is the directory of the real MySQL files shared beside the repository
+// (../shared/peer-fixtures). In a linked git worktree, whose directory is not beside the main
+// repository, it is the one beside the main worktree (the parent of the common .git
+// directory). "" when neither exists.
+func PeerFixtures() string {
+	dirs := []string{filepath.Join(Root(), "..", "shared", "peer-fixtures")}
+	if out, err := exec.Command("git", "-C", Root(), "rev-parse", "--path-format=absolute", "--git-common-dir").Output(); err == nil {
+		common := strings.TrimSpace(string(out))
+		dirs = append(dirs, filepath.Join(filepath.Dir(common), "..", "shared", "peer-fixtures"))
+	}
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return filepath.Clean(d)
+		}
+	}
+	return ""
+}

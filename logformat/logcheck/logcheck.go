@@ -150,13 +150,7 @@ func Clean105(fs []finding.Finding, end, cpLSN uint64) []finding.Finding {
 // one (mlogCheckpoint: the one for cpLSN was seen), and the page records to apply, the last
 // ending at last.
 func MLog(l *logformat.BlockLog, start, cpLSN, end, last uint64, mlogCheckpoint bool, scanErr error, pageRecs, pages int) []finding.Finding {
-	fs := Checkpoints(l.Name, l.Checkpoints, l.Selected)
-	if m := l.MissingFile(); m != "" {
-		fs = append(fs, finding.Finding{Severity: finding.Error, Code: "MISSING_REDO_FILE", File: l.Name, LSN: &end, Message: m})
-	}
-	if scanErr != nil {
-		fs = append(fs, CorruptMLog(l.Name, end, scanErr))
-	}
+	fs := mlogScan(l, end, scanErr)
 	if d := l.Dialect; (d == logformat.DialectMySQL57 || d == logformat.DialectMariaDB) && start == cpLSN && end > cpLSN && !mlogCheckpoint && scanErr == nil {
 		// log0recv.cc, recv_recovery_from_checkpoint_start: these servers write MLOG_CHECKPOINT
 		// after the file names at every checkpoint, and ignore a log that lacks it.
@@ -167,6 +161,34 @@ func MLog(l *logformat.BlockLog, start, cpLSN, end, last uint64, mlogCheckpoint 
 	if pageRecs > 0 && start == cpLSN {
 		fs = append(fs, finding.Finding{Severity: finding.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Name, LSN: &last,
 			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them", pageRecs, pages, cpLSN)})
+	}
+	return fs
+}
+
+// mlogScan is what any scan of an MLOG log that ended at end says: the checkpoint blocks, a
+// missing redo file, and a corrupt record (scanErr) that ended it.
+func mlogScan(l *logformat.BlockLog, end uint64, scanErr error) []finding.Finding {
+	fs := Checkpoints(l.Name, l.Checkpoints, l.Selected)
+	if m := l.MissingFile(); m != "" {
+		fs = append(fs, finding.Finding{Severity: finding.Error, Code: "MISSING_REDO_FILE", File: l.Name, LSN: &end, Message: m})
+	}
+	if scanErr != nil {
+		fs = append(fs, CorruptMLog(l.Name, end, scanErr))
+	}
+	return fs
+}
+
+// MLogRange is what a scan of an MLOG log over another range than recovery's (from another LSN,
+// or to an end LSN) says: mlogScan's findings for it, and of whole, the findings of the scan
+// from the checkpoint to the end (MLog), those that say the server refuses the log: a missing
+// MLOG_CHECKPOINT, and a corrupt record the range did not reach. The page records to apply are
+// the caller's to word (Unclean), as those of the range.
+func MLogRange(l *logformat.BlockLog, end uint64, scanErr error, whole []finding.Finding) []finding.Finding {
+	fs := mlogScan(l, end, scanErr)
+	for _, f := range whole {
+		if f.Code == "MISSING_MLOG_CHECKPOINT" || f.Code == "CORRUPT_LOG" && scanErr == nil {
+			fs = append(fs, f)
+		}
 	}
 	return fs
 }

@@ -89,11 +89,12 @@ type RecordScan struct {
 }
 
 // Records starts a scan of the log's records from the checkpoint or opt.From; an error says
-// why it cannot start (for MLOG logs, Each says it in its findings).
+// why it cannot start (for MLOG logs, a corrupt record is a finding of Each).
 func (l *Log) Records(opt ScanOptions) (*RecordScan, error) {
 	rs := &RecordScan{l: l, opt: opt}
 	if l.blocks != nil && !l.blocks.Physical() {
-		return rs, nil
+		_, _, err := l.blockStart(opt.From)
+		return rs, err
 	}
 	var err error
 	rs.sc, rs.cpLSN, err = l.Scanner(opt)
