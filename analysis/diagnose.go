@@ -272,6 +272,7 @@ func Diagnose(in Input) []report.Finding {
 	fs = append(fs, p0...)
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
+	fs = append(fs, cutShortFindings(in, exp)...)
 	fs = append(fs, encryptedFindings(in)...)
 	return fs
 }

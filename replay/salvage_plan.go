@@ -278,8 +278,8 @@ func quarantinePath(q, datadir, p string) string {
 
 // planCorrupt reads every page recovery must read from its file (by the recovery's own read:
 // a torn page is taken from the doublewrite buffer); a tablespace with a page that is corrupt
-// and has no valid doublewrite copy is quarantined, or refused for the system and undo
-// tablespaces.
+// and has no valid doublewrite copy, or that lies beyond the end of a file cut short, is
+// quarantined, or refused for the system and undo tablespaces.
 func (r *recovery) planCorrupt(pl *SalvagePlan, pages map[uint32]int, records map[uint32]int, q string, taken map[string]bool) error {
 	need := make([]analysis.PageID, 0, len(r.an.Pages))
 	for id, read := range r.an.Pages {
@@ -318,9 +318,12 @@ func (r *recovery) planCorrupt(pl *SalvagePlan, pages map[uint32]int, records ma
 		if err == nil {
 			continue
 		}
-		img, rerr := t.read(id.Page)
-		if rerr != nil || !t.flagsSet || !discovery.CheckPage(img, t.flags, id.Page, id.Space).Corrupt {
-			return err
+		var cut *TruncatedError
+		if !errors.As(err, &cut) {
+			img, rerr := t.read(id.Page)
+			if rerr != nil || !t.flagsSet || !discovery.CheckPage(img, t.flags, id.Page, id.Space).Corrupt {
+				return err
+			}
 		}
 		if id.Space == 0 || r.an.Map.Spaces[id.Space] == nil {
 			return fmt.Errorf("%w; no salvage for the system or an undo tablespace", err)

@@ -29,7 +29,7 @@ type Outcome struct {
 var refusers = map[string]bool{
 	"SPACE_ID_MISMATCH": true, "MISSING_FILE_CHECKPOINT": true, "MISSING_MLOG_CHECKPOINT": true,
 	"NO_VALID_CHECKPOINT": true, "CORRUPT_LOG": true, "CORRUPT_PAGE_NEEDED": true, "MISSING_REDO_FILE": true,
-	"LOG_UNREADABLE": true, "REPLAY_FAILED": true, "DUPLICATE_SPACE_ID": true,
+	"LOG_UNREADABLE": true, "REPLAY_FAILED": true, "DUPLICATE_SPACE_ID": true, "TRUNCATED_FILE": true,
 }
 
 // refuses tells whether an error finding stops the server at start.
