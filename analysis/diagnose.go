@@ -193,6 +193,7 @@ func Diagnose(in Input) []report.Finding {
 			Message: r.String() + "; a server started without crash recovery (this one too, at its next start after recovery) follows the link and loses the table; innoscope recover writes the corrected link in its copy"})
 	}
 	fs = slices.DeleteFunc(fs, func(f report.Finding) bool { return f.Code == "STALE_ISL" && mislinked[discovery.ResolvePath(f.File)] })
+	fs = append(fs, frmFindings(in)...)
 	for _, d := range Dictionary(in) {
 		if !d.Deleted && !d.Frm && !strings.Contains(d.Name, "#sql") {
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
@@ -264,6 +265,11 @@ func Diagnose(in Input) []report.Finding {
 				if o.SpaceID == e.id && absPath(in.Datadir, o.Path) != p {
 					msg += fmt.Sprintf("; space %d is in %s", e.id, o.Path)
 				}
+			}
+			if e.logged {
+				msg += fmt.Sprintf("; the log changes space %d after the checkpoint, so the server refuses to start", e.id)
+			} else {
+				msg += fmt.Sprintf("; the server starts, but the table is unusable (\"Expected tablespace id %d but found %d\")", e.id, f.SpaceID)
 			}
 			fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: shownPath(in.Datadir, e.name), LSN: e.lsn, Message: msg})
 		}
