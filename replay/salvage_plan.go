@@ -10,6 +10,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/logformat"
 )
 
 // Salvage actions: what `recover --salvage` does instead of refusing.
@@ -109,6 +110,8 @@ func (a SalvageAction) verb() string {
 	switch a.Action {
 	case SalvageRelocated:
 		return fmt.Sprintf("relocate %s to %s (nothing lost)", a.File, a.MovedTo)
+	case SalvageRelocatedUnproven:
+		return fmt.Sprintf("relocate %s to %s, a guess", a.File, a.MovedTo)
 	case SalvageSkippedRecords:
 		return fmt.Sprintf("skip its %d records on %d pages and keep its dictionary entry", a.Records, a.Pages)
 	case SalvageQuarantined:
@@ -136,6 +139,9 @@ type SalvageInput struct {
 	// expected at its dictionary name.
 	Dict []discovery.DictTable
 	keep *pageStore // keeps the pages read for the replay (deferred.go)
+	// log is the source's MariaDB 10.8+ log, read for the evidence of each relocation (nil:
+	// none is read, every relocation is a guess).
+	log *logformat.Log
 }
 
 // PlanSalvage decides, before anything is copied, what recovery of the source would refuse and
@@ -230,10 +236,13 @@ func PlanSalvage(in SalvageInput) (*SalvagePlan, error) {
 		}
 	}
 	r.planDictionary(pl, in.Dict, path, into, taken)
+	if err := r.checkRelocations(pl, in.log); err != nil {
+		return nil, err
+	}
 	// A file a relocation displaces from its place, and that nothing relocates in turn,
 	// would stand in for the tablespace named there: it leaves the copy.
 	for _, a := range pl.Actions {
-		if a.Action != SalvageRelocated {
+		if !a.relocates() {
 			continue
 		}
 		occ := discovery.ResolvePath(path(a.to))
