@@ -33,16 +33,7 @@ func TestSalvageForeignFile(t *testing.T) {
 			lab.CopyDir(t, d.dir, srv)
 			mv(t, filepath.Join(srv, "db/t1_foreign.ibd"), filepath.Join(srv, "db/t1.ibd"))
 			v := s.ServerVerdict(t, srv)
-			want := map[string]string{}
-			for _, l := range strings.Split(strings.TrimSpace(s.Checksums(t)), "\n") {
-				k, sum, _ := strings.Cut(l, "\t")
-				want[k] = sum
-			}
-			got := map[string]string{}
-			for _, l := range strings.Split(strings.TrimSpace(v.Checksums), "\n") {
-				k, sum, _ := strings.Cut(l, "\t")
-				got[k] = sum
-			}
+			want, got := tabbed(s.Checksums(t)), tabbed(v.Checksums)
 			if v.Started && got["db.t1"] == want["db.t1"] {
 				t.Fatalf("the server on the foreign file gives db.t1 its own recovery's checksum: the file is not foreign")
 			}

@@ -13,14 +13,10 @@ import (
 // root reads and checks the root page, and takes the record layout from it (instant ALTER).
 func (r *reader) root() ([]byte, discovery.IndexPage, error) {
 	no := r.t.Root
-	p, err := r.readPage(no)
+	p, ip, err := r.indexPage(no)
 	if err != nil {
-		return nil, discovery.IndexPage{}, err
+		return nil, ip, err
 	}
-	if why := r.check(p, no, false); why != "" {
-		return nil, discovery.IndexPage{}, fmt.Errorf("%s: page %d (%s of %s): %s", r.t.File, no, r.t.indexDesc(), r.t.shown, why)
-	}
-	ip, _ := discovery.ParseIndexPage(p)
 	inst := binary.BigEndian.Uint16(p[discovery.FilPageType:]) == pageTypeInst
 	if r.lay, err = r.t.rootLayout(p, ip.Compact, inst, int(ip.Instant)); err != nil {
 		return nil, ip, fmt.Errorf("%s: page %d (%s root of %s): %w", r.t.File, no, r.t.indexDesc(), r.t.shown, err)
@@ -92,9 +88,8 @@ func (r *reader) leftmostLeaf() (uint32, error) {
 	return no, nil
 }
 
-// inner reads and checks page no as a page of the index at the given level (the leaf level
-// only by its header: its records are read later).
-func (r *reader) inner(no uint32, level uint16) ([]byte, discovery.IndexPage, error) {
+// indexPage reads page no and checks it is a sound page of the index (any level).
+func (r *reader) indexPage(no uint32) ([]byte, discovery.IndexPage, error) {
 	p, err := r.readPage(no)
 	if err != nil {
 		return nil, discovery.IndexPage{}, err
@@ -103,6 +98,16 @@ func (r *reader) inner(no uint32, level uint16) ([]byte, discovery.IndexPage, er
 		return nil, discovery.IndexPage{}, fmt.Errorf("%s: page %d (%s of %s): %s", r.t.File, no, r.t.indexDesc(), r.t.shown, why)
 	}
 	ip, _ := discovery.ParseIndexPage(p)
+	return p, ip, nil
+}
+
+// inner reads and checks page no as a page of the index at the given level (the leaf level
+// only by its header: its records are read later).
+func (r *reader) inner(no uint32, level uint16) ([]byte, discovery.IndexPage, error) {
+	p, ip, err := r.indexPage(no)
+	if err != nil {
+		return nil, ip, err
+	}
 	if ip.Level != level {
 		return nil, ip, fmt.Errorf("%s: page %d (%s of %s): level %d where its parent says %d", r.t.File, no, r.t.indexDesc(), r.t.shown, ip.Level, level)
 	}
