@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"innoscope/discovery/rows"
-	"innoscope/report"
+	"innoscope/finding"
+	"innoscope/rows"
 )
 
 // dictKnown reports whether SYS_TABLES as crash recovery leaves it is known: recovered in memory
@@ -23,7 +23,7 @@ func dictKnown(in Input) bool {
 // CREATE or RENAME TABLE, an instant ADD COLUMN after the cut; TestSalvageLostDDL). Tables a
 // transaction left uncommitted (their rollback changes the dictionary) or the DDL log completes
 // or reverts are not judged.
-func frmFindings(in Input) []report.Finding {
+func frmFindings(in Input) []finding.Finding {
 	if !dictKnown(in) {
 		return nil
 	}
@@ -36,7 +36,7 @@ func frmFindings(in Input) []report.Finding {
 	}
 	ddl, _ := PendingDDL(in.Datadir)
 	frms, _ := filepath.Glob(filepath.Join(in.Datadir, "*", "*.frm"))
-	var fs []report.Finding
+	var fs []finding.Finding
 	for _, p := range frms {
 		name := filepath.Base(filepath.Dir(p)) + "/" + strings.TrimSuffix(filepath.Base(p), ".frm")
 		if strings.Contains(name, "#sql") || ddl[name] || ddl[strings.TrimPrefix(name, filepath.Base(filepath.Dir(p))+"/")] {
@@ -50,10 +50,10 @@ func frmFindings(in Input) []report.Finding {
 		switch {
 		case ok && active[d.TrxID]:
 		case !ok:
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "FRM_NOT_IN_ENGINE", File: p,
+			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "FRM_NOT_IN_ENGINE", File: p,
 				Message: fmt.Sprintf("%s defines the InnoDB table %s, which InnoDB's dictionary does not hold (after crash recovery): the server starts, but the table fails (\"Table '%s' doesn't exist in engine\", CHECK TABLE fails); the table's DDL is not in the dictionary (a log cut before its CREATE or RENAME TABLE?): restore the table from a backup, or DROP TABLE it", p, dotted(name), filepath.Base(name))})
 		case d.NCols&0xffff+d.NCols>>16 != uint32(cols):
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "FRM_COLUMNS_MISMATCH", SpaceID: u32(d.SpaceID), File: p,
+			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "FRM_COLUMNS_MISMATCH", SpaceID: u32(d.SpaceID), File: p,
 				Message: fmt.Sprintf("%s defines %d columns for %s, InnoDB's dictionary (after crash recovery) %d: the server starts, but marks the table corrupted (\"Table %s is corrupted. Please drop the table and recreate\", CHECK TABLE fails); an ALTER TABLE (an instant ADD or DROP COLUMN) reached the .frm and not the dictionary (a log cut before it?): restore the table from a backup",
 					p, cols, dotted(name), d.NCols&0xffff+d.NCols>>16, dotted(name))})
 		}

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // damaged is a real crashed directory after one damaging file operation on a copy, and what the
@@ -65,7 +65,7 @@ func (d *damaged) diagnose(t *testing.T, args ...string) (diagnoseJSON, int) {
 		t.Errorf("JSON does not match the schema: %v", err)
 	}
 	for _, f := range j.Findings {
-		if f.Severity >= report.Warning {
+		if f.Severity >= finding.Warning {
 			t.Logf("innoscope: %s %s space %v %s: %s", f.Severity, f.Code, deref(f.SpaceID), f.File, f.Message)
 		}
 	}
@@ -86,8 +86,8 @@ func (d *damaged) recover(t *testing.T) (int, string) {
 }
 
 // findings returns the findings with code.
-func findings(j diagnoseJSON, code string) []report.Finding {
-	var out []report.Finding
+func findings(j diagnoseJSON, code string) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range j.Findings {
 		if f.Code == code {
 			out = append(out, f)
@@ -152,7 +152,7 @@ func TestCheckpointEndLSNAgainstServer(t *testing.T) {
 			}
 			j, code := d.diagnose(t)
 			fs := findings(j, "MISSING_FILE_CHECKPOINT")
-			if code != ExitFindings || len(fs) != 1 || fs[0].Severity != report.Error || !strings.Contains(fs[0].Message, want) {
+			if code != ExitFindings || len(fs) != 1 || fs[0].Severity != finding.Error || !strings.Contains(fs[0].Message, want) {
 				t.Errorf("diagnose: exit %d, MISSING_FILE_CHECKPOINT %+v; the server says %q", code, fs, want)
 			}
 			out, _, code := run("log", "stats", "--json", d.dir)
@@ -228,7 +228,7 @@ func TestZeroPage0AgainstServer(t *testing.T) {
 			}
 			j, _ := d.diagnose(t)
 			path := filepath.Join(d.dir, c.file)
-			var root []report.Finding
+			var root []finding.Finding
 			for _, f := range j.Findings {
 				if f.File != path {
 					continue
@@ -240,7 +240,7 @@ func TestZeroPage0AgainstServer(t *testing.T) {
 					t.Errorf("a page finding derived from page 0: %s %s", f.Code, f.Message)
 				}
 			}
-			if len(root) != 1 || root[0].Severity != report.Error || !strings.Contains(root[0].Message, said) {
+			if len(root) != 1 || root[0].Severity != finding.Error || !strings.Contains(root[0].Message, said) {
 				t.Errorf("want one SPACE_ID_MISMATCH error quoting %q, got %+v", said, root)
 			}
 			if (j.Summary["error"] > 0) != d.serverLost() {
@@ -303,7 +303,7 @@ func TestUnusableLogAgainstServer(t *testing.T) {
 			}
 			j, code := d.diagnose(t)
 			fs := findings(j, "LOG_UNREADABLE")
-			if code != ExitFindings || len(fs) != 1 || fs[0].Severity != report.Error || !strings.Contains(fs[0].Message, c.want) {
+			if code != ExitFindings || len(fs) != 1 || fs[0].Severity != finding.Error || !strings.Contains(fs[0].Message, c.want) {
 				t.Fatalf("diagnose: exit %d, LOG_UNREADABLE %+v", code, fs)
 			}
 			// The rest of the report is there: the files were read (their page 0 and pages).

@@ -111,10 +111,10 @@ func pageZero(p string, pageSize int) (analysis.FileState, error) {
 	defer f.Close()
 	b := make([]byte, pageSize)
 	n, _ := f.ReadAt(b, 0)
-	if n < filPageSpaceID+4 {
+	if n < discovery.FilPageSpaceID+4 {
 		return analysis.FileState{Exists: true, Deferred: true}, nil
 	}
-	return analysis.FileState{Exists: true, Deferred: discovery.BlankPage0(b[:n]), SpaceID: binary.BigEndian.Uint32(b[filPageSpaceID:])}, nil
+	return analysis.FileState{Exists: true, Deferred: discovery.BlankPage0(b[:n]), SpaceID: binary.BigEndian.Uint32(b[discovery.FilPageSpaceID:])}, nil
 }
 
 // bindSpaces binds every tablespace the log names to its file in the copy, as the server's
@@ -194,16 +194,16 @@ func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) 
 	if err := r.refuseZeroPage0(id, p, f); err != nil && !created {
 		return nil, err
 	}
-	b := make([]byte, fspSpaceFlags+4)
+	b := make([]byte, discovery.FSPFlags+4)
 	if n, _ := f.ReadAt(b, 0); n == len(b) && !discovery.IsZero(b) {
 		t.setFlags(b)
 		if !t.flagsSet {
 			return nil, fmt.Errorf("%s: offset %d: FSP flags 0x%x do not fit innodb_page_size=%d",
-				p, fspSpaceFlags, binary.BigEndian.Uint32(b[fspSpaceFlags:]), r.opt.PageSize)
+				p, discovery.FSPFlags, binary.BigEndian.Uint32(b[discovery.FSPFlags:]), r.opt.PageSize)
 		}
 		_, trimmed := r.an.Trims[id]
 		if fi, err := f.Stat(); err == nil && !created && !trimmed {
-			if cut, short := discovery.CutShort(fi.Size()/int64(t.phys), binary.BigEndian.Uint32(b[fspSize:]), t.phys, t.logical); short {
+			if cut, short := discovery.CutShort(fi.Size()/int64(t.phys), binary.BigEndian.Uint32(b[discovery.FSPSize:]), t.phys, t.logical); short {
 				t.cut = cut
 			}
 		}
@@ -236,12 +236,12 @@ func (r *recovery) openSystem() (*tsFile, error) {
 		t.segs = append(t.segs, seg)
 	}
 	t.path = t.segs[0].path
-	b := make([]byte, fspSpaceFlags+4)
+	b := make([]byte, discovery.FSPFlags+4)
 	if _, err := t.segs[0].f.ReadAt(b, 0); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.path, err)
 	}
 	if t.setFlags(b); !t.flagsSet {
-		return nil, fmt.Errorf("%s: offset %d: invalid FSP flags 0x%x", t.path, fspSpaceFlags, binary.BigEndian.Uint32(b[fspSpaceFlags:]))
+		return nil, fmt.Errorf("%s: offset %d: invalid FSP flags 0x%x", t.path, discovery.FSPFlags, binary.BigEndian.Uint32(b[discovery.FSPFlags:]))
 	}
 	return t, nil
 }
@@ -335,7 +335,7 @@ func (r *recovery) extend(t *tsFile) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	want := int64(binary.BigEndian.Uint32(p0[fspSize:]))
+	want := int64(binary.BigEndian.Uint32(p0[discovery.FSPSize:]))
 	have, err := t.pages()
 	if err != nil {
 		return 0, err
