@@ -193,6 +193,7 @@ func Diagnose(in Input) []finding.Finding {
 			Message: r.String() + "; a server started without crash recovery (this one too, at its next start after recovery) follows the link and loses the table; innoscope recover writes the corrected link in its copy"})
 	}
 	fs = slices.DeleteFunc(fs, func(f finding.Finding) bool { return f.Code == "STALE_ISL" && mislinked[discovery.ResolvePath(f.File)] })
+	fs = append(fs, frmFindings(in)...)
 	for _, d := range Dictionary(in) {
 		if !d.Deleted && !d.Frm && !strings.Contains(d.Name, "#sql") {
 			fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
@@ -265,6 +266,11 @@ func Diagnose(in Input) []finding.Finding {
 					msg += fmt.Sprintf("; space %d is in %s", e.id, o.Path)
 				}
 			}
+			if e.logged {
+				msg += fmt.Sprintf("; the log changes space %d after the checkpoint, so the server refuses to start", e.id)
+			} else {
+				msg += fmt.Sprintf("; the server starts, but the table is unusable (\"Expected tablespace id %d but found %d\")", e.id, f.SpaceID)
+			}
 			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: shownPath(in.Datadir, e.name), LSN: e.lsn, Message: msg})
 		}
 	}
@@ -272,6 +278,7 @@ func Diagnose(in Input) []finding.Finding {
 	fs = append(fs, p0...)
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
+	fs = append(fs, cutShortFindings(in, exp)...)
 	fs = append(fs, encryptedFindings(in)...)
 	return fs
 }

@@ -21,6 +21,9 @@ type File struct {
 	Vendor   Vendor
 	page0    []byte // the first page, as read by NewFile
 	r        io.ReaderAt
+	// verified: the file is read from disk (OpenFile), so the dictionary pages read from it
+	// are checked against their checksums before they are used (dictPage).
+	verified bool
 	closer   io.Closer
 	// data lists the data extents of r when it is an *os.File (holeInfo set; see extents).
 	holesOnce sync.Once
@@ -44,7 +47,7 @@ func OpenFile(path string) (*File, error) {
 		f.Close()
 		return nil, err
 	}
-	tf.closer = f
+	tf.closer, tf.verified = f, true
 	return tf, nil
 }
 

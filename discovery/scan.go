@@ -160,7 +160,7 @@ func Scan(s Layout) ([]Tablespace, error) {
 	}
 	walked := map[string]bool{} // directories already walked, resolved
 	for _, d := range scanDirs {
-		cands = walk(d, s.Datadir, walked, cands)
+		cands = walk(d, s.Datadir, 0, walked, cands)
 	}
 	// One entry per file: the first way it was found wins, except that an .isl adds its name.
 	seen := map[string]int{}
@@ -206,13 +206,28 @@ func Scan(s Layout) ([]Tablespace, error) {
 	return out, nil
 }
 
-// walk adds the datafiles and .isl links under dir to cands. It follows symbolic links to
+// ServerDepth is how deep below the data directory (and each innodb_directories entry) the
+// server opens files: its tables are named db/table, so it reads the files at the top and in
+// each database directory (a subdirectory, or a link to one), never deeper. A directory below
+// that (an old copy of a data directory kept inside it, a link to /) is not read.
+const ServerDepth = 1
+
+// HoldsDir reports whether the directory p is dir or one of its ancestors (through links): a
+// link in a data directory to / or to the data directory itself is no database directory of
+// its own, and is not read.
+func HoldsDir(p, dir string) bool {
+	rp, rd := ResolvePath(p), ResolvePath(dir)
+	return rp == rd || Within(rd, rp)
+}
+
+// walk adds the datafiles and .isl links in dir (at depth below the scanned directory) to
+// cands, and those of its subdirectories down to ServerDepth. It follows symbolic links to
 // files and to directories, as the server does when it opens ./db/t.ibd (a database directory
 // that is a link elsewhere is the documented way to move a database); each directory is walked
 // once, so a cycle of links ends. A directory that cannot be read is added as a FoundDirectory
 // candidate carrying the OS error. .isl targets that are relative are relative to datadir
 // (the server's working directory).
-func walk(dir string, datadir string, walked map[string]bool, cands []candidate) []candidate {
+func walk(dir string, datadir string, depth int, walked map[string]bool, cands []candidate) []candidate {
 	rd := ResolvePath(dir)
 	if walked[rd] {
 		return cands
@@ -237,8 +252,8 @@ func walk(dir string, datadir string, walked map[string]bool, cands []candidate)
 		}
 		switch {
 		case typ.IsDir():
-			if !strings.HasPrefix(name, "#innodb_") {
-				cands = walk(p, datadir, walked, cands)
+			if depth < ServerDepth && !strings.HasPrefix(name, "#innodb_") && !HoldsDir(p, datadir) {
+				cands = walk(p, datadir, depth+1, walked, cands)
 			}
 		case strings.HasSuffix(name, ".ibd"):
 			cands = append(cands, candidate{path: p, foundBy: FoundScan}) // not regular: opening it says so

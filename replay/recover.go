@@ -370,6 +370,14 @@ func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 
 // read loads a page from the copy, from the doublewrite buffer when the file's copy is torn.
 func (r *recovery) read(p *cached, id analysis.PageID) error {
+	if t := p.ts; t.cut > 0 && int64(id.Page) >= t.cut && !r.written[id] {
+		fi, _ := t.segs[0].f.Stat()
+		var fsp uint32
+		if b, err := t.read(0); err == nil {
+			fsp = binary.BigEndian.Uint32(b[discovery.FSPSize:])
+		}
+		return &TruncatedError{Space: id.Space, Path: t.path, Page: id.Page, Pages: fi.Size() / int64(t.phys), Cut: t.cut, Phys: t.phys, FSPSize: fsp}
+	}
 	if r.keep != nil && r.frames.pf == nil {
 		r.frames.pf = r.keep.ready // the blocks prepared for the pages to keep
 	}

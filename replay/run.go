@@ -2,8 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -259,7 +257,8 @@ func (p *Source) CheckTarget(opt RunOptions) error {
 	if err := cp.CheckTarget(opt.Force, opt.Flags); err != nil {
 		return TargetError{err}
 	}
-	return nil
+	_, err := cp.planTree()
+	return err
 }
 
 // Run copies the source into opt.Target, replays the log into the copy and resets the copy's
@@ -281,18 +280,19 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 		cp.deferred = planDeferred(p.spaces, p.Analysis, p.kept)
 	}
 	p.kept = nil // the replay takes them (or no one)
+	if err := cp.checkOverlaps(opt.Flags.orDefault()); err != nil {
+		return nil, TargetError{err} // before the plan: it must never walk into the copy
+	}
+	pl, err := cp.planTree() // what cannot be copied is refused before anything is written
+	if err != nil {
+		return nil, err
+	}
 	lock, err := cp.Lock(opt.Force, opt.Flags)
 	if err != nil {
 		return nil, TargetError{err}
 	}
 	defer lock.Unlock()
-	var total int64
-	filepath.Walk(s.Datadir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			total += fi.Size()
-		}
-		return nil
-	})
+	total := pl.bytes
 	var lastMTRs chan map[[2]uint32]uint64
 	if p.decoded != nil { // the pages' last mini-transactions, found on another core during the copy
 		d := p.decoded

@@ -76,7 +76,7 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []fin
 	if salvage { // only the salvage relocates what the dictionary alone names (the server starts)
 		dict = sysTables
 	}
-	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into, Dict: dict, keep: so.keep})
+	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into, Dict: dict, keep: so.keep, log: l.V108()})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []fin
 		return nil, pl.Refusal(so.salvageWord())
 	}
 	for _, a := range pl.Actions {
-		if a.from == "" || a.Action == SalvageRelocated || into == "" {
+		if a.from == "" || a.relocates() || into == "" {
 			continue
 		}
 		if _, err := os.Lstat(a.MovedTo); err == nil {
@@ -165,7 +165,7 @@ func (p *SalvagePlan) ApplyToCopy(copyPath func(string) string) error {
 		}
 		from := copyPath(a.from)
 		to := a.MovedTo
-		if a.Action == SalvageRelocated {
+		if a.relocates() {
 			to = copyPath(a.to)
 		}
 		// Every file leaves its place before any arrives (two files swapped).

@@ -201,6 +201,12 @@ func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) 
 			return nil, fmt.Errorf("%s: offset %d: FSP flags 0x%x do not fit innodb_page_size=%d",
 				p, discovery.FSPFlags, binary.BigEndian.Uint32(b[discovery.FSPFlags:]), r.opt.PageSize)
 		}
+		_, trimmed := r.an.Trims[id]
+		if fi, err := f.Stat(); err == nil && !created && !trimmed {
+			if cut, short := discovery.CutShort(fi.Size()/int64(t.phys), binary.BigEndian.Uint32(b[discovery.FSPSize:]), t.phys, t.logical); short {
+				t.cut = cut
+			}
+		}
 	}
 	return t, nil
 }
