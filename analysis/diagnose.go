@@ -146,7 +146,8 @@ func expectations(in Input) map[string]expectation {
 }
 
 // diagnoseLocations is LocationFindings for a diagnosis: a datafile too short for page 0 is
-// judged against the log by duplicateAndOrphanFindings instead.
+// judged against the log by duplicateAndOrphanFindings instead, and a missing first system
+// file beside a log is the server's refusal (systemFileFinding).
 func diagnoseLocations(in Input) []report.Finding {
 	ts := make([]discovery.Tablespace, 0, len(in.Spaces))
 	for _, t := range in.Spaces {
@@ -154,7 +155,7 @@ func diagnoseLocations(in Input) []report.Finding {
 			ts = append(ts, t)
 		}
 	}
-	return LocationFindings(ts, in.Policy)
+	return systemFileFinding(in, LocationFindings(ts, in.Policy))
 }
 
 // shortFile reports a datafile too short to hold page 0 (created an instant before the crash:

@@ -104,6 +104,9 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		}
 	}
 	if err == nil { // the server cannot start without its system tablespace: name it before copying
+		err = analysis.SystemFileRefusal(s)
+	}
+	if err == nil {
 		_, err = discovery.SystemPageSize(s.SystemFile())
 	}
 	var ts []discovery.Tablespace
