@@ -39,6 +39,9 @@ type Input struct {
 	// Undo is the undo logs and dictionary as crash recovery leaves them (RecoveredUndo; nil:
 	// not read), for the rollback of the DDL transactions the crash left uncommitted.
 	Undo *UndoView
+	// Restored are the datafiles whose blank page 0 crash recovery restores from the doublewrite
+	// buffer (RestorePage0); their entries in Spaces describe them from that copy.
+	Restored []Page0Restore
 }
 
 // expectation is a file name some source maps to a space id.
@@ -271,6 +274,7 @@ func Diagnose(in Input) []report.Finding {
 	}
 	p0, bad := page0Findings(in, exp)
 	fs = append(fs, p0...)
+	fs = append(fs, restoredFindings(in)...)
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
 	fs = append(fs, encryptedFindings(in)...)

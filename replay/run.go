@@ -124,7 +124,7 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		err = refuseEncrypted(ts, a)
 	}
 	if err == nil && !so.salvage { // a torn page 0 the server cannot recover past: say so before copying (the salvage quarantines it)
-		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}), so.salvageWord())
+		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}, l.PageSize), so.salvageWord())
 	}
 	var plan *SalvagePlan
 	// The pages the pre-flight read keeps for the replay (none for a salvage: it moves files

@@ -23,6 +23,9 @@ type tsFile struct {
 	created  bool // recovery created the file
 	written  int  // pages written
 	trimTo   int64
+	// page0 is page 0 restored from the doublewrite buffer in memory, for a read-only recovery
+	// (nil: page 0 is read from the file).
+	page0 []byte
 }
 
 // segment is one file of a tablespace: pages [first, first+count) live in it (count < 0: the
@@ -56,6 +59,11 @@ func (t *tsFile) read(no uint32) ([]byte, error) {
 
 // readInto reads page no into p (t.phys bytes; zero beyond the end of the file).
 func (t *tsFile) readInto(no uint32, p []byte) error {
+	if no == 0 && t.page0 != nil {
+		copy(p, t.page0)
+		clear(p[min(len(p), len(t.page0)):])
+		return nil
+	}
 	s, off := t.locate(no)
 	if s == nil {
 		return fmt.Errorf("%s: page %d is beyond the system tablespace files", t, no)
