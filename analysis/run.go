@@ -213,8 +213,12 @@ func logUnreadableFinding(s discovery.Layout, err error) report.Finding {
 		file = fe.File
 	}
 	msg := "the redo log could not be used, so nothing of it is checked against the files: " + err.Error()
-	if _, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && !errors.As(err, &fe) {
-		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")"
+	salvage := "; put the log back if it was moved (it must be this directory's own), or `innoscope recover --salvage " + s.Datadir +
+		" --into COPY` makes a copy with a new empty log at the largest page LSN, which the server starts on, declaring lost what the log held after its last checkpoint and naming the files that may be inconsistent"
+	if fi, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && !errors.As(err, &fe) {
+		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")" + salvage
+	} else if serr == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		msg += "; MariaDB refuses to start on it (\"ib_logfile0 is empty, and LSN is unknown\")" + salvage
 	}
 	sev := report.Error // the server refuses it too
 	if redo.Encrypted(err) {

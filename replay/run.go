@@ -30,6 +30,9 @@ type Source struct {
 	// decoded are the mini-transactions the pre-pass decoded, for the replay (nil: the replay
 	// decodes the log again).
 	decoded *redo.Decoded
+	// standIn is the new log a salvage gives a copy whose source has none (nil: the source's
+	// log is replayed); Close removes it.
+	standIn *newLog
 }
 
 // Open opens the log of the data directory laid out as s and runs the pre-pass. It refuses,
@@ -45,9 +48,9 @@ func open(s discovery.Layout, scan redo.ScanOptions, so salvageOptions) (*Source
 	if err := s.CheckDatadir(); err != nil {
 		return nil, err
 	}
-	l, err := analysis.OpenLog(s, "")
+	l, err := analysis.OpenLog(s, so.logArg())
 	if err != nil {
-		return nil, err
+		return nil, noLogHint(s, err, so.salvageWord())
 	}
 	a, dec, cpLSN, fs, err := analysis.Prepass(l, scan, decodedLimit)
 	if err != nil {
@@ -143,8 +146,11 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts, dict, dictErr), Salvage: plan, scan: scan, spaces: ts, kept: so.keep}, nil
 }
 
-// Close closes the source's log.
-func (p *Source) Close() error { return p.Log.Close() }
+// Close closes the source's log (and removes a salvage's stand-in for a missing one).
+func (p *Source) Close() error {
+	p.standIn.remove()
+	return p.Log.Close()
+}
 
 // islRedirects returns the .isl files the copy points at the file the log names
 // (analysis.ISLRedirects, from SYS_TABLES: the tables the .isl files belong to); none if SYS_TABLES
