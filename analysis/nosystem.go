@@ -32,13 +32,25 @@ func systemFileMissing(datadir, sys, logPath string) string {
 }
 
 // missingSystem is the path of the layout's first system tablespace file when it does not
-// exist, or "".
+// exist in a data directory that holds more than a log, or "".
 func missingSystem(s discovery.Layout) string {
 	p := filepath.Join(s.SystemFile())
-	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) && moreThanALog(s.Datadir) {
 		return p
 	}
 	return ""
+}
+
+// moreThanALog reports whether datadir holds what an initialised data directory has besides its
+// log: the mysql schema directory or a database directory's .ibd file. A directory holding a
+// redo log alone (the bundled log-only fixture) is not judged as a data directory that lost its
+// system tablespace.
+func moreThanALog(datadir string) bool {
+	if fi, err := os.Stat(filepath.Join(datadir, "mysql")); err == nil && fi.IsDir() {
+		return true
+	}
+	m, _ := filepath.Glob(filepath.Join(datadir, "*", "*.ibd"))
+	return len(m) > 0
 }
 
 // SystemFileRefusal is recover's refusal, before anything is copied, of a data directory whose
@@ -63,7 +75,7 @@ func systemFileFinding(in Input, found []report.Finding) []report.Finding {
 		if t.FoundBy != discovery.FoundSystem {
 			continue
 		}
-		if _, err := os.Lstat(t.Path); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(t.Path); !errors.Is(err, fs.ErrNotExist) || !moreThanALog(in.Datadir) {
 			return found // only the first system file starts with page 0 of the system tablespace
 		}
 		for i := range found {
