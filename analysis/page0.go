@@ -53,18 +53,12 @@ func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[st
 	var fs []report.Finding
 	var refuses []bool
 	bad := map[string]bool{}
-	firstSystem := true
-	for _, t := range in.Spaces {
-		// Only the first innodb_data_file_path file starts with page 0 of the system tablespace.
-		system := t.FoundBy == discovery.FoundSystem && firstSystem
-		firstSystem = firstSystem && t.FoundBy != discovery.FoundSystem
-		if t.Note != discovery.NotePage0Zero || t.Error != "" || (t.FoundBy == discovery.FoundSystem && !system) {
-			continue
-		}
+	eachBlankPage0(in.Spaces, func(i int, system bool) {
+		t := in.Spaces[i]
 		p := absPath(in.Datadir, t.Path)
 		e, named := exp[p]
 		if !system && !named {
-			continue // nothing refers to it: the server never opens it
+			return // nothing refers to it: the server never opens it
 		}
 		id := e.id
 		if system {
@@ -72,7 +66,7 @@ func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[st
 		}
 		if in.Analysis != nil && !system {
 			if read, ok := in.Analysis.Pages[PageID{id, 0}]; ok && !read {
-				continue // an INIT_PAGE rebuilds it: a file created after the checkpoint
+				return // an INIT_PAGE rebuilds it: a file created after the checkpoint
 			}
 		}
 		bad[p] = true
@@ -92,8 +86,22 @@ func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[st
 		}
 		fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(id), File: p, LSN: e.lsn, Message: msg})
 		refuses = append(refuses, system || needed > 0)
-	}
+	})
 	return fs, bad, refuses
+}
+
+// eachBlankPage0 calls fn with the index in ts of each readable datafile whose page 0 is all
+// zero, and whether it is the first system tablespace file: only the first innodb_data_file_path
+// file starts with page 0 of the system tablespace, so the other system files are left out.
+func eachBlankPage0(ts []discovery.Tablespace, fn func(i int, system bool)) {
+	firstSystem := true
+	for i, t := range ts {
+		system := t.FoundBy == discovery.FoundSystem && firstSystem
+		firstSystem = firstSystem && t.FoundBy != discovery.FoundSystem
+		if t.Note == discovery.NotePage0Zero && t.Error == "" && (t.FoundBy != discovery.FoundSystem || system) {
+			fn(i, system)
+		}
+	}
 }
 
 // NeededPages returns the lowest page of space that recovery reads from its file, and how many

@@ -40,13 +40,8 @@ func RestorePage0(in *Input, pageSize int) {
 		return
 	}
 	var exp map[string]expectation
-	firstSystem := true
-	for i, t := range in.Spaces {
-		system := t.FoundBy == discovery.FoundSystem && firstSystem
-		firstSystem = firstSystem && t.FoundBy != discovery.FoundSystem
-		if t.Note != discovery.NotePage0Zero || t.Error != "" || (t.FoundBy == discovery.FoundSystem && !system) {
-			continue
-		}
+	eachBlankPage0(in.Spaces, func(i int, system bool) {
+		t := in.Spaces[i]
 		id := uint32(0)
 		if !system {
 			if exp == nil {
@@ -54,10 +49,10 @@ func RestorePage0(in *Input, pageSize int) {
 			}
 			e, ok := exp[absPath(in.Datadir, t.Path)]
 			if !ok || !e.logged {
-				continue // the server does not open it during recovery
+				return // the server does not open it during recovery
 			}
 			if read, ok := a.Pages[PageID{e.id, 0}]; ok && !read {
-				continue // an INIT_PAGE rebuilds it: a file created after the checkpoint
+				return // an INIT_PAGE rebuilds it: a file created after the checkpoint
 			}
 			id = e.id
 		}
@@ -66,15 +61,15 @@ func RestorePage0(in *Input, pageSize int) {
 		}
 		c := discovery.DoublewritePage0(in.Dblwr, id, a.Map.FromLSN, a.Map.EndLSN, pageSize)
 		if c == nil {
-			continue
+			return
 		}
 		r, err := discovery.RestoredTablespace(t, c.Image)
 		if err != nil {
-			continue // the file cannot be read that way either: its findings say so as it is
+			return // the file cannot be read that way either: its findings say so as it is
 		}
 		in.Spaces[i] = r
 		in.Restored = append(in.Restored, Page0Restore{Path: t.Path, Space: id, Copy: c})
-	}
+	})
 }
 
 // doublewriteOf reads the doublewrite buffer of the first system tablespace file of ts (nil when

@@ -75,31 +75,15 @@ func DoublewritePage0(copies map[[2]uint32][]DoublewriteCopy, space uint32, from
 // OpenFileWithPage0 is OpenFile of the datafile at path read as the server reads it after it
 // has written img (a doublewrite copy of page 0, DoublewritePage0) over its first page: page 0
 // and what it decides (the flags, the page size) come from img, every other page from the file.
-func OpenFileWithPage0(path string, img []byte) (*File, error) {
-	f, err := OpenRegular(path)
-	if err != nil {
-		return nil, err
+func OpenFileWithPage0(path string, img []byte) (*File, error) { return openFile(path, img) }
+
+// withData is the data extents ext with the bytes [0, n) data too (the file's holes stay holes).
+func withData(ext []Extent, n int64) []Extent {
+	if len(ext) > 0 && ext[0].Off <= n {
+		ext[0] = Extent{0, max(ext[0].Off+ext[0].Len, n)}
+		return ext
 	}
-	fi, err := f.Stat()
-	var tf *File
-	if err == nil {
-		tf, err = NewFile(page0Overlay{f, img}, fi.Size(), path)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	tf.closer = f
-	tf.holesOnce.Do(func() { // the file's holes stay holes, and page 0 is data now
-		ext, n := DataExtents(f, fi.Size()), int64(len(img))
-		if len(ext) > 0 && ext[0].Off <= n {
-			ext[0] = Extent{0, max(ext[0].Off+ext[0].Len, n)}
-		} else {
-			ext = append([]Extent{{0, n}}, ext...)
-		}
-		tf.holeInfo, tf.data = true, ext
-	})
-	return tf, nil
+	return append([]Extent{{0, n}}, ext...)
 }
 
 // page0Overlay reads r with its first len(img) bytes replaced by img.
