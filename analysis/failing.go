@@ -1,11 +1,10 @@
 package analysis
 
 import (
+	"innoscope/finding"
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"innoscope/report"
 )
 
 // FailingTable is a live table of the dictionary that an error finding says the server will not
@@ -23,11 +22,11 @@ type FailingTable struct {
 // FailingTables are the live tables of in's dictionary that an error finding of fs names, by
 // its space id (else by its file's db/t name), sorted by table; the system tablespace's tables
 // are left out (an error there is the server's, not a table's).
-func FailingTables(in Input, fs []report.Finding) []FailingTable {
+func FailingTables(in Input, fs []finding.Finding) []FailingTable {
 	var out []FailingTable
 	seen := map[FailingTable]bool{}
 	for _, f := range fs {
-		if f.Severity != report.Error {
+		if f.Severity != finding.Error {
 			continue
 		}
 		name := ""

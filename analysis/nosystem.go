@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // A data directory whose first system tablespace file is absent while a redo log is there is
@@ -67,7 +67,7 @@ func SystemFileRefusal(s discovery.Layout) error {
 // systemFileFinding replaces the UNREADABLE_DATAFILE finding of a missing first system file by
 // the refusal (MISSING_FILE, error) when the log is there (in.LogName names a file); without a
 // log the server creates a new system tablespace and starts, and the finding stays as it is.
-func systemFileFinding(in Input, found []report.Finding) []report.Finding {
+func systemFileFinding(in Input, found []finding.Finding) []finding.Finding {
 	if in.LogName == "" || !filepath.IsAbs(in.LogName) {
 		return found
 	}
@@ -80,7 +80,7 @@ func systemFileFinding(in Input, found []report.Finding) []report.Finding {
 		}
 		for i := range found {
 			if found[i].Code == "UNREADABLE_DATAFILE" && found[i].File == t.Path {
-				found[i] = report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(0), File: t.Path,
+				found[i] = finding.Finding{Severity: finding.Error, Code: "MISSING_FILE", SpaceID: u32(0), File: t.Path,
 					Message: systemFileMissing(in.Datadir, t.Path, in.LogName)}
 			}
 		}

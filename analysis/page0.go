@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // A datafile whose page 0 is all zero (a torn or never written first page) has no flags, so
@@ -43,14 +43,14 @@ func Page0Refusal(in Input, pageSize int) error {
 // page0Findings reports each datafile whose page 0 is all zero and not rebuilt by the log
 // once (SPACE_ID_MISMATCH, error), with how many pages depend on it; it returns the set of
 // those files (absolute paths), whose pages get no finding of their own.
-func page0Findings(in Input, exp map[string]expectation) ([]report.Finding, map[string]bool) {
+func page0Findings(in Input, exp map[string]expectation) ([]finding.Finding, map[string]bool) {
 	fs, bad, _ := page0Faults(in, exp)
 	return fs, bad
 }
 
 // page0Faults is page0Findings with, for each finding, whether the server refuses to start.
-func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[string]bool, []bool) {
-	var fs []report.Finding
+func page0Faults(in Input, exp map[string]expectation) ([]finding.Finding, map[string]bool, []bool) {
+	var fs []finding.Finding
 	var refuses []bool
 	bad := map[string]bool{}
 	eachBlankPage0(in.Spaces, func(i int, system bool) {
@@ -84,7 +84,7 @@ func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[st
 		if r := in.Pages[t.Path]; r != nil && len(r.Corrupt) > 0 {
 			msg += fmt.Sprintf("; without page 0's flags %d pages fail the checks (no finding is given for each)", len(r.Corrupt))
 		}
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(id), File: p, LSN: e.lsn, Message: msg})
+		fs = append(fs, finding.Finding{Severity: finding.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(id), File: p, LSN: e.lsn, Message: msg})
 		refuses = append(refuses, system || needed > 0)
 	})
 	return fs, bad, refuses
@@ -133,7 +133,7 @@ func serverName(datadir, p string) string {
 // unknownOrphans is what stands for the ORPHAN_FILE findings when the dictionary could not be
 // read: without it nothing tells which datafiles the server knows of, so one finding names the
 // files no log record refers to instead of one (false) ORPHAN_FILE each.
-func unknownOrphans(in Input, exp map[string]expectation) []report.Finding {
+func unknownOrphans(in Input, exp map[string]expectation) []finding.Finding {
 	var names []string
 	for _, t := range in.Spaces {
 		if t.FoundBy != discovery.FoundScan && t.FoundBy != discovery.FoundISL {
@@ -150,7 +150,7 @@ func unknownOrphans(in Input, exp map[string]expectation) []report.Finding {
 	if len(names) > 5 {
 		list = strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more", len(names)-5)
 	}
-	return []report.Finding{{Severity: report.Info, Code: "ORPHANS_NOT_CHECKED", File: in.Datadir,
+	return []finding.Finding{{Severity: finding.Info, Code: "ORPHANS_NOT_CHECKED", File: in.Datadir,
 		Message: fmt.Sprintf("the dictionary could not be read, so whether the %d datafiles no log record refers to belong to tables is unknown (no ORPHAN_FILE is reported for each): %s",
 			len(names), list)}}
 }

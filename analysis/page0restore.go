@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // Before MariaDB's crash recovery reads a datafile whose page 0 is all zero (torn, or zeroed), it
@@ -93,8 +93,8 @@ func doublewriteOf(ts []discovery.Tablespace) map[[2]uint32][]discovery.Doublewr
 // restoredFindings says, for each file of in.Restored, that page 0 is all zero and that crash
 // recovery restores it from the doublewrite buffer (a warning: the server starts and loses
 // nothing, but the file was damaged).
-func restoredFindings(in Input) []report.Finding {
-	var fs []report.Finding
+func restoredFindings(in Input) []finding.Finding {
+	var fs []finding.Finding
 	for _, r := range in.Restored {
 		msg := fmt.Sprintf("page 0 is all zero; the doublewrite buffer holds a valid copy of it (page LSN %d, not older than the checkpoint), which crash recovery writes back before it reads the file",
 			r.Copy.LSN)
@@ -103,7 +103,7 @@ func restoredFindings(in Input) []report.Finding {
 		} else {
 			msg += " (the server logs nothing about it), then it applies the log"
 		}
-		fs = append(fs, report.Finding{Severity: report.Warning, Code: "CORRUPT_PAGE_NEEDED", SpaceID: u32(r.Space),
+		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "CORRUPT_PAGE_NEEDED", SpaceID: u32(r.Space),
 			File: absPath(in.Datadir, r.Path), Message: msg})
 	}
 	return fs

@@ -5,14 +5,14 @@ import (
 	"sort"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // pageFindings: corrupt pages, pages recovery must read that are corrupt, pages from the future.
 // The pages of the files in zero0 (page 0 all zero, reported by page0Findings) are checked
 // against flags they do not have: their verdicts are derived and not reported.
-func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) []report.Finding {
-	var fs []report.Finding
+func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) []finding.Finding {
+	var fs []finding.Finding
 	need := map[uint32]map[uint32]bool{} // space → pages recovery reads (true) or rebuilds (false)
 	if in.Analysis != nil {
 		for id, read := range in.Analysis.Pages {
@@ -47,7 +47,7 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 			// Page 0 not yet written (a file created after the checkpoint): the log rebuilds it,
 			// and the server reads the other pages by the flags it gets there (page_compressed,
 			// ROW_FORMAT=COMPRESSED sizes), which innoscope cannot know from the file.
-			fs = append(fs, report.Finding{Severity: report.Info, Code: "PAGES_NOT_CHECKED", SpaceID: u32(id), File: p,
+			fs = append(fs, finding.Finding{Severity: finding.Info, Code: "PAGES_NOT_CHECKED", SpaceID: u32(id), File: p,
 				Message: fmt.Sprintf("page 0 is all zero and the log rebuilds it; without its flags %d pages of this file cannot be checked (not reported as corrupt)", len(corrupt))})
 			corrupt = nil
 		}
@@ -62,22 +62,22 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 				// on a dml crash with page 1 of a table corrupt, the server logs "Failed to read
 				// page 1 ... corrupted" in crash recovery and at each page allocation, while
 				// CHECK TABLE, CHECKSUM TABLE, INSERT and DELETE work; OPTIMIZE TABLE rebuilds it.
-				fs = append(fs, report.Finding{Severity: report.Warning, Code: "CORRUPT_PAGE", SpaceID: u32(id), File: p,
+				fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "CORRUPT_PAGE", SpaceID: u32(id), File: p,
 					Message: fmt.Sprintf("page %d (a change buffer bitmap page): %s; the server logs \"Failed to read page %d ... corrupted\" errors in crash recovery and whenever it allocates or frees a page of the file, but the table's rows stay readable and writable (CHECK TABLE passes); OPTIMIZE TABLE rebuilds the file",
 						no, r.Reasons[no], no)})
 				continue
 			}
 			if !touched {
-				fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE", SpaceID: u32(id), File: p,
+				fs = append(fs, finding.Finding{Severity: finding.Error, Code: "CORRUPT_PAGE", SpaceID: u32(id), File: p,
 					Message: fmt.Sprintf("page %d: %s; recovery does not touch it, reading it later fails", no, r.Reasons[no])})
 				continue
 			}
 			if copyOK(in.Dblwr[[2]uint32{id, uint32(no)}], r.Flags, uint32(no), id) {
-				fs = append(fs, report.Finding{Severity: report.Warning, Code: "CORRUPT_PAGE_NEEDED", SpaceID: u32(id), File: p,
+				fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "CORRUPT_PAGE_NEEDED", SpaceID: u32(id), File: p,
 					Message: fmt.Sprintf("page %d: %s; recovery needs it and will restore it from the doublewrite buffer", no, r.Reasons[no])})
 				continue
 			}
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE_NEEDED", SpaceID: u32(id), File: p,
+			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "CORRUPT_PAGE_NEEDED", SpaceID: u32(id), File: p,
 				Message: fmt.Sprintf("page %d: %s; recovery must apply log records to it, no INIT_PAGE rebuilds it and the doublewrite buffer has no valid copy", no, r.Reasons[no])})
 		}
 		if len(r.Future) > 0 && in.EndLSN != 0 {
@@ -85,7 +85,7 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 			if log == "" {
 				log = "the redo log"
 			}
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN),
+			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN),
 				Message: fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than %s, the server reports \"log sequence number ... is in the future\"",
 					len(r.Future), r.Future[0], r.MaxLSN, log)})
 		}

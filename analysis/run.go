@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
-	"innoscope/report"
 )
 
 // UndoReader gives the undo logs and the dictionary as crash recovery leaves them, from the
@@ -32,13 +32,13 @@ type Options struct {
 type Diagnosis struct {
 	Layout        discovery.Layout
 	Input         Input
-	Findings      []report.Finding
+	Findings      []finding.Finding
 	Summary       map[string]int // findings per severity name
 	CheckpointLSN uint64
 	// Analysis is the log from the checkpoint (an empty one when the log is unusable).
 	Analysis *Analysis
 	// LogFindings are the log's own findings among Findings (ReadLog's).
-	LogFindings []report.Finding
+	LogFindings []finding.Finding
 }
 
 // Run diagnoses the data directory laid out as s: it compares the redo log, the files, their
@@ -55,10 +55,10 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	if u := discovery.PermissionDenied(err); u != nil {
 		return nil, u // innoscope's own limit, not the server's (which runs as another user)
 	}
-	logFs := append([]report.Finding(nil), fs...)
+	logFs := append([]finding.Finding(nil), fs...)
 	logged := a // nil: no usable log; the files, pages and dictionary are still diagnosed
 	if err != nil {
-		fs, a = []report.Finding{logUnreadableFinding(s, err)}, &Analysis{Map: &Map{}}
+		fs, a = []finding.Finding{logUnreadableFinding(s, err)}, &Analysis{Map: &Map{}}
 	}
 	fs = append(ServerFindings(s), fs...)
 	ts, err := discovery.Scan(s)
@@ -73,13 +73,13 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 		// A file that cannot be opened has its finding from the scan (UNREADABLE_DATAFILE).
 		var pathErr *os.PathError
 		if in.Undo, err = recoveredUndo(s, opt, logged, ts); err != nil && !errors.As(err, &pathErr) {
-			fs = append(fs, report.Finding{Severity: report.Info, Code: "UNDO_UNREADABLE", File: s.Datadir,
+			fs = append(fs, finding.Finding{Severity: finding.Info, Code: "UNDO_UNREADABLE", File: s.Datadir,
 				Message: "the undo logs as recovery leaves them could not be read, so transactions the crash left uncommitted are not looked at: " + err.Error()})
 		}
 	}
 	if opt.SkipPages {
 		ts = nil // only page 0 of each file (read by the scan) is looked at
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "PAGES_NOT_CHECKED", File: s.Datadir,
+		fs = append(fs, finding.Finding{Severity: finding.Info, Code: "PAGES_NOT_CHECKED", File: s.Datadir,
 			Message: "--skip-pages: datafile pages were not verified, so corrupt pages and pages newer than the log are not reported"})
 	}
 	if err := inspectPages(ts, in.Restored, a.Map.EndLSN, in.Pages, opt.Progress); err != nil {
@@ -101,7 +101,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 }
 
 // readLayoutLog is ReadLog on the log of s.
-func readLayoutLog(s discovery.Layout, opt redo.ScanOptions) (*Analysis, uint64, []report.Finding, error) {
+func readLayoutLog(s discovery.Layout, opt redo.ScanOptions) (*Analysis, uint64, []finding.Finding, error) {
 	l, err := OpenLog(s, "")
 	if err != nil {
 		return nil, 0, nil, err
@@ -113,7 +113,7 @@ func readLayoutLog(s discovery.Layout, opt redo.ScanOptions) (*Analysis, uint64,
 // readDictionary fills in the doublewrite buffer's copies, the page 0 restores they make
 // (RestorePage0), and SYS_TABLES and SYS_INDEXES from the system tablespace of s as crash
 // recovery reads it; a finding when the dictionary cannot be read.
-func readDictionary(s discovery.Layout, in *Input) []report.Finding {
+func readDictionary(s discovery.Layout, in *Input) []finding.Finding {
 	p := filepath.Join(s.SystemFile())
 	sys, err := discovery.OpenFile(p)
 	if err != nil {
@@ -132,12 +132,12 @@ func readDictionary(s discovery.Layout, in *Input) []report.Finding {
 		return nil
 	}
 	defer sys.Close()
-	var fs []report.Finding
+	var fs []finding.Finding
 	if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
-		fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
+		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
 			Message: "SYS_TABLES could not be read, so only the redo log says which files should exist: " + err.Error()})
 	} else if in.Indexes, err = discovery.ReadDictIndexes(sys); err != nil {
-		fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
+		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
 			Message: "SYS_INDEXES could not be read: " + err.Error()})
 	}
 	return fs
@@ -194,19 +194,19 @@ func inspectPages(ts []discovery.Tablespace, restored []Page0Restore, endLSN uin
 
 // ServerFindings is SERVER_RUNNING (error) when a server runs on the data directory of s: what
 // innoscope reads then is not what crash recovery would find.
-func ServerFindings(s discovery.Layout) []report.Finding {
+func ServerFindings(s discovery.Layout) []finding.Finding {
 	l := discovery.RunningServer(s)
 	if l == nil {
 		return nil
 	}
-	return []report.Finding{{Severity: report.Error, Code: "SERVER_RUNNING", File: s.Datadir,
+	return []finding.Finding{{Severity: finding.Error, Code: "SERVER_RUNNING", File: s.Datadir,
 		Message: l.String() + ": the server is running on this directory, its files change while they are read; stop it first"}}
 }
 
 // logUnreadableFinding is the one finding of a diagnosis whose redo log could not be used
 // (absent, unreadable, a format innoscope does not read, no valid checkpoint): the rest of the
 // report is made from the files, their pages and the dictionary alone.
-func logUnreadableFinding(s discovery.Layout, err error) report.Finding {
+func logUnreadableFinding(s discovery.Layout, err error) finding.Finding {
 	file := filepath.Join(s.LogFileDir(), "ib_logfile0")
 	var fe *logformat.FormatError
 	if errors.As(err, &fe) {
@@ -220,21 +220,21 @@ func logUnreadableFinding(s discovery.Layout, err error) report.Finding {
 	} else if serr == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
 		msg += "; MariaDB refuses to start on it (\"ib_logfile0 is empty, and LSN is unknown\")" + salvage
 	}
-	sev := report.Error // the server refuses it too
+	sev := finding.Error // the server refuses it too
 	if redo.Encrypted(err) {
-		sev = report.Warning // the server reads it with its key management plugin
+		sev = finding.Warning // the server reads it with its key management plugin
 	}
-	return report.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
+	return finding.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
 }
 
 // noSalvageAhead corrects the salvage a LOG_DAMAGED error (damage before the end the checkpoint
 // promises) names: when the system or an undo tablespace holds pages written after the damage,
 // recovery up to it is not a consistent point and `recover --salvage` refuses (its
 // quarantineAhead); the pages read (pages) tell it here already.
-func noSalvageAhead(fs []report.Finding, ts []discovery.Tablespace, pages map[string]*discovery.Report) {
+func noSalvageAhead(fs []finding.Finding, ts []discovery.Tablespace, pages map[string]*discovery.Report) {
 	for i := range fs {
 		f := &fs[i]
-		if f.Code != "LOG_DAMAGED" || f.Severity != report.Error || f.LSN == nil {
+		if f.Code != "LOG_DAMAGED" || f.Severity != finding.Error || f.LSN == nil {
 			continue
 		}
 		for _, t := range ts {

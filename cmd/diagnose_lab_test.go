@@ -12,10 +12,10 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // mutation is a file operation on a copy of a real crashed directory, and the finding codes
@@ -240,10 +240,10 @@ func TestDiagnoseAgainstServer(t *testing.T) {
 			vcodes := map[string]bool{}
 			for _, f := range vj.Findings {
 				vcodes[f.Code] = true
-				if f.Severity == report.Error && !strings.HasPrefix(f.Code, "REPLAY") && !strings.HasPrefix(f.Code, "COPY_") {
+				if f.Severity == finding.Error && !strings.HasPrefix(f.Code, "REPLAY") && !strings.HasPrefix(f.Code, "COPY_") {
 					continue
 				}
-				if f.Severity == report.Error {
+				if f.Severity == finding.Error {
 					t.Logf("verify: %s %s: %s", f.Code, f.File, f.Message)
 				}
 			}

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // damaged is a real crashed directory after one damaging file operation on a copy, and what the
@@ -66,7 +66,7 @@ func (d *damaged) diagnose(t *testing.T, args ...string) (diagnoseJSON, int) {
 		t.Errorf("JSON does not match the schema: %v", err)
 	}
 	for _, f := range j.Findings {
-		if f.Severity >= report.Warning {
+		if f.Severity >= finding.Warning {
 			t.Logf("innoscope: %s %s space %v %s: %s", f.Severity, f.Code, deref(f.SpaceID), f.File, f.Message)
 		}
 	}
@@ -87,8 +87,8 @@ func (d *damaged) recover(t *testing.T) (int, string) {
 }
 
 // findings returns the findings with code.
-func findings(j diagnoseJSON, code string) []report.Finding {
-	var out []report.Finding
+func findings(j diagnoseJSON, code string) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range j.Findings {
 		if f.Code == code {
 			out = append(out, f)
@@ -153,7 +153,7 @@ func TestCheckpointEndLSNAgainstServer(t *testing.T) {
 			}
 			j, code := d.diagnose(t)
 			fs := findings(j, "MISSING_FILE_CHECKPOINT")
-			if code != ExitFindings || len(fs) != 1 || fs[0].Severity != report.Error || !strings.Contains(fs[0].Message, want) {
+			if code != ExitFindings || len(fs) != 1 || fs[0].Severity != finding.Error || !strings.Contains(fs[0].Message, want) {
 				t.Errorf("diagnose: exit %d, MISSING_FILE_CHECKPOINT %+v; the server says %q", code, fs, want)
 			}
 			out, _, code := run("log", "stats", "--json", d.dir)
@@ -250,7 +250,7 @@ func TestZeroPage0AgainstServer(t *testing.T) {
 			}
 			j, _ := d.diagnose(t)
 			path := filepath.Join(d.dir, c.file)
-			var root, fromCopy []report.Finding
+			var root, fromCopy []finding.Finding
 			for _, f := range j.Findings {
 				if f.File != path {
 					continue
@@ -258,7 +258,7 @@ func TestZeroPage0AgainstServer(t *testing.T) {
 				switch {
 				case f.Code == "SPACE_ID_MISMATCH":
 					root = append(root, f)
-				case f.Code == "CORRUPT_PAGE_NEEDED" && f.Severity == report.Warning && strings.Contains(f.Message, "doublewrite buffer"):
+				case f.Code == "CORRUPT_PAGE_NEEDED" && f.Severity == finding.Warning && strings.Contains(f.Message, "doublewrite buffer"):
 					fromCopy = append(fromCopy, f)
 				case f.Code == "CORRUPT_PAGE" || f.Code == "CORRUPT_PAGE_NEEDED":
 					t.Errorf("a page finding derived from page 0: %s %s", f.Code, f.Message)
@@ -281,7 +281,7 @@ func TestZeroPage0AgainstServer(t *testing.T) {
 				zeroPage0Restored(t, d)
 				return
 			}
-			if len(root) != 1 || root[0].Severity != report.Error || !strings.Contains(root[0].Message, said) || len(fromCopy) != 0 {
+			if len(root) != 1 || root[0].Severity != finding.Error || !strings.Contains(root[0].Message, said) || len(fromCopy) != 0 {
 				t.Errorf("want one SPACE_ID_MISMATCH error quoting %q, got %+v (doublewrite: %+v)", said, root, fromCopy)
 			}
 			if c.whole {
@@ -375,7 +375,7 @@ func TestUnusableLogAgainstServer(t *testing.T) {
 			}
 			j, code := d.diagnose(t)
 			fs := findings(j, "LOG_UNREADABLE")
-			if code != ExitFindings || len(fs) != 1 || fs[0].Severity != report.Error || !strings.Contains(fs[0].Message, c.want) {
+			if code != ExitFindings || len(fs) != 1 || fs[0].Severity != finding.Error || !strings.Contains(fs[0].Message, c.want) {
 				t.Fatalf("diagnose: exit %d, LOG_UNREADABLE %+v", code, fs)
 			}
 			// The rest of the report is there: the files were read (their page 0 and pages).

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
-	"innoscope/report"
 )
 
 // scenarios105 are the lab's real MariaDB 10.5 crashes (scripts/mariadb105.sh list).
@@ -176,12 +176,12 @@ func TestLog105AgainstServer(t *testing.T) {
 				t.Errorf("diagnose: exit %d, checkpoint %d, end %d, findings %s", code, d.CheckpointLSN, d.EndLSN, severityCodes(d))
 			}
 			for _, f := range d.Findings {
-				if f.Severity == report.Error && f.Code != "CRASH_UPGRADE_REFUSED" {
+				if f.Severity == finding.Error && f.Code != "CRASH_UPGRADE_REFUSED" {
 					t.Errorf("diagnose error %s: %s", f.Code, f.Message)
 				}
 			}
 			for _, f := range d.Findings {
-				if f.Severity == report.Warning {
+				if f.Severity == finding.Warning {
 					t.Errorf("diagnose warning %s: %s", f.Code, f.Message)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/report"
 )
 
@@ -14,7 +15,7 @@ import (
 var allowLiveFlag = &cli.BoolFlag{Name: "allow-live", Usage: "read the directory even though a server is running on it (what is read is not consistent)"}
 
 // logServerFindings is analysis.ServerFindings for the settings of a log command's DIR|FILE argument.
-func logServerFindings(c *cli.Context) []report.Finding {
+func logServerFindings(c *cli.Context) []finding.Finding {
 	s, err := settingsOf(c)
 	if err != nil {
 		return nil

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // TestMissingSystemTablespaceAgainstServer: ibdata1 deleted from a crashed directory whose log
@@ -31,7 +31,7 @@ func TestMissingSystemTablespaceAgainstServer(t *testing.T) {
 	}
 	j, code := d.diagnose(t)
 	fs := findings(j, "MISSING_FILE")
-	if code != ExitFindings || len(fs) != 1 || fs[0].Severity != report.Error || filepath.Base(fs[0].File) != "ibdata1" ||
+	if code != ExitFindings || len(fs) != 1 || fs[0].Severity != finding.Error || filepath.Base(fs[0].File) != "ibdata1" ||
 		!strings.Contains(fs[0].Message, said) {
 		t.Errorf("diagnose: exit %d, MISSING_FILE %+v; the server says %q", code, fs, said)
 	}

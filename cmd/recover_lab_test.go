@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // recoverScenarios are the crash scenarios recover is checked on (compressed: crc32 checksums,
@@ -500,7 +500,7 @@ func TestRecoverRefusesEncrypted(t *testing.T) {
 	// diagnose says so beforehand, for the encrypted table only; and that the server needs its
 	// key: started without the key management plugin, it refuses the directory.
 	fs, _ := findingCodes(t, "diagnose", "--json", s.Crashed)
-	if f, ok := fs["ENCRYPTED_TABLESPACE"]; !ok || !strings.HasSuffix(f.File, "secret.ibd") || f.Severity != report.Info {
+	if f, ok := fs["ENCRYPTED_TABLESPACE"]; !ok || !strings.HasSuffix(f.File, "secret.ibd") || f.Severity != finding.Info {
 		t.Errorf("diagnose: ENCRYPTED_TABLESPACE %v %+v", ok, f)
 	}
 	var noPlugin []string

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/report"
 	"innoscope/report/view"
 )
@@ -42,7 +43,7 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p := d.ReportPage(Version, !c.Bool("skip-pages"))
+	p := view.ReportPage(d, Version, !c.Bool("skip-pages"))
 	f, err := os.Create(outPath)
 	if err != nil {
 		return err
@@ -54,7 +55,7 @@ func reportAction(c *cli.Context) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) {
+	return show(c, func(out *report.Output) ([]finding.Finding, error) {
 		return d.Findings, view.ReportWritten(out, outPath, p, d.Findings)
 	})
 }

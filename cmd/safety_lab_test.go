@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // launchServer starts mariadbd on dir as scripts/mariadb-lab.sh does (own socket, no network)
@@ -64,16 +64,16 @@ func startServer(t *testing.T, dir string, opts ...string) *exec.Cmd {
 }
 
 // findingCodes runs a --json command and returns its findings by code.
-func findingCodes(t *testing.T, args ...string) (map[string]report.Finding, int) {
+func findingCodes(t *testing.T, args ...string) (map[string]finding.Finding, int) {
 	t.Helper()
 	out, errs, code := run(args...)
 	var j struct {
-		Findings []report.Finding `json:"findings"`
+		Findings []finding.Finding `json:"findings"`
 	}
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		t.Fatalf("%v: exit %d, %v\n%s\n%s", args, code, err, out, errs)
 	}
-	m := map[string]report.Finding{}
+	m := map[string]finding.Finding{}
 	for _, f := range j.Findings {
 		m[f.Code] = f
 	}
@@ -94,7 +94,7 @@ func TestServerRunning(t *testing.T) {
 		for _, args := range [][]string{{"diagnose", "--skip-pages"}, {"log", "stats"}, {"log", "header"}} {
 			fs, code := findingCodes(t, append(args, "--json", dir)...)
 			f, ok := fs["SERVER_RUNNING"]
-			if ok != live || live && (code != ExitFindings || f.Severity != report.Error || !strings.Contains(f.Message, "pid "+pid)) {
+			if ok != live || live && (code != ExitFindings || f.Severity != finding.Error || !strings.Contains(f.Message, "pid "+pid)) {
 				t.Errorf("%v (server running: %v): exit %d, SERVER_RUNNING %v %+v", args, live, code, ok, f)
 			}
 		}

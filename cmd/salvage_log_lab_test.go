@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // midLogWrite picks the last data byte of a WRITE record in the second half of the log (the
@@ -81,7 +81,7 @@ func TestSalvageDamagedLog(t *testing.T) {
 	}
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_DAMAGED")
-	if code != ExitClean || len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != mtrLSN || fs[0].Severity != report.Warning {
+	if code != ExitClean || len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != mtrLSN || fs[0].Severity != finding.Warning {
 		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want one warning at LSN %d (the server starts)", code, fs, mtrLSN)
 	}
 	t.Logf("diagnose: %s", fs[0].Message)
@@ -241,7 +241,7 @@ func TestLogDamagedFraming(t *testing.T) {
 	d := &damaged{s: s, base: t.TempDir(), dir: dir}
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_DAMAGED")
-	if code != ExitClean || len(fs) != 1 || fs[0].Severity != report.Warning || *fs[0].LSN != at || !strings.Contains(fs[0].Message, "follow from LSN "+strconv.FormatUint(next, 10)+" ") {
+	if code != ExitClean || len(fs) != 1 || fs[0].Severity != finding.Warning || *fs[0].LSN != at || !strings.Contains(fs[0].Message, "follow from LSN "+strconv.FormatUint(next, 10)+" ") {
 		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want the damage at %d and whole ones from %d", code, fs, at, next)
 	}
 	t.Logf("diagnose: %s", fs[0].Message)
@@ -325,7 +325,7 @@ func TestLogDamagedLastMTR(t *testing.T) {
 	}
 	t.Logf("diagnose: exit %d: %s", code, fs[0].Message)
 	m := regexp.MustCompile(`follow from LSN (\d+) to (\d+)`).FindStringSubmatch(fs[0].Message)
-	if code != ExitClean || len(fs) != 1 || *fs[0].LSN != last || fs[0].Severity != report.Warning || m == nil {
+	if code != ExitClean || len(fs) != 1 || *fs[0].LSN != last || fs[0].Severity != finding.Warning || m == nil {
 		t.Fatalf("diagnose: exit %d, %+v", code, fs)
 	}
 	if from, _ := strconv.ParseUint(m[1], 10, 64); from < s.Verdict.EndLSN {

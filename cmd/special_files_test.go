@@ -226,7 +226,7 @@ func TestUnreadableDirectory(t *testing.T) {
 	}
 }
 
-// findingJSON is a finding as printed (report.Finding with its severity as text).
+// findingJSON is a finding as printed (finding.Finding with its severity as text).
 type findingJSON struct {
 	Severity string `json:"severity"`
 	Code     string `json:"code"`

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // TestTemporaryTablespaceAgainstServer: a 0-byte or garbage ibtmp1 was an UNREADABLE_DATAFILE
@@ -36,7 +36,7 @@ func TestTemporaryTablespaceAgainstServer(t *testing.T) {
 			}
 			j, code := d.diagnose(t)
 			fs := findings(j, "UNREADABLE_DATAFILE")
-			if len(fs) != 1 || fs[0].Severity != report.Info || filepath.Base(fs[0].File) != "ibtmp1" {
+			if len(fs) != 1 || fs[0].Severity != finding.Info || filepath.Base(fs[0].File) != "ibtmp1" {
 				t.Errorf("UNREADABLE_DATAFILE %+v, want one info finding on ibtmp1", fs)
 			}
 			lost := d.serverLost()

@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // The third new-user trial of the front end: each test failed before its fix.
@@ -93,12 +93,12 @@ func TestVerifyKeepNamesItsFlags(t *testing.T) {
 // counted, and a log that needs no recovery gets no UNCLEAN_SHUTDOWN from a range scan.
 func TestLogStatsFromLSNWording(t *testing.T) {
 	type stats struct {
-		CheckpointLSN uint64           `json:"checkpoint_lsn"`
-		StartLSN      uint64           `json:"start_lsn"`
-		PageRecords   int              `json:"page_records"`
-		PagesTouched  int              `json:"pages_touched"`
-		CrashRecovery bool             `json:"crash_recovery"`
-		Findings      []report.Finding `json:"findings"`
+		CheckpointLSN uint64            `json:"checkpoint_lsn"`
+		StartLSN      uint64            `json:"start_lsn"`
+		PageRecords   int               `json:"page_records"`
+		PagesTouched  int               `json:"pages_touched"`
+		CrashRecovery bool              `json:"crash_recovery"`
+		Findings      []finding.Finding `json:"findings"`
 	}
 	unclean := func(j stats) string {
 		for _, f := range j.Findings {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // verdictScenarios are the lab crashes the verdict line is checked on: every scenario of
@@ -51,7 +51,7 @@ func TestVerdictFirstLine(t *testing.T) {
 			if s.Verdict.CrashRecovery != strings.Contains(first, " apply ") {
 				t.Errorf("the server ran crash recovery=%v; the verdict: %q", s.Verdict.CrashRecovery, first)
 			}
-			if sorted := report.SortFindings(d.Findings); len(sorted) > 0 && sorted[0].Severity > report.Info &&
+			if sorted := finding.SortFindings(d.Findings); len(sorted) > 0 && sorted[0].Severity > finding.Info &&
 				!strings.Contains(first, sorted[0].Code) {
 				t.Errorf("the verdict %q does not name the most severe finding %s", first, sorted[0].Code)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
+	"innoscope/finding"
 	"innoscope/replay"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -87,5 +88,5 @@ func verifyAction(c *cli.Context) error {
 	if err := j.Judge(c.String("fail-on")); err != nil { // OK/FAILED by the rule of the exit status
 		return err
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) { return j.Findings, view.Verification(out, j) })
+	return show(c, func(out *report.Output) ([]finding.Finding, error) { return j.Findings, view.Verification(out, j) })
 }

@@ -1,5 +1,7 @@
-// Package discovery finds a server's files: where its options put them (Layout), the
-// tablespaces in its directories, and what their first pages say.
+// Package discovery finds a server's files and reads what they say about tablespaces: where
+// its options put them (Layout, my.cnf), the tablespaces in the directories it scans and the
+// .isl files, page 0 (flags, space id, sizes), page checksums, the data dictionary in the system
+// tablespace, the undo logs, the DDL log, and whether a server is running on them.
 package discovery
 
 import (
@@ -10,9 +12,12 @@ import (
 	"sort"
 )
 
-// Offsets in page 0 (fsp0fsp.h): the FSP header starts at 38; its flags word is at +16.
+// Offsets in page 0 (fsp0fsp.h): the FSP header starts at 38; FSP_SIZE is at +8, its flags
+// word at +16.
 const (
-	fspFlags     = 38 + 16
+	FSPSize      = 38 + 8
+	FSPFlags     = 38 + 16
+	fspFlags     = FSPFlags
 	fspHeaderEnd = 38 + 20
 )
 

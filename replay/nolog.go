@@ -142,7 +142,7 @@ func eachPageLSN(files []string, fn func(path string, lsn uint64)) error {
 			return err
 		}
 		err = f.EachPage(0, -1, func(_ int64, pg []byte) error {
-			if lsn := binary.BigEndian.Uint64(pg[filPageLSN:]); lsn != 0 {
+			if lsn := binary.BigEndian.Uint64(pg[discovery.FilPageLSN:]); lsn != 0 {
 				fn(p, lsn)
 			}
 			return nil

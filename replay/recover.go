@@ -1,7 +1,9 @@
 // Package replay does crash recovery in a working copy: it copies a data directory, applies the
-// redo log's records to the pages as the server's recovery does (page and row operations, file
-// operations, undo truncation, the rollback of uncommitted DDL) and gives the copy a log with
-// nothing to recover. What to apply, and whether to refuse, comes from package analysis.
+// redo log's records to the pages as the server's recovery does (which page image each record
+// goes to, the page LSN rule, the doublewrite buffer, writing pages; package pageapply changes
+// their bytes), carries out the file operations, undo truncation and the rollback of
+// uncommitted DDL, and gives the copy a log with nothing to recover. What to apply, and
+// whether to refuse, comes from package analysis.
 package replay
 
 import (
@@ -90,7 +92,7 @@ type RecoverResult struct {
 type cached struct {
 	ts      *tsFile
 	no      uint32 // page number
-	data    frame  // nil: not read and not yet initialised by INIT_PAGE
+	data    []byte // nil: not read and not yet initialised by INIT_PAGE
 	diskLSN uint64 // FIL_PAGE_LSN when read (0 when rebuilt from INIT_PAGE)
 	endLSN  uint64 // end LSN of the last mini-transaction touching the page
 	dirty   bool   // records were applied since the page was read
@@ -383,7 +385,7 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	fl := p.ts.flags
 	if kept.checked && p.ts.flagsSet && fl.Raw == kept.raw && kept.space == id.Space {
 		// The pre-flight read found these bytes sound under these flags (keptPage).
-		p.data, p.diskLSN = img, binary.BigEndian.Uint64(img[filPageLSN:])
+		p.data, p.diskLSN = img, binary.BigEndian.Uint64(img[discovery.FilPageLSN:])
 		return nil
 	}
 	checked := false
@@ -409,7 +411,7 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	}
 	r.keepRead(p.ts, id.Page, raw, &img[0] == &raw[0], checked)
 	p.data = img
-	p.diskLSN = binary.BigEndian.Uint64(img[filPageLSN:])
+	p.diskLSN = binary.BigEndian.Uint64(img[discovery.FilPageLSN:])
 	return nil
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/logformat/redo"
-	"innoscope/report"
 )
 
 // Source is a data directory opened read-only and analysed for recovery: its log, the
@@ -98,10 +98,10 @@ func openDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions, so salvageOptio
 // redirects; it closes l when it refuses. read, when not nil, is a diagnosis's reading of the same
 // directory: its tablespaces are used instead of scanning the directory again. SYS_TABLES is read
 // once, for the .isl redirects and the salvage.
-func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64, fs []report.Finding, scan redo.ScanOptions, so salvageOptions, read *analysis.Input) (*Source, error) {
+func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64, fs []finding.Finding, scan redo.ScanOptions, so salvageOptions, read *analysis.Input) (*Source, error) {
 	var err error
 	for _, f := range fs {
-		if f.Severity == report.Error && !(so.salvage && salvageable(f.Code)) && f.Code != "CRASH_UPGRADE_REFUSED" { // the refusal recovery into a copy is the way out of
+		if f.Severity == finding.Error && !(so.salvage && salvageable(f.Code)) && f.Code != "CRASH_UPGRADE_REFUSED" { // the refusal recovery into a copy is the way out of
 			err = fmt.Errorf("%s: %s: %s%s", f.File, f.Code, f.Message, salvageHint(s, f.Code, so.salvageWord()))
 			break
 		}

@@ -8,10 +8,10 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
-	"innoscope/report"
 )
 
 // OpenSalvage is Open for a salvage: what Open refuses and the salvage repairs or cuts losses in
@@ -94,7 +94,7 @@ func damagedCheckpointRecord(s discovery.Layout) *logcheck.Damage {
 // planSalvage plans the salvage of the source (PlanSalvage, with the records each lost
 // tablespace had). Without salvage, a plan with a refusal is an error naming the salvage that
 // would apply, and the plan is dropped.
-func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []report.Finding, scan redo.ScanOptions, so salvageOptions, sysTables []discovery.DictTable) (*SalvagePlan, error) {
+func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []finding.Finding, scan redo.ScanOptions, so salvageOptions, sysTables []discovery.DictTable) (*SalvagePlan, error) {
 	into, salvage := so.into, so.salvage
 	var dict []discovery.DictTable
 	if salvage { // only the salvage relocates what the dictionary alone names (the server starts)
@@ -120,7 +120,7 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 		if f.Code != "LOG_DAMAGED" || f.LSN == nil {
 			continue
 		}
-		if !salvage && f.Severity != report.Error {
+		if !salvage && f.Severity != finding.Error {
 			continue // past the end the checkpoint promises: recovery stops at the damage, as the server's does
 		}
 		if *f.LSN <= a.Map.FromLSN {
@@ -131,7 +131,7 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 			return nil, fmt.Errorf("%s: the damage at LSN %d: %v", l.Path, *f.LSN, err)
 		}
 		pl.Actions = append(pl.Actions, SalvageAction{Action: SalvageLogTruncated, File: l.Path, LSN: d.At, EndLSN: d.End,
-			Pages: d.Pages, Records: d.Records, refused: f.Severity == report.Error,
+			Pages: d.Pages, Records: d.Records, refused: f.Severity == finding.Error,
 			Detail: fmt.Sprintf("recovery stops at LSN %d, the end of the last whole mini-transaction before the damage; LSN %d-%d (%d bytes, %d whole mini-transactions after the damaged one, %d records on %d pages) are lost",
 				d.At, d.At, d.End, d.Bytes(), d.MTRs, d.Records, d.Pages)})
 		if err := pl.quarantineAhead(s, d.At, into); err != nil {

@@ -111,10 +111,10 @@ func pageZero(p string, pageSize int) (analysis.FileState, error) {
 	defer f.Close()
 	b := make([]byte, pageSize)
 	n, _ := f.ReadAt(b, 0)
-	if n < filPageSpaceID+4 {
+	if n < discovery.FilPageSpaceID+4 {
 		return analysis.FileState{Exists: true, Deferred: true}, nil
 	}
-	return analysis.FileState{Exists: true, Deferred: discovery.BlankPage0(b[:n]), SpaceID: binary.BigEndian.Uint32(b[filPageSpaceID:])}, nil
+	return analysis.FileState{Exists: true, Deferred: discovery.BlankPage0(b[:n]), SpaceID: binary.BigEndian.Uint32(b[discovery.FilPageSpaceID:])}, nil
 }
 
 // bindSpaces binds every tablespace the log names to its file in the copy, as the server's
@@ -198,12 +198,12 @@ func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) 
 	if img != nil && !created {
 		return t, r.restorePage0(t, img)
 	}
-	b := make([]byte, fspSpaceFlags+4)
+	b := make([]byte, discovery.FSPFlags+4)
 	if n, _ := f.ReadAt(b, 0); n == len(b) && !discovery.IsZero(b) {
 		t.setFlags(b)
 		if !t.flagsSet {
 			return nil, fmt.Errorf("%s: offset %d: FSP flags 0x%x do not fit innodb_page_size=%d",
-				p, fspSpaceFlags, binary.BigEndian.Uint32(b[fspSpaceFlags:]), r.opt.PageSize)
+				p, discovery.FSPFlags, binary.BigEndian.Uint32(b[discovery.FSPFlags:]), r.opt.PageSize)
 		}
 	}
 	return t, nil
@@ -237,12 +237,12 @@ func (r *recovery) openSystem() (*tsFile, error) {
 	if r.sysPage0 != nil {
 		return t, r.restorePage0(t, r.sysPage0)
 	}
-	b := make([]byte, fspSpaceFlags+4)
+	b := make([]byte, discovery.FSPFlags+4)
 	if _, err := t.segs[0].f.ReadAt(b, 0); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.path, err)
 	}
 	if t.setFlags(b); !t.flagsSet {
-		return nil, fmt.Errorf("%s: offset %d: invalid FSP flags 0x%x", t.path, fspSpaceFlags, binary.BigEndian.Uint32(b[fspSpaceFlags:]))
+		return nil, fmt.Errorf("%s: offset %d: invalid FSP flags 0x%x", t.path, discovery.FSPFlags, binary.BigEndian.Uint32(b[discovery.FSPFlags:]))
 	}
 	return t, nil
 }
@@ -336,7 +336,7 @@ func (r *recovery) extend(t *tsFile) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	want := int64(binary.BigEndian.Uint32(p0[fspSize:]))
+	want := int64(binary.BigEndian.Uint32(p0[discovery.FSPSize:]))
 	have, err := t.pages()
 	if err != nil {
 		return 0, err

@@ -115,7 +115,7 @@ func (t *tsFile) write(no uint32, p []byte) error {
 
 // setFlags adopts the flags of page 0 once it holds valid ones.
 func (t *tsFile) setFlags(page0 []byte) {
-	raw := binary.BigEndian.Uint32(page0[fspSpaceFlags:])
+	raw := binary.BigEndian.Uint32(page0[discovery.FSPFlags:])
 	if fl, err := discovery.DecodeFlags(raw); err == nil && fl.PageSize == t.logical {
 		t.flags, t.flagsSet = fl, true
 		if fl.ZipSize != 0 {

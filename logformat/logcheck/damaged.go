@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"innoscope/finding"
 	"innoscope/logformat"
-	"innoscope/report"
 )
 
 // resyncWindow is how far past a damaged mini-transaction the next whole one is looked for (a
@@ -112,7 +112,7 @@ func damagedWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage,
 // LSN its block promises makes the server refuse the log; after it, the server silently stops
 // there. Damage that is the checkpoint's FILE_CHECKPOINT mini-transaction alone
 // (CheckpointRecordOnly) loses nothing to the salvage, and the message says so.
-func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail string, cp logformat.Checkpoint) report.Finding {
+func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail string, cp logformat.Checkpoint) finding.Finding {
 	promised := cp.EndLSN
 	// Past the end the checkpoint promises, the server starts and stops at the damage. A crash
 	// leaves this too: real SIGKILL crashes of MariaDB 10.11 end with a mini-transaction that
@@ -120,14 +120,14 @@ func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail str
 	// which the server's recovery drops as the unfinished tail it is. So it is a warning there,
 	// and recover does what the server does; only --salvage declares the range.
 	what := "the server's recovery silently stops there and loses them (a crash during the log's last write leaves this too; a flipped byte in a written log looks the same)"
-	sev := report.Warning
+	sev := finding.Warning
 	if d.At < promised {
 		what = fmt.Sprintf("this is before the end LSN %d the checkpoint promises, so the server refuses to start", promised)
-		sev = report.Error
+		sev = finding.Error
 	}
 	at := d.At
 	if d.CheckpointRecordOnly(stop, cp) {
-		return report.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: fmt.Sprintf(
+		return finding.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: fmt.Sprintf(
 			"the log is damaged at LSN %d (%s: %s): the %d bytes to LSN %d are the mini-transaction of the FILE_CHECKPOINT record the checkpoint block names, and %d whole mini-transactions (%d records) follow to LSN %d; "+
 				"the server refuses the log, `recover --salvage` replays them all from LSN %d and loses nothing",
 			d.At, stop, detail, d.Resume-d.At, d.Resume, d.MTRs, d.Records, d.End, d.Resume)}
@@ -135,11 +135,11 @@ func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail str
 	salvage := fmt.Sprintf("`recover --salvage` recovers up to LSN %d and declares LSN %d-%d lost", d.At, d.At, d.End)
 	msg := fmt.Sprintf("the log is damaged at LSN %d (%s: %s), but %d whole mini-transactions (%d records) follow from LSN %d to %d (%d bytes from the damage): %s"+salvageSep+"%s",
 		d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, d.Bytes(), what, salvage)
-	if d.SameBlock && sev == report.Warning {
+	if d.SameBlock && sev == finding.Warning {
 		msg = fmt.Sprintf("the log is damaged at LSN %d (%s: %s); %d whole mini-transactions (%d records) follow from LSN %d to %d, in the same %d-byte block of the file: "+
 			"they may be the unfinished tail of the log's last write, which no recovery reads even undamaged (a crash leaves whole mini-transactions past the log's end there, after a zero byte where the next should start), and the damaged one the last the log holds; "+
 			"the server's recovery stops at LSN %d"+salvageSep+"%s",
 			d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, tailBlock, d.At, salvage)
 	}
-	return report.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: msg}
+	return finding.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: msg}
 }

@@ -21,6 +21,9 @@ type ScanOptions struct {
 	// Notes receives a line when the scan cannot start where asked (an LSN before the oldest
 	// block a ring holds: it starts at that block); nil: none.
 	Notes io.Writer
+	// Progress, if set, is called as a listing of records goes on with the bytes of the log
+	// scanned and the log's capacity.
+	Progress func(done, total int64)
 }
 
 // CheckpointLSN is the LSN of the checkpoint recovery uses, 0 when no block is valid.

@@ -3,9 +3,9 @@ package redo
 import (
 	"sort"
 
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
-	"innoscope/report"
 )
 
 // sizeOfFileCheckpoint is the length of the FILE_CHECKPOINT mini-transaction: a clean log
@@ -15,26 +15,26 @@ const sizeOfFileCheckpoint = logformat.FileCheckpointMTRSize
 // Stats is what a scan of the log from the checkpoint (or ScanOptions.From) counts, and what it
 // says about recovery. Its JSON is the --json form of `log stats`.
 type Stats struct {
-	LogFile              string           `json:"log_file"`
-	Format               string           `json:"format"`
-	PageSize             int              `json:"page_size"`
-	PageSizeSource       string           `json:"page_size_source"`
-	CheckpointLSN        uint64           `json:"checkpoint_lsn"`
-	StartLSN             uint64           `json:"start_lsn"`
-	EndLSN               uint64           `json:"end_lsn"`
-	StopReason           string           `json:"stop_reason"`
-	StopDetail           string           `json:"stop_detail"`
-	StopOffset           int64            `json:"stop_offset"` // -1: the reader does not say
-	Bytes                uint64           `json:"bytes"`
-	MTRCount             int              `json:"mtr_count"`
-	RecordCount          int              `json:"record_count"`
-	RecordsByType        map[string]int   `json:"records_by_type"`
-	PageRecords          int              `json:"page_records"`
-	PagesTouched         int              `json:"pages_touched"`
-	FileCheckpointEndLSN *uint64          `json:"file_checkpoint_end_lsn"`
-	MalformedRecords     int              `json:"malformed_records"`
-	CrashRecovery        bool             `json:"crash_recovery"`
-	Findings             []report.Finding `json:"findings"`
+	LogFile              string            `json:"log_file"`
+	Format               string            `json:"format"`
+	PageSize             int               `json:"page_size"`
+	PageSizeSource       string            `json:"page_size_source"`
+	CheckpointLSN        uint64            `json:"checkpoint_lsn"`
+	StartLSN             uint64            `json:"start_lsn"`
+	EndLSN               uint64            `json:"end_lsn"`
+	StopReason           string            `json:"stop_reason"`
+	StopDetail           string            `json:"stop_detail"`
+	StopOffset           int64             `json:"stop_offset"` // -1: the reader does not say
+	Bytes                uint64            `json:"bytes"`
+	MTRCount             int               `json:"mtr_count"`
+	RecordCount          int               `json:"record_count"`
+	RecordsByType        map[string]int    `json:"records_by_type"`
+	PageRecords          int               `json:"page_records"`
+	PagesTouched         int               `json:"pages_touched"`
+	FileCheckpointEndLSN *uint64           `json:"file_checkpoint_end_lsn"`
+	MalformedRecords     int               `json:"malformed_records"`
+	CrashRecovery        bool              `json:"crash_recovery"`
+	Findings             []finding.Finding `json:"findings"`
 	// Blocks: the log is one of 512-byte blocks (its table says what was decoded, not where
 	// in the file the scan stopped).
 	Blocks bool `json:"-"`
@@ -69,7 +69,7 @@ func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 	}
 	cps := logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected)
 	stop, _, _ := sc.Stop()
-	unclean := func(fs []report.Finding) []report.Finding { // the counts, worded by the range scanned
+	unclean := func(fs []finding.Finding) []finding.Finding { // the counts, worded by the range scanned
 		if f := logcheck.Unclean(l.Path, st.StartLSN, st.EndLSN, cpLSN, stop == logformat.StopLimit, j.CrashRecovery, pageRecs, st.PagesTouched); f != nil {
 			fs = append(fs, *f)
 		}

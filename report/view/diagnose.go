@@ -6,6 +6,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -18,10 +19,10 @@ type DiagnosisJSON struct {
 	// ToRecoverPages is the count the verdict states: what the server prints as "InnoDB: To
 	// recover: N pages" (analysis.Diagnosis.ToRecover); PagesWithRecords is every distinct page
 	// a record after the checkpoint names, those the server drops before applying included.
-	ToRecoverPages   int              `json:"to_recover_pages"`
-	PagesWithRecords int              `json:"pages_with_records"`
-	Findings         []report.Finding `json:"findings"`
-	Summary          map[string]int   `json:"summary"`
+	ToRecoverPages   int               `json:"to_recover_pages"`
+	PagesWithRecords int               `json:"pages_with_records"`
+	Findings         []finding.Finding `json:"findings"`
+	Summary          map[string]int    `json:"summary"`
 	// Dictionary: SYS_TABLES as on disk (changes still in the log are not in it).
 	Dictionary []analysis.DictEntry `json:"dictionary"`
 	// Rollback is what crash recovery will roll back (absent when the undo logs were not read).
@@ -40,7 +41,7 @@ func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
 			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: d.RollbackForecast(),
 			ToRecoverPages: d.ToRecover(), PagesWithRecords: len(d.Analysis.Pages)})
 	}
-	out.Verdict(report.MakeVerdict(fs, d.Outcome()))
+	out.Verdict(finding.MakeVerdict(fs, d.Outcome()))
 	if err := findings(out, fs); err != nil {
 		return err
 	}
@@ -61,8 +62,8 @@ func Verification(out *report.Output, j *replay.Verification) error {
 		return out.WriteJSON(j)
 	}
 	o := j.Outcome
-	o.After = "the replayed copy verified (" + report.Thousands(j.PagesVerified) + " pages)"
-	out.Verdict(report.MakeVerdict(j.Findings, o))
+	o.After = "the replayed copy verified (" + finding.Thousands(j.PagesVerified) + " pages)"
+	out.Verdict(finding.MakeVerdict(j.Findings, o))
 	if err := findings(out, j.Findings); err != nil {
 		return err
 	}
@@ -98,7 +99,7 @@ func firstLine(s string) string {
 }
 
 // ReportWritten prints `report`: the verdict and where the HTML file went.
-func ReportWritten(out *report.Output, path string, p *report.Page, fs []report.Finding) error {
+func ReportWritten(out *report.Output, path string, p *report.Page, fs []finding.Finding) error {
 	if out.JSON {
 		return out.WriteJSON(map[string]any{"out": path, "verdict": p.Verdict, "findings": orEmpty(fs)})
 	}
