@@ -17,7 +17,7 @@ import (
 type salvageCase struct {
 	name, scenario string
 	mutate         func(t *testing.T, dir string)
-	want           map[string]int // action → how many
+	want           map[string]int // action → how many (nil: the caller checks)
 	// plainRecovers: the server starts on the directory (a damaged log past the end the
 	// checkpoint promises), so plain recover does what it does instead of refusing.
 	plainRecovers bool
@@ -83,7 +83,7 @@ func runSalvage(t *testing.T, d *damaged, c salvageCase) salvaged {
 			}
 		}
 	}
-	if len(got) != len(c.want) {
+	if len(got) != len(c.want) && c.want != nil {
 		t.Errorf("salvage actions %v, want %v", got, c.want)
 	}
 	for k, n := range c.want {

@@ -231,37 +231,3 @@ func ReadDictIndexes(t *File) ([]DictIndex, error) {
 	})
 	return out, err
 }
-
-// doublewriteFirst is the first page of the system tablespace's doublewrite buffer, which is
-// its extents 1 and 2 (innochecksum's is_page_doublewritebuffer): an extent is 1 MiB, or 64
-// pages for pages above 16 KiB.
-func doublewriteFirst(pageSize int) int64 {
-	if pageSize > 16384 {
-		return 64
-	}
-	return int64(1<<20) / int64(pageSize)
-}
-
-// DoublewriteCopy is a page image in the system tablespace's doublewrite buffer.
-type DoublewriteCopy struct {
-	Space, Page uint32
-	LSN         uint64
-	Image       []byte
-}
-
-// DoublewriteCopies returns the non-empty pages of the doublewrite buffer (extents 1 and 2 of
-// the system tablespace), keyed by the page id each copy carries.
-func DoublewriteCopies(sys *File) (map[[2]uint32][]DoublewriteCopy, error) {
-	first := doublewriteFirst(sys.FSP.Flags.PageSize)
-	out := map[[2]uint32][]DoublewriteCopy{}
-	err := sys.EachPage(first, 3*first, func(no int64, p []byte) error {
-		if IsZero(p) {
-			return nil
-		}
-		h, _ := ParseFilHeader(p)
-		k := [2]uint32{h.SpaceID, h.PageNo}
-		out[k] = append(out[k], DoublewriteCopy{h.SpaceID, h.PageNo, h.LSN, append([]byte(nil), p...)})
-		return nil
-	})
-	return out, err
-}

@@ -33,15 +33,23 @@ type File struct {
 
 // OpenFile opens a datafile read-only and decodes its first page. Anything but a regular
 // file is refused without blocking (see OpenRegular).
-func OpenFile(path string) (*File, error) {
+func OpenFile(path string) (*File, error) { return openFile(path, nil) }
+
+// openFile is OpenFile, with the first len(page0) bytes read from page0 instead of the file when
+// it is not nil (OpenFileWithPage0).
+func openFile(path string, page0 []byte) (*File, error) {
 	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	fi, err := f.Stat()
 	var tf *File
-	if err == nil {
+	if err == nil && page0 == nil {
 		tf, err = NewFile(f, fi.Size(), path)
+	} else if err == nil {
+		if tf, err = NewFile(page0Overlay{f, page0}, fi.Size(), path); err == nil {
+			tf.holesOnce.Do(func() { tf.holeInfo, tf.data = true, withData(DataExtents(f, fi.Size()), int64(len(page0))) })
+		}
 	}
 	if err != nil {
 		f.Close()

@@ -37,6 +37,10 @@ const (
 // or torn).
 const NotePage0Zero = "page 0 is all zero"
 
+// NotePage0Doublewrite is the Note of a datafile whose page 0 is all zero and which crash
+// recovery restores from the doublewrite buffer before it reads it (RestoredTablespace).
+const NotePage0Doublewrite = "page 0 is all zero; crash recovery restores it from the doublewrite buffer"
+
 // MinPhysicalPageSize is the smallest page a tablespace file has on disk: 1 KiB, the
 // ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=1 page (the server's UNIV_ZIP_SIZE_MIN).
 const MinPhysicalPageSize = 1 << 10
@@ -317,6 +321,12 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) (Tab
 		return t, err
 	}
 	defer f.Close()
+	t.fill(f)
+	return t, nil
+}
+
+// fill describes t from its opened file f: page 0's id, flags, sizes, checksum scheme and note.
+func (t *Tablespace) fill(f *File) {
 	fl := f.FSP.Flags
 	t.SpaceID, t.Flags, t.PageSize, t.PhysicalPageSize = f.FSP.SpaceID, fl, fl.PageSize, f.Physical
 	t.Pages, t.FSPSize, t.FirstPageLSN = f.Pages(), f.FSP.Size, f.Header.LSN
@@ -324,7 +334,7 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) (Tab
 		t.Encryption = scheme
 	}
 	v := CheckPage(f.page0, fl, 0, f.FSP.SpaceID)
-	if (c.foundBy == FoundScan || c.foundBy == FoundISL) && BlankPage0(f.page0) {
+	if (t.FoundBy == FoundScan || t.FoundBy == FoundISL) && BlankPage0(f.page0) {
 		// A blank ROW_FORMAT=COMPRESSED page 0 followed by written pages is not one 16 KiB page.
 		v = Verdict{Algorithm: AlgEmpty}
 	}
@@ -334,7 +344,7 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) (Tab
 	}
 	if v.Algorithm == AlgEmpty {
 		t.ChecksumAlgorithm = ""
-		if c.foundBy == FoundTemporary {
+		if t.FoundBy == FoundTemporary {
 			t.SpaceID, t.Note = tmpSpaceID, "page 0 not written yet; the server recreates the temporary tablespace at every start"
 		} else {
 			t.Note = NotePage0Zero
@@ -343,5 +353,21 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) (Tab
 	if fl.FullCRC32 {
 		t.ChecksumAlgorithm = string(AlgFullCRC32)
 	}
-	return t, nil
+}
+
+// RestoredTablespace is t, a datafile whose page 0 is all zero, described as crash recovery
+// sees it once it has written img, a doublewrite copy of page 0 (DoublewritePage0), over that
+// page: with the copy's id and flags, and the note NotePage0Doublewrite.
+func RestoredTablespace(t Tablespace, img []byte) (Tablespace, error) {
+	f, err := OpenFileWithPage0(t.Path, img)
+	if err != nil {
+		return t, err
+	}
+	defer f.Close()
+	r := Tablespace{Path: t.Path, FoundBy: t.FoundBy, ISL: t.ISL, Location: t.Location}
+	r.fill(f)
+	if r.Note == "" {
+		r.Note = NotePage0Doublewrite
+	}
+	return r, nil
 }

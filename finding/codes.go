@@ -62,4 +62,5 @@ var Codes = map[string]string{
 	"SALVAGE_LOG_TRUNCATED":             "salvage stopped the replay before a damaged mini-transaction",
 	"SALVAGE_IGNORED_DUPLICATE":         "salvage moved a second file with a space id out of the copy",
 	"SALVAGE_CHECKPOINT_RECORD_SKIPPED": "salvage started after a damaged FILE_CHECKPOINT mini-transaction",
+	"SALVAGE_NEW_LOG":                   "salvage gave the copy a new empty log for a missing or empty one",
 }

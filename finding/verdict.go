@@ -2,6 +2,7 @@ package finding
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -40,11 +41,16 @@ var losers = map[string]bool{"LOG_DAMAGED": true, "LOG_TRUNCATED": true, "LOG_EN
 // the server starts never does, whatever its code (a SPACE_ID_MISMATCH of a file only the
 // dictionary names: the server starts and the table is unusable).
 func refuses(f Finding) bool {
-	if strings.Contains(f.Message, "the server starts") {
+	if saysStarts.MatchString(f.Message) {
 		return false
 	}
 	return refusers[f.Code] || strings.Contains(f.Message, "refuses to start") || strings.Contains(f.Message, "refuse to start")
 }
+
+// saysStarts is a message's word that the server starts despite the finding ("the server
+// starts, but the table fails", "the server starts and the table is unusable"); not advice that
+// mentions a start ("a copy ... which the server starts on").
+var saysStarts = regexp.MustCompile(`\bthe server starts(,| and | but | without )`)
 
 // rank orders findings for display: errors that stop the server, other errors, warnings, info.
 func rank(f Finding) int {

@@ -112,10 +112,13 @@ type recovery struct {
 	written map[analysis.PageID]bool // pages this run wrote to the copy (their disk image is recovered)
 	applied map[analysis.PageID]bool
 	dblwr   map[[2]uint32][]discovery.DoublewriteCopy
-	found   map[uint32][]string         // space id -> files with that id on page 0 (scan of the copy)
-	bound   map[uint32]analysis.Binding // the file recovery opens for each space the log names
-	res     RecoverResult
-	done    int
+	// sysPage0 is the doublewrite copy written over the system tablespace's blank page 0 (nil:
+	// page 0 is there).
+	sysPage0 []byte
+	found    map[uint32][]string         // space id -> files with that id on page 0 (scan of the copy)
+	bound    map[uint32]analysis.Binding // the file recovery opens for each space the log names
+	res      RecoverResult
+	done     int
 	// readOnly opens the files read-only and never writes (RecoveredUndo); only, when set,
 	// limits recovery to those tablespaces (the others' records are skipped).
 	readOnly bool

@@ -418,12 +418,14 @@ func (r *recovery) planDictionary(pl *SalvagePlan, dict []discovery.DictTable, p
 }
 
 // zeroPage0 is the refusal of the file p of tablespace id when its page 0 is blank, the log does
-// not rebuild it and must read other pages of it (refuseZeroPage0); nil when there is none.
+// not rebuild it and must read other pages of it, and the doublewrite buffer has no copy of it
+// (zeroPage0Of); nil when there is none.
 func (r *recovery) zeroPage0(id uint32, p string) (refusal, err error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return r.refuseZeroPage0(id, p, f), nil
+	_, refusal = r.zeroPage0Of(id, p, f)
+	return refusal, nil
 }

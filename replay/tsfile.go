@@ -26,6 +26,9 @@ type tsFile struct {
 	// cut is where the server finds the end of a file shorter than the FSP_SIZE its page 0
 	// gives (discovery.CutShort), 0 for a file that is not cut short (page 0 is in it).
 	cut int64
+	// page0 is page 0 restored from the doublewrite buffer in memory, for a read-only recovery
+	// (nil: page 0 is read from the file).
+	page0 []byte
 }
 
 // TruncatedError is a page recovery must read (no INIT_PAGE rebuilds it) that lies beyond the end
@@ -75,6 +78,11 @@ func (t *tsFile) read(no uint32) ([]byte, error) {
 
 // readInto reads page no into p (t.phys bytes; zero beyond the end of the file).
 func (t *tsFile) readInto(no uint32, p []byte) error {
+	if no == 0 && t.page0 != nil {
+		copy(p, t.page0)
+		clear(p[min(len(p), len(t.page0)):])
+		return nil
+	}
 	s, off := t.locate(no)
 	if s == nil {
 		return fmt.Errorf("%s: page %d is beyond the system tablespace files", t, no)
