@@ -90,18 +90,26 @@ func (a *Analysis) ToRecover(path func(name string) string, stat func(path strin
 }
 
 // ToRecover is Analysis.ToRecover for the data directory the diagnosis read, its files looked
-// at read-only, with what the start-up reads (0 when the log could not be used). Without the
+// at read-only (a page 0 crash recovery restores from the doublewrite buffer as restored), with
+// what the start-up reads (0 when the log could not be used). Without the
 // undo logs (Options.Undo nil, or unreadable) the start-up's reads are not known, and the
 // count is larger than the server's.
 func (d *Diagnosis) ToRecover() int {
 	if d.Input.Analysis == nil {
 		return 0
 	}
+	stat := func(p string) FileState {
+		st := firstPageState(p)
+		if c := RestoredPage0(d.Input.Restored, p); c != nil {
+			st.Deferred, st.SpaceID = false, c.Space // written back from the doublewrite buffer first
+		}
+		return st
+	}
 	var first map[PageID]bool
 	if !d.countsStartupReads() {
 		first = d.startupReads()
 	}
-	return d.Analysis.ToRecover(SourcePath(d.Layout.Datadir), firstPageState, first)
+	return d.Analysis.ToRecover(SourcePath(d.Layout.Datadir), stat, first)
 }
 
 // countsStartupReads reports whether the server that wrote the log (its creator, "MariaDB

@@ -17,7 +17,7 @@ import (
 type salvageCase struct {
 	name, scenario string
 	mutate         func(t *testing.T, dir string)
-	want           map[string]int // action → how many
+	want           map[string]int // action → how many (nil: the caller checks)
 	// plainRecovers: the server starts on the directory (a damaged log past the end the
 	// checkpoint promises), so plain recover does what it does instead of refusing.
 	plainRecovers bool
@@ -83,7 +83,7 @@ func runSalvage(t *testing.T, d *damaged, c salvageCase) salvaged {
 			}
 		}
 	}
-	if len(got) != len(c.want) {
+	if len(got) != len(c.want) && c.want != nil {
 		t.Errorf("salvage actions %v, want %v", got, c.want)
 	}
 	for k, n := range c.want {
@@ -151,16 +151,7 @@ func judgeCopy(t *testing.T, s *lab.Scenario, sv salvaged, want string) {
 			t.Errorf("an error about no table the salvage declared lost: %s", errs[i])
 		}
 	}
-	checks := map[string]string{}
-	for _, l := range strings.Split(strings.TrimSpace(v.Checks), "\n") {
-		tbl, res, _ := strings.Cut(l, "\t")
-		checks[tbl] = res
-	}
-	sums := map[string]string{}
-	for _, l := range strings.Split(strings.TrimSpace(v.Checksums), "\n") {
-		tbl, sum, _ := strings.Cut(l, "\t")
-		sums[tbl] = sum
-	}
+	checks, sums := tabbed(v.Checks), tabbed(v.Checksums)
 	compared := 0
 	for _, l := range strings.Split(strings.TrimSpace(want), "\n") {
 		tbl, sum, _ := strings.Cut(l, "\t")
@@ -178,6 +169,17 @@ func judgeCopy(t *testing.T, s *lab.Scenario, sv salvaged, want string) {
 	if compared == 0 {
 		t.Error("no table compared")
 	}
+}
+
+// tabbed maps the first field of each table<TAB>value line of s to the rest (CHECK TABLE and
+// CHECKSUM TABLE results).
+func tabbed(s string) map[string]string {
+	m := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		k, v, _ := strings.Cut(l, "\t")
+		m[k] = v
+	}
+	return m
 }
 
 // swapFiles swaps two files of dir by renaming them.

@@ -143,3 +143,21 @@ func splitSep(s []byte) []string {
 	}
 	return out
 }
+
+// legacyInnoDB is DB_TYPE_INNODB, the storage engine code in byte 3 of the .frm of an InnoDB
+// table (a partitioned table has the partition engine's code there).
+const legacyInnoDB = 12
+
+// FrmColumns reads the .frm file at path and reports whether it defines an InnoDB table (not
+// partitioned) and how many columns it has (VIRTUAL ones included).
+func FrmColumns(path string) (innodb bool, columns int, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false, 0, err
+	}
+	f, err := parseFrm(b, path)
+	if err != nil {
+		return false, 0, err
+	}
+	return b[3] == legacyInnoDB, len(f), nil
+}
