@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 
 	"innoscope/discovery"
 	"innoscope/logformat/redo"
@@ -36,7 +38,10 @@ import (
 //     file is missing: recovery creates the file, and its page 0 is not counted either (checked:
 //     the ddl lab crash with db/fresh.ibd deleted, "To recover: 12 pages" as with the file).
 //   - InnoDB's start-up reads some pages of the system and undo tablespaces before the last
-//     batch (torecover_startup.go); each is recovered as it is read and leaves the map.
+//     batch (torecover_startup.go); each is recovered as it is read and leaves the map. MariaDB
+//     11 prints the number before those reads (measured on 11.8: every lab crash's count is the
+//     pages with records less the above, none of the start-up's pages taken off): for a log an
+//     11.x server wrote (its creator string), they are counted.
 //   - Pages of spaces the server cannot open or whose pages are freed are still counted: they
 //     are skipped only after the number is printed (apply_batch).
 //
@@ -100,7 +105,37 @@ func (d *Diagnosis) ToRecover() int {
 		}
 		return st
 	}
-	return d.Analysis.ToRecover(SourcePath(d.Layout.Datadir), stat, d.startupReads())
+	var first map[PageID]bool
+	if !d.countsStartupReads() {
+		first = d.startupReads()
+	}
+	return d.Analysis.ToRecover(SourcePath(d.Layout.Datadir), stat, first)
+}
+
+// countsStartupReads reports whether the server that wrote the log (its creator, "MariaDB
+// 11.8.9") prints "To recover: N pages" before its start-up reads: MariaDB 11 and later.
+func (d *Diagnosis) countsStartupReads() bool {
+	l, err := OpenLog(d.Layout, "")
+	if err != nil {
+		return false
+	}
+	defer l.Close()
+	return CreatorMajor(l.Header.Creator) >= 11
+}
+
+// CreatorMajor is the major version of a redo log's creator string ("MariaDB 11.8.9": 11), 0
+// when it names none (a backup tool, MySQL, an empty string).
+func CreatorMajor(creator string) int {
+	v, ok := strings.CutPrefix(creator, "MariaDB ")
+	if !ok {
+		return 0
+	}
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // startupReads is startupReads over the system and undo tablespaces as recovery leaves them,

@@ -30,7 +30,13 @@ type damaged struct {
 // real server on a second copy of the result.
 func damage(t *testing.T, scenario string, mutate func(t *testing.T, dir string)) *damaged {
 	t.Helper()
-	s := lab.Get(t, scenario)
+	return damageOn(t, lab.MariaDB1011, scenario, mutate)
+}
+
+// damageOn is damage with a crash of the lab server srv, which judges it.
+func damageOn(t *testing.T, srv *lab.Server, scenario string, mutate func(t *testing.T, dir string)) *damaged {
+	t.Helper()
+	s := srv.Get(t, scenario)
 	base := t.TempDir()
 	d := &damaged{s: s, base: base, dir: filepath.Join(base, "data")}
 	lab.CopyDir(t, s.Crashed, d.dir)

@@ -21,11 +21,17 @@ import (
 // and returns it, its socket and error log, and a channel that gets its exit.
 func launchServer(t *testing.T, dir string, opts ...string) (*exec.Cmd, string, string, chan error) {
 	t.Helper()
+	return launchServerOn(t, lab.MariaDB1011, dir, opts...)
+}
+
+// launchServerOn is launchServer with the lab server v (Require called).
+func launchServerOn(t *testing.T, v *lab.Server, dir string, opts ...string) (*exec.Cmd, string, string, chan error) {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "s.sock")
 	errLog := filepath.Join(t.TempDir(), "server.err")
 	args := append([]string{"--no-defaults", "--datadir=" + dir, "--user=root", "--socket=" + sock,
 		"--skip-networking", "--log-error=" + errLog}, opts...)
-	srv := exec.Command("mariadbd", args...)
+	srv := v.Command("mariadbd", args...)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

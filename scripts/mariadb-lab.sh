@@ -2,8 +2,12 @@
 # mariadb-lab.sh — throw-away MariaDB servers that make real crashed data directories.
 #
 # Every server runs with --no-defaults, its own socket, --skip-networking, and is stopped by pid.
+# LAB_SERVER (default 10.11, the system's) picks the server version of every command: 11.8 (or
+# 10.5) is fetched and run through its wrappers by scripts/mariadb-server.sh, the same scenarios
+# and verdicts with that server.
 #
-#   scripts/mariadb-lab.sh install              install mariadb-server, mariadb-backup (apt-get) if absent
+#   scripts/mariadb-lab.sh install              install the server (LAB_SERVER; the system's 10.11:
+#                                               mariadb-server, mariadb-backup by apt-get if absent)
 #   scripts/mariadb-lab.sh list                 list the scenarios
 #   scripts/mariadb-lab.sh scenario NAME OUT    make scenario NAME under the new directory OUT
 #   scripts/mariadb-lab.sh verdict DIR OUT [OPT...]  start mariadbd on DIR (a disposable copy), write
@@ -16,7 +20,8 @@
 #   scripts/mariadb-lab.sh bench-recover OUT PAGES  a crashed directory (OUT/crashed) whose log
 #                                               changes >= PAGES pages after its checkpoint
 #   source scripts/mariadb-lab.sh functions     define the functions (start, crash, verdict_of,
-#                                               fresh_server, ...) in the calling shell (crash-sweep.sh)
+#                                               fresh_server, ...) in the calling shell (crash-sweep.sh),
+#                                               LAB_SERVER's programs first in PATH
 #
 # A scenario directory OUT holds:
 #   crashed/        the data directory exactly as SIGKILL left it (what innoscope reads)
@@ -41,25 +46,18 @@
 #   options.txt     the extra mariadbd options the scenario used (one per line)
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
+# shellcheck source=scripts/mariadb-server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mariadb-server.sh" functions
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd dblwr_page0"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd dblwr_page0 defaults"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
-install() {
-  if command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 \
-    && command -v innochecksum >/dev/null 2>&1 && command -v mariadb-backup >/dev/null 2>&1 \
-    && command -v strace >/dev/null 2>&1; then
-    return 0
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  # strace holds a server right after a file operation of a DDL statement (the DDL-cut tests).
-  apt-get install -y -qq mariadb-server mariadb-backup strace >/dev/null
-}
+# opts_for NAME: extra server options of a scenario (used at install and at every start): its
+# own and the server version's (server_opts).
+opts_for() { echo "$(scenario_opts "$1") $(server_opts "${LAB_SERVER:-10.11}" "$1")"; }
 
-# opts_for NAME: extra server options of a scenario (used at install and at every start).
-opts_for() {
+scenario_opts() {
   case "$1" in
     undo) echo "--innodb-undo-tablespaces=3 --innodb-undo-log-truncate=ON --innodb-max-undo-log-size=10M --innodb-log-file-size=64M" ;;
     wrapped|fixture) echo "--innodb-log-file-size=4M" ;;
@@ -79,6 +77,7 @@ opts_for() {
     dblwr_page0) echo "--innodb-log-file-size=16M --innodb-use-native-aio=0" ;;
     bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
     bench_recover) echo "--innodb-log-file-size=4G --innodb-buffer-pool-size=4G --innodb-adaptive-flushing=OFF --innodb-max-dirty-pages-pct=99 --innodb-io-capacity=100" ;;
+    defaults) ;;
     *) echo "--innodb-log-file-size=16M" ;;
   esac
 }
@@ -334,6 +333,41 @@ UPDATE db.a SET v = 'after' WHERE id < 50;
 UPDATE db.rb SET v = 'after' WHERE id < 50;
 INSERT INTO db2.mover SELECT seq, 'late' FROM seq_301_to_400;
 EOF
+    ;;
+    # Every default of the server (no option: 11.8's utf8mb4, 3 undo tablespaces, its default log
+    # size), its column types (UUID, INET4, INET6; on 11.8 VECTOR with a vector index), DML and
+    # DDL after the checkpoint.
+    defaults) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.t1 (id INT PRIMARY KEY, v VARCHAR(200), n INT, KEY(v)) ENGINE=InnoDB;
+CREATE TABLE db.types (id INT PRIMARY KEY, u UUID, a INET4, b INET6, s VARCHAR(40)) ENGINE=InnoDB;
+CREATE TABLE db.old (id INT PRIMARY KEY, v VARCHAR(50)) ENGINE=InnoDB;
+INSERT INTO db.t1 SELECT seq, REPEAT(_utf8mb4 X'C3A9', 1 + seq % 150), seq FROM seq_1_to_3000;
+INSERT INTO db.types SELECT seq, UUID(), CONCAT('10.0.', seq DIV 256, '.', seq % 256), CONCAT('2001:db8::', HEX(seq)), CONCAT(_utf8mb4 X'C3BC', seq) FROM seq_1_to_2000;
+INSERT INTO db.old SELECT seq, 'o' FROM seq_1_to_500;
+EOF
+      [ "${LAB_SERVER:-10.11}" = 11.8 ] && cat <<'EOF'
+CREATE TABLE db.vec (id INT PRIMARY KEY, e VECTOR(4) NOT NULL, VECTOR INDEX (e)) ENGINE=InnoDB;
+INSERT INTO db.vec SELECT seq, VEC_FromText(CONCAT('[', seq, ',', seq / 2, ',1,', seq % 7, ']')) FROM seq_1_to_500;
+EOF
+      cat <<'EOF'
+SET GLOBAL innodb_log_checkpoint_now=1;
+INSERT INTO db.t1 SELECT seq, REPEAT(_utf8mb4 X'C39F', seq % 100), seq FROM seq_3001_to_5000;
+UPDATE db.t1 SET n = n * 2 WHERE id % 3 = 0;
+DELETE FROM db.t1 WHERE id % 11 = 0;
+UPDATE db.types SET u = UUID(), a = '192.168.0.1' WHERE id % 4 = 0;
+INSERT INTO db.types SELECT seq, UUID(), NULL, '::1', 'new' FROM seq_2001_to_2500;
+ALTER TABLE db.types ADD COLUMN z INT NOT NULL DEFAULT 5, ALGORITHM=INSTANT;
+RENAME TABLE db.old TO db.renamed;
+DROP TABLE db.renamed;
+CREATE TABLE db.again (id INT PRIMARY KEY, v VARCHAR(50)) ENGINE=InnoDB;
+INSERT INTO db.again SELECT seq, 'a' FROM seq_1_to_300;
+EOF
+      [ "${LAB_SERVER:-10.11}" = 11.8 ] && cat <<'EOF'
+INSERT INTO db.vec SELECT seq, VEC_FromText(CONCAT('[', seq, ',0,0,', seq % 5, ']')) FROM seq_501_to_800;
+DELETE FROM db.vec WHERE id % 9 = 0;
+EOF
+      true
     ;;
     clean) cat <<'EOF'
 CREATE DATABASE db;
@@ -813,8 +847,15 @@ bench_recover() {
   echo "rows=$rows" >"$out/bench.txt"
 }
 
+# Every command runs LAB_SERVER's programs; so do the functions a caller sources (another server
+# than the system's only: the system's needs no install check).
 case "${1:-}" in
-  install) install ;;
+  install | list) ;;
+  functions) [ "${LAB_SERVER:-10.11}" = 10.11 ] || use_server "$LAB_SERVER" ;;
+  *) use_server "${LAB_SERVER:-10.11}" ;;
+esac
+case "${1:-}" in
+  install) install_server "${LAB_SERVER:-10.11}" >/dev/null ;;
   list) echo "$SCENARIOS" | tr ' ' '\n' ;;
   scenario) [ $# -eq 3 ] || die "usage: $0 scenario NAME OUT"; scenario "$2" "$3" ;;
   verdict) [ $# -ge 3 ] || die "usage: $0 verdict DIR OUT [MARIADBD-OPTIONS...]"; verdict_of "${@:2}" ;;
