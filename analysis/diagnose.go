@@ -39,6 +39,9 @@ type Input struct {
 	// Undo is the undo logs and dictionary as crash recovery leaves them (RecoveredUndo; nil:
 	// not read), for the rollback of the DDL transactions the crash left uncommitted.
 	Undo *UndoView
+	// Restored are the datafiles whose blank page 0 crash recovery restores from the doublewrite
+	// buffer (RestorePage0); their entries in Spaces describe them from that copy.
+	Restored []Page0Restore
 }
 
 // expectation is a file name some source maps to a space id.
@@ -146,7 +149,8 @@ func expectations(in Input) map[string]expectation {
 }
 
 // diagnoseLocations is LocationFindings for a diagnosis: a datafile too short for page 0 is
-// judged against the log by duplicateAndOrphanFindings instead.
+// judged against the log by duplicateAndOrphanFindings instead, and a missing first system
+// file beside a log is the server's refusal (systemFileFinding).
 func diagnoseLocations(in Input) []finding.Finding {
 	ts := make([]discovery.Tablespace, 0, len(in.Spaces))
 	for _, t := range in.Spaces {
@@ -154,7 +158,7 @@ func diagnoseLocations(in Input) []finding.Finding {
 			ts = append(ts, t)
 		}
 	}
-	return LocationFindings(ts, in.Policy)
+	return systemFileFinding(in, LocationFindings(ts, in.Policy))
 }
 
 // shortFile reports a datafile too short to hold page 0 (created an instant before the crash:
@@ -193,6 +197,7 @@ func Diagnose(in Input) []finding.Finding {
 			Message: r.String() + "; a server started without crash recovery (this one too, at its next start after recovery) follows the link and loses the table; innoscope recover writes the corrected link in its copy"})
 	}
 	fs = slices.DeleteFunc(fs, func(f finding.Finding) bool { return f.Code == "STALE_ISL" && mislinked[discovery.ResolvePath(f.File)] })
+	fs = append(fs, frmFindings(in)...)
 	for _, d := range Dictionary(in) {
 		if !d.Deleted && !d.Frm && !strings.Contains(d.Name, "#sql") {
 			fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
@@ -265,13 +270,20 @@ func Diagnose(in Input) []finding.Finding {
 					msg += fmt.Sprintf("; space %d is in %s", e.id, o.Path)
 				}
 			}
+			if e.logged {
+				msg += fmt.Sprintf("; the log changes space %d after the checkpoint, so the server refuses to start", e.id)
+			} else {
+				msg += fmt.Sprintf("; the server starts, but the table is unusable (\"Expected tablespace id %d but found %d\")", e.id, f.SpaceID)
+			}
 			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: shownPath(in.Datadir, e.name), LSN: e.lsn, Message: msg})
 		}
 	}
 	p0, bad := page0Findings(in, exp)
 	fs = append(fs, p0...)
+	fs = append(fs, restoredFindings(in)...)
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
+	fs = append(fs, cutShortFindings(in, exp)...)
 	fs = append(fs, encryptedFindings(in)...)
 	return fs
 }

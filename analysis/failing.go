@@ -29,6 +29,14 @@ func FailingTables(in Input, fs []finding.Finding) []FailingTable {
 		if f.Severity != finding.Error {
 			continue
 		}
+		if f.Code == "FRM_NOT_IN_ENGINE" { // a table of a .frm, not of the dictionary
+			ft := FailingTable{Table: dotted(filepath.Base(filepath.Dir(f.File)) + "/" + strings.TrimSuffix(filepath.Base(f.File), ".frm")), Code: f.Code, File: f.File}
+			if !seen[ft] {
+				seen[ft] = true
+				out = append(out, ft)
+			}
+			continue
+		}
 		name := ""
 		if f.SpaceID == nil && f.File != "" {
 			name = TableName(filepath.Base(filepath.Dir(f.File)) + "/" + filepath.Base(f.File))

@@ -12,7 +12,8 @@ import (
 // MySQL 8's WL#13065 refuses to recover them), files that cannot be read, and stale .isl files
 // (the target is absent: the server starts without such a link, logging an [ERROR] line when
 // it looks a table up by its name; a table that needs it is reported by
-// duplicateAndOrphanFindings as MISSING_FILE). Which start-ups look the name up is not
+// duplicateAndOrphanFindings as MISSING_FILE). An unreadable temporary tablespace is information
+// only: the server recreates it at every start. Which start-ups look the name up is not
 // predicted: the lab and the sweeps show it after the log renames the target away, but not
 // after every such rename.
 func LocationFindings(ts []discovery.Tablespace, policy Policy) []finding.Finding {
@@ -28,6 +29,11 @@ func LocationFindings(ts []discovery.Tablespace, policy Policy) []finding.Findin
 				Message: fmt.Sprintf("links to %s, which does not exist (a leftover of a RENAME or a rebuild of a DATA DIRECTORY table); the server starts without it; "+
 					"if it looks a table up by this link's name (at start-up, for instance recovering a rename of that file), it logs "+
 					"\"[ERROR] InnoDB: ISL file ... was found but the linked file ... could not be opened or is not correct\" and goes on", t.Path)})
+		case t.Error != "" && t.FoundBy == discovery.FoundTemporary:
+			// The server removes ibtmp1 and creates it anew at every start ("Removed temporary
+			// tablespace data file"), whatever it holds: nothing depends on it.
+			fs = append(fs, finding.Finding{Severity: finding.Info, Code: "UNREADABLE_DATAFILE", File: t.Path,
+				Message: t.Error + "; this is the temporary tablespace, which the server deletes and creates anew at every start, so it does not matter"})
 		case t.Error != "":
 			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "UNREADABLE_DATAFILE", File: t.Path, Message: t.Error})
 		case t.Location == discovery.LocUnprotected:

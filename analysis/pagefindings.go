@@ -139,3 +139,54 @@ func futureNeeded(r *discovery.Report, need map[uint32]bool, dblwr map[[2]uint32
 	}
 	return 0, false
 }
+
+// cutShortFindings: a datafile the log or the dictionary names that is shorter than the
+// FSP_SIZE of its page 0 (discovery.CutShort), with pages recovery must read (no INIT_PAGE
+// rebuilds them) beyond where the server finds its end: the server refuses to start, "Unable to
+// apply log to corrupted page N" for the first of them (checked on a real crash whose table file
+// was cut short: TestCutShortFile). One finding per file, naming the pages.
+func cutShortFindings(in Input, exp map[string]expectation) []finding.Finding {
+	if in.Analysis == nil {
+		return nil
+	}
+	var fs []finding.Finding
+	for _, t := range in.Spaces {
+		if t.Error != "" || t.Note == discovery.NotePage0Zero || t.FoundBy == discovery.FoundSystem || t.FoundBy == discovery.FoundTemporary {
+			continue
+		}
+		p := absPath(in.Datadir, t.Path)
+		e, named := exp[p]
+		id := t.SpaceID
+		if named {
+			id = e.id
+		} else if t.FoundBy != discovery.FoundUndo {
+			continue // nothing refers to it: the server never opens it
+		}
+		if _, trimmed := in.Analysis.Trims[id]; trimmed || id != t.SpaceID {
+			continue // an undo truncation cuts the file first; another id: SPACE_ID_MISMATCH
+		}
+		cut, short := discovery.CutShort(t.Pages, t.FSPSize, t.PhysicalPageSize, t.PageSize)
+		if !short {
+			continue
+		}
+		var first, last uint32
+		n := 0
+		for pid, read := range in.Analysis.Pages {
+			if pid.Space != id || !read || in.Analysis.Freed[pid] || int64(pid.Page) < cut {
+				continue
+			}
+			if n == 0 || pid.Page < first {
+				first = pid.Page
+			}
+			last = max(last, pid.Page)
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		fs = append(fs, finding.Finding{Severity: finding.Error, Code: "TRUNCATED_FILE", SpaceID: u32(id), File: t.Path,
+			Message: fmt.Sprintf("the file holds %d pages (the server counts %d: whole extents) where the FSP_SIZE of its page 0 says %d: it was cut short, and recovery must read %d pages beyond that end (pages %d to %d) that no INIT_PAGE rebuilds: the server refuses to start (\"Unable to apply log to corrupted page %d in file %s\"); restore the whole file, or `innoscope recover --salvage` quarantines it (the table is lost in the copy)",
+				t.Pages, cut, t.FSPSize, n, first, last, first, serverName(in.Datadir, t.Path))})
+	}
+	return fs
+}

@@ -80,6 +80,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	in := Input{Datadir: s.Datadir, Analysis: logged, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: opt.Policy,
 		Pages: map[string]*discovery.Report{}, LogName: LogName(s)}
 	fs = append(fs, readDictionary(s, &in)...)
+	ts = in.Spaces // with the page 0 restores of crash recovery
 	if logged != nil && opt.Undo != nil {
 		// A file that cannot be opened has its finding from the scan (UNREADABLE_DATAFILE).
 		var pathErr *os.PathError
@@ -93,7 +94,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 		fs = append(fs, finding.Finding{Severity: finding.Info, Code: "PAGES_NOT_CHECKED", File: s.Datadir,
 			Message: "--skip-pages: datafile pages were not verified, so corrupt pages and pages newer than the log are not reported"})
 	}
-	if err := inspectPages(ts, a.Map.EndLSN, in.Pages, opt.Progress); err != nil {
+	if err := inspectPages(ts, in.Restored, a.Map.EndLSN, in.Pages, opt.Progress); err != nil {
 		return nil, err
 	}
 	fs = append(fs, Diagnose(in)...)
@@ -122,12 +123,26 @@ func readLayoutLog(s discovery.Layout, opt redo.ScanOptions) (*Analysis, uint64,
 	return ReadLog(l, opt)
 }
 
-// readDictionary fills in SYS_TABLES, SYS_INDEXES and the doublewrite buffer's copies from the
-// system tablespace of s; a finding when the dictionary cannot be read.
+// readDictionary fills in the doublewrite buffer's copies, the page 0 restores they make
+// (RestorePage0), and SYS_TABLES and SYS_INDEXES from the system tablespace of s as crash
+// recovery reads it; a finding when the dictionary cannot be read.
 func readDictionary(s discovery.Layout, in *Input) []finding.Finding {
-	sys, err := discovery.OpenFile(filepath.Join(s.SystemFile()))
+	p := filepath.Join(s.SystemFile())
+	sys, err := discovery.OpenFile(p)
 	if err != nil {
 		return nil // the scan reports the system tablespace
+	}
+	in.Dblwr, _ = discovery.DoublewriteCopies(sys)
+	sys.Close()
+	pageSize, _ := s.InnoDBPageSize()
+	RestorePage0(in, pageSize)
+	if c := RestoredPage0(in.Restored, p); c != nil {
+		sys, err = discovery.OpenFileWithPage0(p, c.Image)
+	} else {
+		sys, err = discovery.OpenFile(p)
+	}
+	if err != nil {
+		return nil
 	}
 	defer sys.Close()
 	var fs []finding.Finding
@@ -138,7 +153,6 @@ func readDictionary(s discovery.Layout, in *Input) []finding.Finding {
 		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
 			Message: "SYS_INDEXES could not be read: " + err.Error()})
 	}
-	in.Dblwr, _ = discovery.DoublewriteCopies(sys)
 	return fs
 }
 
@@ -161,8 +175,9 @@ func recoveredUndo(s discovery.Layout, opt Options, a *Analysis, ts []discovery.
 }
 
 // inspectPages verifies every page of the datafiles ts into pages (by path), pages newer than
-// endLSN included; the temporary tablespace and files the scan could not read are skipped.
-func inspectPages(ts []discovery.Tablespace, endLSN uint64, pages map[string]*discovery.Report, progress func(done, total int64)) error {
+// endLSN included, each file with page 0 as crash recovery restores it (restored); the
+// temporary tablespace and files the scan could not read are skipped.
+func inspectPages(ts []discovery.Tablespace, restored []Page0Restore, endLSN uint64, pages map[string]*discovery.Report, progress func(done, total int64)) error {
 	for i, t := range ts {
 		if progress != nil {
 			progress(int64(i), int64(len(ts)))
@@ -171,6 +186,12 @@ func inspectPages(ts []discovery.Tablespace, endLSN uint64, pages map[string]*di
 			continue // the server deletes and recreates the temporary tablespace at start
 		}
 		f, err := discovery.OpenFile(t.Path)
+		if c := RestoredPage0(restored, t.Path); c != nil {
+			if f != nil {
+				f.Close()
+			}
+			f, err = discovery.OpenFileWithPage0(t.Path, c.Image)
+		}
 		if err != nil {
 			continue
 		}
@@ -205,8 +226,12 @@ func logUnreadableFinding(s discovery.Layout, err error) finding.Finding {
 		file = fe.File
 	}
 	msg := "the redo log could not be used, so nothing of it is checked against the files: " + err.Error()
-	if _, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && !errors.As(err, &fe) {
-		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")"
+	salvage := "; put the log back if it was moved (it must be this directory's own), or `innoscope recover --salvage " + s.Datadir +
+		" --into COPY` makes a copy with a new empty log at the largest page LSN, which the server starts on, declaring lost what the log held after its last checkpoint and naming the files that may be inconsistent"
+	if fi, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && !errors.As(err, &fe) {
+		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")" + salvage
+	} else if serr == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		msg += "; MariaDB refuses to start on it (\"ib_logfile0 is empty, and LSN is unknown\")" + salvage
 	}
 	sev := finding.Error // the server refuses it too
 	if redo.Encrypted(err) {

@@ -29,7 +29,7 @@ func TestFromLSNInsideMTR(t *testing.T) {
 		s    func(t *testing.T) *lab.Scenario
 	}{
 		{"dml", func(t *testing.T) *lab.Scenario { return lab.Get(t, "dml") }},
-		{"dml105", func(t *testing.T) *lab.Scenario { return lab.Get105(t, "dml105") }},
+		{"dml105", func(t *testing.T) *lab.Scenario { return lab.MariaDB105.Get(t, "dml105") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := c.s(t)

@@ -49,7 +49,7 @@ func records105(t *testing.T, args ...string) ([]recordJSON, string, int) {
 func TestLog105AgainstServer(t *testing.T) {
 	for _, name := range scenarios105 {
 		t.Run(name, func(t *testing.T) {
-			s := lab.Get105(t, name)
+			s := lab.MariaDB105.Get(t, name)
 			v := s.Verdict
 			t.Logf("10.5 on the crash: %s", strings.ReplaceAll(serverLines(t, v.ErrLog), "\n", " | "))
 			if v.EndLSN == 0 || v.CrashRecovery && v.CheckpointLSN == 0 {

@@ -15,7 +15,7 @@ import (
 )
 
 // scenarios are the lab's crash scenarios (scripts/mariadb-lab.sh list).
-var scenarios = []string{"dml", "ddl", "alter_force", "data_directory", "instant", "undo", "wrapped", "clean"}
+var scenarios = []string{"dml", "ddl", "alter_force", "data_directory", "instant", "undo", "wrapped", "clean", "defaults"}
 
 // run runs innoscope in-process and returns stdout, stderr and the exit code.
 func run(args ...string) (string, string, int) {
@@ -78,85 +78,87 @@ var knownType = func() map[string]bool {
 // TestLogAgainstServer compares header, stats and records with what mariadbd printed while
 // recovering a copy of the same crashed directory, for every lab scenario.
 func TestLogAgainstServer(t *testing.T) {
-	for _, name := range scenarios {
-		t.Run(name, func(t *testing.T) {
-			s := lab.Get(t, name)
-			v := s.Verdict
-			t.Logf("server on a copy:\n%s", serverLines(t, v.ErrLog))
-			before := lab.HashTree(t, s.Crashed)
+	forServers(t, func(t *testing.T, srv *lab.Server) {
+		for _, name := range scenariosOn(srv, scenarios) {
+			t.Run(name, func(t *testing.T) {
+				s := srv.Get(t, name)
+				v := s.Verdict
+				t.Logf("server on a copy:\n%s", serverLines(t, v.ErrLog))
+				before := lab.HashTree(t, s.Crashed)
 
-			var h headerJSON
-			runJSON(t, &h, "log", "header", "--json", s.Crashed)
-			var st statsJSON
-			runJSON(t, &st, "log", "stats", "--json", s.Crashed)
-			t.Logf("innoscope: checkpoint %d end %d stop %s, %d mtrs, %d records %v",
-				st.CheckpointLSN, st.EndLSN, st.StopReason, st.MTRCount, st.RecordCount, st.RecordsByType)
+				var h headerJSON
+				runJSON(t, &h, "log", "header", "--json", s.Crashed)
+				var st statsJSON
+				runJSON(t, &st, "log", "stats", "--json", s.Crashed)
+				t.Logf("innoscope: checkpoint %d end %d stop %s, %d mtrs, %d records %v",
+					st.CheckpointLSN, st.EndLSN, st.StopReason, st.MTRCount, st.RecordCount, st.RecordsByType)
 
-			if st.CrashRecovery != v.CrashRecovery {
-				t.Errorf("crash_recovery = %v, server ran crash recovery: %v", st.CrashRecovery, v.CrashRecovery)
-			}
-			if v.CrashRecovery {
-				if st.CheckpointLSN != v.CheckpointLSN || h.CheckpointLSN == nil || *h.CheckpointLSN != v.CheckpointLSN {
-					t.Errorf("checkpoint_lsn = %d (header %v), server: Starting crash recovery from checkpoint LSN=%d",
-						st.CheckpointLSN, h.CheckpointLSN, v.CheckpointLSN)
+				if st.CrashRecovery != v.CrashRecovery {
+					t.Errorf("crash_recovery = %v, server ran crash recovery: %v", st.CrashRecovery, v.CrashRecovery)
 				}
-			} else if st.PageRecords != 0 {
-				t.Errorf("clean shutdown but %d page records to apply", st.PageRecords)
-			}
-			if st.EndLSN != v.EndLSN || v.EndLSN == 0 {
-				t.Errorf("end_lsn = %d, server: End of log at LSN=%d", st.EndLSN, v.EndLSN)
-			}
-			if st.MalformedRecords != 0 || len(st.Findings) > 0 && st.Findings[0].Code != "UNCLEAN_SHUTDOWN" {
-				t.Errorf("malformed %d, findings %+v", st.MalformedRecords, st.Findings)
-			}
-			for typ := range st.RecordsByType {
-				if !knownType[typ] {
-					t.Errorf("record type %s is unknown", typ)
+				if v.CrashRecovery {
+					if st.CheckpointLSN != v.CheckpointLSN || h.CheckpointLSN == nil || *h.CheckpointLSN != v.CheckpointLSN {
+						t.Errorf("checkpoint_lsn = %d (header %v), server: Starting crash recovery from checkpoint LSN=%d",
+							st.CheckpointLSN, h.CheckpointLSN, v.CheckpointLSN)
+					}
+				} else if st.PageRecords != 0 {
+					t.Errorf("clean shutdown but %d page records to apply", st.PageRecords)
 				}
-			}
-			if st.StopReason != string(logformat.StopZero) && st.StopReason != string(logformat.StopSequenceBit) {
-				t.Errorf("scan of a real log stopped by %s: %s", st.StopReason, st.StopDetail)
-			}
+				if st.EndLSN != v.EndLSN || v.EndLSN == 0 {
+					t.Errorf("end_lsn = %d, server: End of log at LSN=%d", st.EndLSN, v.EndLSN)
+				}
+				if st.MalformedRecords != 0 || len(st.Findings) > 0 && st.Findings[0].Code != "UNCLEAN_SHUTDOWN" {
+					t.Errorf("malformed %d, findings %+v", st.MalformedRecords, st.Findings)
+				}
+				for typ := range st.RecordsByType {
+					if !knownType[typ] {
+						t.Errorf("record type %s is unknown", typ)
+					}
+				}
+				if st.StopReason != string(logformat.StopZero) && st.StopReason != string(logformat.StopSequenceBit) {
+					t.Errorf("scan of a real log stopped by %s: %s", st.StopReason, st.StopDetail)
+				}
 
-			// Every record listed, each with a known type, the same count as the stats.
-			out, _, code := run("log", "records", "--json", s.Crashed)
-			if code != ExitClean {
-				t.Fatalf("log records: exit %d", code)
-			}
-			n, seen := 0, map[string]bool{}
-			sc := bufio.NewScanner(strings.NewReader(out))
-			sc.Buffer(nil, 1<<20)
-			for sc.Scan() {
-				var r recordJSON
-				if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-					t.Fatalf("record line %d: %v", n, err)
+				// Every record listed, each with a known type, the same count as the stats.
+				out, _, code := run("log", "records", "--json", s.Crashed)
+				if code != ExitClean {
+					t.Fatalf("log records: exit %d", code)
 				}
-				if !knownType[r.Type] || r.Malformed != "" {
-					t.Errorf("record %+v", r)
+				n, seen := 0, map[string]bool{}
+				sc := bufio.NewScanner(strings.NewReader(out))
+				sc.Buffer(nil, 1<<20)
+				for sc.Scan() {
+					var r recordJSON
+					if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+						t.Fatalf("record line %d: %v", n, err)
+					}
+					if !knownType[r.Type] || r.Malformed != "" {
+						t.Errorf("record %+v", r)
+					}
+					seen[r.Type], seen[r.Type+"/"+r.Subtype] = true, true
+					n++
 				}
-				seen[r.Type], seen[r.Type+"/"+r.Subtype] = true, true
-				n++
-			}
-			for _, k := range mustSee[name] {
-				if !seen[k] {
-					t.Errorf("no %s record in the %s scenario's log", k, name)
+				for _, k := range mustSee[name] {
+					if !seen[k] {
+						t.Errorf("no %s record in the %s scenario's log", k, name)
+					}
 				}
-			}
-			if n != st.RecordCount {
-				t.Errorf("log records printed %d records, stats counted %d", n, st.RecordCount)
-			}
+				if n != st.RecordCount {
+					t.Errorf("log records printed %d records, stats counted %d", n, st.RecordCount)
+				}
 
-			if name == "wrapped" {
-				start := logformat.StartOffset + int64((st.StartLSN-h.FirstLSN)%h.Capacity)
-				if st.StopOffset >= start {
-					t.Errorf("wrapped: the scan from file offset %d to %d did not cross the end of the ring", start, st.StopOffset)
+				if name == "wrapped" {
+					start := logformat.StartOffset + int64((st.StartLSN-h.FirstLSN)%h.Capacity)
+					if st.StopOffset >= start {
+						t.Errorf("wrapped: the scan from file offset %d to %d did not cross the end of the ring", start, st.StopOffset)
+					}
 				}
-			}
-			if after := lab.HashTree(t, s.Crashed); !reflect.DeepEqual(before, after) {
-				t.Errorf("the source directory changed")
-			}
-		})
-	}
+				if after := lab.HashTree(t, s.Crashed); !reflect.DeepEqual(before, after) {
+					t.Errorf("the source directory changed")
+				}
+			})
+		}
+	})
 }
 
 // flipInLog copies the scenario's crashed directory and flips one byte of its ib_logfile0 at

@@ -71,7 +71,7 @@ func recoverAction(c *cli.Context) error {
 		}
 		j.Ran(p, o)
 		// What the server will meet on the copy: the tables it will not open, the rollback.
-		if j.OnCopy, err = replay.DiagnoseCopy(o.CopyLayout, o.Result.RolledBackDDL); err != nil {
+		if j.OnCopy, err = replay.DiagnoseCopy(o.CopyLayout, o.Result.RolledBackDDL, p.Salvage.NewLog()); err != nil {
 			fmt.Fprintf(c.App.ErrWriter, "innoscope: note: the copy could not be diagnosed, so what the server will meet on it is not said: %v\n", err)
 		}
 	}

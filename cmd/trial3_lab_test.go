@@ -315,7 +315,7 @@ func TestToLSNSaysWhereItStopped(t *testing.T) {
 		StopReason    string `json:"stop_reason"`
 		RecordCount   int    `json:"record_count"`
 	}
-	for _, s := range []*lab.Scenario{lab.Get(t, "dml"), lab.Get105(t, "dml105")} {
+	for _, s := range []*lab.Scenario{lab.Get(t, "dml"), lab.MariaDB105.Get(t, "dml105")} {
 		where, _ := splitOptions(s.Options)
 		var whole, part stats
 		runJSON(t, &whole, append([]string{"log", "stats", "--json", s.Crashed}, where...)...)
@@ -344,7 +344,7 @@ func TestToLSNSaysWhereItStopped(t *testing.T) {
 // format identifier in decimal (1346918739) where the server's sources write it in hex
 // (0x50485953, "PHYS"). JSON keeps the number.
 func TestLogHeader105Records(t *testing.T) {
-	s := lab.Get105(t, "dml105")
+	s := lab.MariaDB105.Get(t, "dml105")
 	out, errs, code := run("log", "header", s.Crashed)
 	rows := map[string]string{}
 	for _, l := range strings.Split(out, "\n") {

@@ -38,7 +38,7 @@ func serverErrors(t *testing.T, path string) []string {
 func TestCrashUpgrade105(t *testing.T) {
 	for _, name := range scenarios105 {
 		t.Run(name, func(t *testing.T) {
-			s := lab.Get105(t, name)
+			s := lab.MariaDB105.Get(t, name)
 			before := lab.HashTree(t, s.Crashed)
 			tmp := t.TempDir()
 			copyDir := filepath.Join(tmp, "copy")

@@ -24,7 +24,7 @@ var quoted = regexp.MustCompile(`\(("(?:[^"\\]|\\.)*")\)`)
 func TestUpgradeRefusal105(t *testing.T) {
 	for _, name := range scenarios105 {
 		t.Run(name, func(t *testing.T) {
-			s := lab.Get105(t, name)
+			s := lab.MariaDB105.Get(t, name)
 			before := lab.HashTree(t, s.Crashed)
 			copyDir := filepath.Join(t.TempDir(), "copy")
 			lab.CopyDir(t, s.Crashed, copyDir)

@@ -36,12 +36,15 @@ var Codes = map[string]string{
 	// Pages.
 	"CORRUPT_PAGE":          "a corrupt page recovery does not touch",
 	"CORRUPT_PAGE_NEEDED":   "a corrupt page recovery must read",
+	"TRUNCATED_FILE":        "a file cut short: recovery must read pages beyond its end",
 	"FILE_AHEAD_OF_LOG":     "pages with LSNs beyond the end of the log",
 	"PAGES_NOT_CHECKED":     "pages not judged (page 0 blank and rebuilt by the log, or --skip-pages)",
 	"INNOCHECKSUM_REJECTS":  "pages innochecksum rejects that the server accepts",
 	"DICTIONARY_UNREADABLE": "the data dictionary could not be read",
 	// The dictionary, DDL and undo.
 	"MISSING_FRM":                   "a dictionary table without its .frm",
+	"FRM_COLUMNS_MISMATCH":          "a .frm with another number of columns than InnoDB's dictionary after recovery",
+	"FRM_NOT_IN_ENGINE":             "an InnoDB table's .frm that InnoDB's dictionary after recovery does not hold",
 	"DDL_RECOVERY":                  "ddl_recovery.log holds actions the server completes or reverts",
 	"DDL_RECOVERY_FAILS":            "the server's DDL recovery cannot complete an action: a table loses a partition",
 	"INSTANT_METADATA_UNRECOGNIZED": "instant ALTER metadata the server rejects as recovery leaves it",
@@ -54,9 +57,11 @@ var Codes = map[string]string{
 	"COPY_LOG_NOT_CLEAN":                "the replayed copy's log is not clean",
 	"COPY_PAGE_AHEAD_OF_LOG":            "a page of the replayed copy is newer than its log",
 	"SALVAGE_RELOCATED":                 "salvage placed a file at the name the log gives its space",
+	"SALVAGE_RELOCATED_UNPROVEN":        "salvage placed a file at its space's name, which the log cannot prove is its: a guess",
 	"SALVAGE_SKIPPED_RECORDS":           "salvage skipped the records of a tablespace whose file is nowhere",
 	"SALVAGE_QUARANTINED":               "salvage moved a file with an unrecoverable page out of the copy",
 	"SALVAGE_LOG_TRUNCATED":             "salvage stopped the replay before a damaged mini-transaction",
 	"SALVAGE_IGNORED_DUPLICATE":         "salvage moved a second file with a space id out of the copy",
 	"SALVAGE_CHECKPOINT_RECORD_SKIPPED": "salvage started after a damaged FILE_CHECKPOINT mini-transaction",
+	"SALVAGE_NEW_LOG":                   "salvage gave the copy a new empty log for a missing or empty one",
 }

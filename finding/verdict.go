@@ -2,6 +2,7 @@ package finding
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -29,21 +30,31 @@ type Outcome struct {
 var refusers = map[string]bool{
 	"SPACE_ID_MISMATCH": true, "MISSING_FILE_CHECKPOINT": true, "MISSING_MLOG_CHECKPOINT": true,
 	"NO_VALID_CHECKPOINT": true, "CORRUPT_LOG": true, "CORRUPT_PAGE_NEEDED": true, "MISSING_REDO_FILE": true,
-	"LOG_UNREADABLE": true, "REPLAY_FAILED": true, "DUPLICATE_SPACE_ID": true,
+	"LOG_UNREADABLE": true, "REPLAY_FAILED": true, "DUPLICATE_SPACE_ID": true, "TRUNCATED_FILE": true,
 }
 
 // losers are the finding codes whose error (when not a refusal) means the server starts, but
 // its recovery stops before the end of what the log held and loses committed work.
 var losers = map[string]bool{"LOG_DAMAGED": true, "LOG_TRUNCATED": true, "LOG_END_DAMAGED": true}
 
-// refuses tells whether an error finding stops the server at start.
+// refuses tells whether an error finding stops the server at start. A finding whose message says
+// the server starts never does, whatever its code (a SPACE_ID_MISMATCH of a file only the
+// dictionary names: the server starts and the table is unusable).
 func refuses(f Finding) bool {
+	if saysStarts.MatchString(f.Message) {
+		return false
+	}
 	return refusers[f.Code] || strings.Contains(f.Message, "refuses to start") || strings.Contains(f.Message, "refuse to start")
 }
 
 // Refuses tells whether an error finding is one by which the server refuses to start (or stops
 // during crash recovery), as the verdict ranks it.
 func Refuses(f Finding) bool { return refuses(f) }
+
+// saysStarts is a message's word that the server starts despite the finding ("the server
+// starts, but the table fails", "the server starts and the table is unusable"); not advice that
+// mentions a start ("a copy ... which the server starts on").
+var saysStarts = regexp.MustCompile(`\bthe server starts(,| and | but | without )`)
 
 // rank orders findings for display: errors that stop the server, other errors, warnings, info.
 func rank(f Finding) int {

@@ -29,6 +29,13 @@ func TestVerdict(t *testing.T) {
 			t.Errorf("got  %q\nwant %q", got, c.want)
 		}
 	}
+	// Advice that mentions a start is no word that the server starts (the missing log's
+	// finding names a salvage "which the server starts on": still a refusal).
+	advice := Finding{Severity: Error, Code: "LOG_UNREADABLE", Message: "no redo log; MariaDB refuses to start without it; or recover --salvage makes a copy which the server starts on"}
+	starts := Finding{Severity: Error, Code: "SPACE_ID_MISMATCH", Message: "page 0 is all zero; the server starts and the table is unusable"}
+	if !refuses(advice) || refuses(starts) {
+		t.Errorf("refuses: advice %v, starts %v", refuses(advice), refuses(starts))
+	}
 	s := SortFindings(fs)
 	want := []string{"SPACE_ID_MISMATCH", "SPACE_ID_MISMATCH", "CORRUPT_PAGE", "ORPHAN_FILE", "UNCLEAN_SHUTDOWN"}
 	for i, f := range s {

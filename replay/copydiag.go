@@ -20,14 +20,15 @@ type CopyDiagnosis struct {
 
 // DiagnoseCopy diagnoses the copy laid out as l (Outcome.CopyLayout). Like recover's replay it
 // reads only the pages of the dictionary and the undo logs, not every page (`verify` does):
-// the --skip-pages note is left out.
+// the --skip-pages note is left out; allPages checks every page (a salvage that replayed
+// nothing, SalvagePlan.NewLog).
 //
 // rolledBack are the file effects of the uncommitted DDL transactions the replay rolled back in
 // the copy (RecoverResult.RolledBackDDL): the copy's dictionary still holds those transactions'
 // rows, which the server's rollback undoes when it starts, so what it says of their tables
 // (a file missing, renamed, of another id) is not what the server meets; it is left out.
-func DiagnoseCopy(l discovery.Layout, rolledBack []analysis.RolledBackDDL) (*CopyDiagnosis, error) {
-	d, err := analysis.Run(l, analysis.Options{Policy: analysis.PolicyMariaDB, SkipPages: true, Undo: RecoveredUndo})
+func DiagnoseCopy(l discovery.Layout, rolledBack []analysis.RolledBackDDL, allPages bool) (*CopyDiagnosis, error) {
+	d, err := analysis.Run(l, analysis.Options{Policy: analysis.PolicyMariaDB, SkipPages: !allPages, Undo: RecoveredUndo})
 	if err != nil {
 		return nil, err
 	}

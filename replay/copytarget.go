@@ -1,13 +1,11 @@
 package replay
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -46,18 +44,14 @@ func (c *Copy) sourceLocations() []string {
 	for _, d := range s.Directories {
 		add(d)
 	}
-	filepath.WalkDir(s.Datadir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || !e.Type().IsRegular() || !strings.HasSuffix(p, ".isl") {
-			return nil
+	// The .isl files where the server reads them: in the database directories.
+	isls, _ := filepath.Glob(filepath.Join(s.Datadir, "*", "*.isl"))
+	for _, p := range isls {
+		if t, err := discovery.ReadISL(p); err == nil && filepath.IsAbs(t) {
+			add(filepath.Dir(t))
+			add(filepath.Dir(filepath.Dir(t)))
 		}
-		if b, err := os.ReadFile(p); err == nil {
-			if t := strings.TrimSpace(string(bytes.TrimRight(b, "\x00"))); filepath.IsAbs(t) {
-				add(filepath.Dir(t))
-				add(filepath.Dir(filepath.Dir(t)))
-			}
-		}
-		return nil
-	})
+	}
 	return out
 }
 

@@ -112,10 +112,13 @@ type recovery struct {
 	written map[analysis.PageID]bool // pages this run wrote to the copy (their disk image is recovered)
 	applied map[analysis.PageID]bool
 	dblwr   map[[2]uint32][]discovery.DoublewriteCopy
-	found   map[uint32][]string         // space id -> files with that id on page 0 (scan of the copy)
-	bound   map[uint32]analysis.Binding // the file recovery opens for each space the log names
-	res     RecoverResult
-	done    int
+	// sysPage0 is the doublewrite copy written over the system tablespace's blank page 0 (nil:
+	// page 0 is there).
+	sysPage0 []byte
+	found    map[uint32][]string         // space id -> files with that id on page 0 (scan of the copy)
+	bound    map[uint32]analysis.Binding // the file recovery opens for each space the log names
+	res      RecoverResult
+	done     int
 	// readOnly opens the files read-only and never writes (RecoveredUndo); only, when set,
 	// limits recovery to those tablespaces (the others' records are skipped).
 	readOnly bool
@@ -370,6 +373,14 @@ func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 
 // read loads a page from the copy, from the doublewrite buffer when the file's copy is torn.
 func (r *recovery) read(p *cached, id analysis.PageID) error {
+	if t := p.ts; t.cut > 0 && int64(id.Page) >= t.cut && !r.written[id] {
+		fi, _ := t.segs[0].f.Stat()
+		var fsp uint32
+		if b, err := t.read(0); err == nil {
+			fsp = binary.BigEndian.Uint32(b[discovery.FSPSize:])
+		}
+		return &TruncatedError{Space: id.Space, Path: t.path, Page: id.Page, Pages: fi.Size() / int64(t.phys), Cut: t.cut, Phys: t.phys, FSPSize: fsp}
+	}
 	if r.keep != nil && r.frames.pf == nil {
 		r.frames.pf = r.keep.ready // the blocks prepared for the pages to keep
 	}

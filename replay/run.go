@@ -2,8 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -30,6 +28,9 @@ type Source struct {
 	// decoded are the mini-transactions the pre-pass decoded, for the replay (nil: the replay
 	// decodes the log again).
 	decoded *redo.Decoded
+	// standIn is the new log a salvage gives a copy whose source has none (nil: the source's
+	// log is replayed); Close removes it.
+	standIn *newLog
 }
 
 // Open opens the log of the data directory laid out as s and runs the pre-pass. It refuses,
@@ -45,11 +46,11 @@ func open(s discovery.Layout, scan redo.ScanOptions, so salvageOptions) (*Source
 	if err := s.CheckDatadir(); err != nil {
 		return nil, err
 	}
-	l, err := analysis.OpenLog(s, "")
+	l, err := analysis.OpenLog(s, so.logArg())
 	if redo.Encrypted(err) { // the server reads it with its key management plugin
 		return nil, Unsupported{err}
 	} else if err != nil {
-		return nil, err
+		return nil, noLogHint(s, err, so.salvageWord())
 	}
 	if err := l.Replayable(); err != nil { // a format innoscope does not replay: its limit, not the server's
 		l.Close()
@@ -110,6 +111,9 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		}
 	}
 	if err == nil { // the server cannot start without its system tablespace: name it before copying
+		err = analysis.SystemFileRefusal(s)
+	}
+	if err == nil {
 		_, err = discovery.SystemPageSize(s.SystemFile())
 	}
 	var ts []discovery.Tablespace
@@ -127,7 +131,7 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		err = refuseEncrypted(ts, a)
 	}
 	if err == nil && !so.salvage { // a torn page 0 the server cannot recover past: say so before copying (the salvage quarantines it)
-		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}), so.salvageWord())
+		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}, l.PageSize), so.salvageWord())
 	}
 	var plan *SalvagePlan
 	// The pages the pre-flight read keeps for the replay (none for a salvage: it moves files
@@ -146,8 +150,11 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts, dict, dictErr), Salvage: plan, scan: scan, spaces: ts, kept: so.keep}, nil
 }
 
-// Close closes the source's log.
-func (p *Source) Close() error { return p.Log.Close() }
+// Close closes the source's log (and removes a salvage's stand-in for a missing one).
+func (p *Source) Close() error {
+	p.standIn.remove()
+	return p.Log.Close()
+}
 
 // islRedirects returns the .isl files the copy points at the file the log names
 // (analysis.ISLRedirects, from SYS_TABLES: the tables the .isl files belong to); none if SYS_TABLES
@@ -259,7 +266,8 @@ func (p *Source) CheckTarget(opt RunOptions) error {
 	if err := cp.CheckTarget(opt.Force, opt.Flags); err != nil {
 		return TargetError{err}
 	}
-	return nil
+	_, err := cp.planTree()
+	return err
 }
 
 // Run copies the source into opt.Target, replays the log into the copy and resets the copy's
@@ -281,18 +289,19 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 		cp.deferred = planDeferred(p.spaces, p.Analysis, p.kept)
 	}
 	p.kept = nil // the replay takes them (or no one)
+	if err := cp.checkOverlaps(opt.Flags.orDefault()); err != nil {
+		return nil, TargetError{err} // before the plan: it must never walk into the copy
+	}
+	pl, err := cp.planTree() // what cannot be copied is refused before anything is written
+	if err != nil {
+		return nil, err
+	}
 	lock, err := cp.Lock(opt.Force, opt.Flags)
 	if err != nil {
 		return nil, TargetError{err}
 	}
 	defer lock.Unlock()
-	var total int64
-	filepath.Walk(s.Datadir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			total += fi.Size()
-		}
-		return nil
-	})
+	total := pl.bytes
 	var lastMTRs chan map[[2]uint32]uint64
 	if p.decoded != nil { // the pages' last mini-transactions, found on another core during the copy
 		d := p.decoded

@@ -43,7 +43,10 @@ func (pl *SalvagePlan) Rows() [][]string {
 		}
 		lsn := ""
 		if a.LSN != 0 {
-			lsn = fmt.Sprintf("%d-%d", a.LSN, a.EndLSN)
+			lsn = fmt.Sprint(a.LSN)
+		}
+		if a.EndLSN != 0 {
+			lsn += fmt.Sprintf("-%d", a.EndLSN)
 		}
 		rows = append(rows, []string{a.Action, id, a.File, a.MovedTo, lsn, fmt.Sprint(a.Pages), fmt.Sprint(a.Records), a.Detail})
 	}

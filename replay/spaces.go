@@ -28,13 +28,13 @@ func (r *recovery) openSpaces() error {
 	if err != nil {
 		return fmt.Errorf("system tablespace: %w", err)
 	}
-	if err := refuseZeroSystemPage0(sys.Path, r.opt.PageSize); err != nil {
-		sys.Close()
-		return err
-	}
-	defer sys.Close()
-	if r.dblwr, err = discovery.DoublewriteCopies(sys); err != nil {
+	r.dblwr, err = discovery.DoublewriteCopies(sys)
+	sys.Close()
+	if err != nil {
 		return fmt.Errorf("doublewrite buffer: %w", err)
+	}
+	if r.sysPage0, err = r.systemPage0(sys.Path); err != nil {
+		return err
 	}
 	found, err := discovery.Scan(s)
 	if err != nil {
@@ -191,8 +191,12 @@ func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) 
 	t := &tsFile{id: id, path: p, segs: []segment{{f: f, path: p, count: -1, def: r.opt.deferred.of(p)}}, logical: r.opt.PageSize,
 		phys: r.opt.PageSize, created: created, trimTo: -1}
 	r.spaces[id] = t // so that an error below still closes the file
-	if err := r.refuseZeroPage0(id, p, f); err != nil && !created {
+	img, err := r.zeroPage0Of(id, p, f)
+	if err != nil && !created {
 		return nil, err
+	}
+	if img != nil && !created {
+		return t, r.restorePage0(t, img)
 	}
 	b := make([]byte, discovery.FSPFlags+4)
 	if n, _ := f.ReadAt(b, 0); n == len(b) && !discovery.IsZero(b) {
@@ -200,6 +204,12 @@ func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) 
 		if !t.flagsSet {
 			return nil, fmt.Errorf("%s: offset %d: FSP flags 0x%x do not fit innodb_page_size=%d",
 				p, discovery.FSPFlags, binary.BigEndian.Uint32(b[discovery.FSPFlags:]), r.opt.PageSize)
+		}
+		_, trimmed := r.an.Trims[id]
+		if fi, err := f.Stat(); err == nil && !created && !trimmed {
+			if cut, short := discovery.CutShort(fi.Size()/int64(t.phys), binary.BigEndian.Uint32(b[discovery.FSPSize:]), t.phys, t.logical); short {
+				t.cut = cut
+			}
 		}
 	}
 	return t, nil
@@ -230,6 +240,9 @@ func (r *recovery) openSystem() (*tsFile, error) {
 		t.segs = append(t.segs, seg)
 	}
 	t.path = t.segs[0].path
+	if r.sysPage0 != nil {
+		return t, r.restorePage0(t, r.sysPage0)
+	}
 	b := make([]byte, discovery.FSPFlags+4)
 	if _, err := t.segs[0].f.ReadAt(b, 0); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.path, err)

@@ -96,7 +96,8 @@ func SQL(w *bufio.Writer, t *Table) func(Row) error {
 	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\n")
 	binary := make([]bool, len(t.Cols))
 	for i, c := range t.Cols {
-		binary[i] = c.Frm.Type == myBit || isString(c.Frm.Type) && charsetOf(collation(c.Dict.PRType)) == csBinary
+		binary[i] = c.Frm.Type == myBit || isString(c.Frm.Type) && charsetOf(collation(c.Dict.PRType)) == csBinary &&
+			(c.Frm.DataType == "" || c.Frm.DataType == "vector") // UUID and INET values are written as text
 	}
 	return func(row Row) error {
 		w.WriteString(prefix)

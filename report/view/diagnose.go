@@ -30,6 +30,8 @@ type DiagnosisJSON struct {
 	Dictionary []analysis.DictEntry `json:"dictionary"`
 	// Rollback is what crash recovery will roll back (absent when the undo logs were not read).
 	Rollback *discovery.RollbackForecast `json:"rollback,omitempty"`
+	// Servers: which MariaDB versions recover the directory's log (analysis.Diagnosis.Servers).
+	Servers []analysis.ServerSupport `json:"servers,omitempty"`
 }
 
 // Diagnosis prints `diagnose`: the verdict, the findings by severity and a closing count.
@@ -42,7 +44,7 @@ func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
 		}
 		return out.WriteJSON(DiagnosisJSON{Datadir: d.Layout.Datadir, Verdict: finding.MakeVerdict(fs, d.Outcome()), CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
 			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: d.RollbackForecast(),
-			ToRecoverPages: d.ToRecover(), PagesWithRecords: len(d.Analysis.Pages)})
+			ToRecoverPages: d.ToRecover(), PagesWithRecords: len(d.Analysis.Pages), Servers: d.Servers()})
 	}
 	out.Verdict(finding.MakeVerdict(fs, d.Outcome()))
 	if err := findings(out, fs); err != nil {
@@ -52,9 +54,15 @@ func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
 	if d.Input.Analysis == nil {
 		where = "no usable redo log"
 	}
-	_, err := fmt.Fprintf(out.Writer(), "%s: %s, %s, %d info (%s)\n", d.Layout.Datadir,
-		count(sum["error"], "error", "errors"), count(sum["warning"], "warning", "warnings"), sum["info"], where)
-	return err
+	if _, err := fmt.Fprintf(out.Writer(), "%s: %s, %s, %d info (%s)\n", d.Layout.Datadir,
+		count(sum["error"], "error", "errors"), count(sum["warning"], "warning", "warnings"), sum["info"], where); err != nil {
+		return err
+	}
+	if ss := d.Servers(); ss != nil {
+		_, err := fmt.Fprintln(out.Writer(), analysis.ServersLine(ss))
+		return err
+	}
+	return nil
 }
 
 // Verification prints `verify`: the verdict, the findings and one line saying OK or FAILED

@@ -122,7 +122,11 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 	}
 	// The replay checks the pages it reads; the rest are copied byte for byte, as the server's
 	// own recovery leaves them, and a corrupt one among them shows only when read.
-	fmt.Fprintf(out.Writer(), "not checked: pages the log does not change, copied as they are (`innoscope verify %s` checks every page)\n", j.Source)
+	if j.salvage.NewLog() {
+		fmt.Fprintln(out.Writer(), "checked: every page of the copy (the diagnosis of the copy above); nothing was replayed")
+	} else {
+		fmt.Fprintf(out.Writer(), "not checked: pages the log does not change, copied as they are (`innoscope verify %s` checks every page)\n", j.Source)
+	}
 	fmt.Fprintln(out.Writer(), "start the server on the copy:")
 	out.Unwrapped("  " + j.StartCommand)
 	return nil
