@@ -18,6 +18,7 @@ var layers = map[string]int{
 	"innoscope/logformat/redo":          3, // the one entry to a redo log
 	"innoscope/discovery":               4, // files -> tablespaces, the dictionary, undo
 	"innoscope/pageapply":               5, // records -> pages
+	"innoscope/schema":                  5, // a table's definition (SYS_*, .frm); beside pageapply
 	"innoscope/rows":                    6, // pages -> rows
 	"innoscope/analysis":                7, // what recovery will do and why
 	"innoscope/replay":                  8, // the recovery procedure in a copy

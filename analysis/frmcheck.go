@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"innoscope/finding"
-	"innoscope/rows"
+	"innoscope/schema"
 )
 
 // dictKnown reports whether SYS_TABLES as crash recovery leaves it is known: recovered in memory
@@ -42,7 +42,7 @@ func frmFindings(in Input) []finding.Finding {
 		if strings.Contains(name, "#sql") || ddl[name] || ddl[strings.TrimPrefix(name, filepath.Base(filepath.Dir(p))+"/")] {
 			continue
 		}
-		innodb, cols, err := rows.FrmColumns(p)
+		innodb, cols, err := schema.FrmColumns(p)
 		if err != nil || !innodb {
 			continue // a view, another engine, a partitioned table, or no .frm the server reads either
 		}

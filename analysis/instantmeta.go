@@ -183,7 +183,7 @@ func pkSizes(t discovery.DictTable, ix discovery.DictIndex, cols []discovery.Dic
 	for i, f := range fs {
 		// SYS_FIELDS.POS: the position alone, or (when a field of the index is a prefix or DESC)
 		// the position << 16 | DESC 0x8000 | prefix length, which the first field, at position
-		// 0, shows as its low 16 bits alone (see rows.keyField).
+		// 0, shows as its low 16 bits alone (see schema.keyField).
 		if (i == 0 || f.Pos>>16 != 0) && f.Pos&0x7fff != 0 {
 			return nil // a column prefix
 		}

@@ -4,43 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"innoscope/schema"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// MySQL type codes (enum_field_types) as the .frm stores them.
 const (
-	myDecimalOld  = 0
-	myTiny        = 1
-	myShort       = 2
-	myLong        = 3
-	myFloat       = 4
-	myDouble      = 5
-	myTimestamp   = 7
-	myLongLong    = 8
-	myInt24       = 9
-	myDate        = 10
-	myTime        = 11
-	myDatetime    = 12
-	myYear        = 13
-	myNewDate     = 14
-	myVarchar     = 15
-	myBit         = 16
-	myTimestamp2  = 17
-	myDatetime2   = 18
-	myTime2       = 19
-	myNewDecimal  = 246
-	myEnum        = 247
-	mySet         = 248
-	myTinyBlob    = 249
-	myMediumBlob  = 250
-	myLongBlob    = 251
-	myBlob        = 252
-	myVarString   = 253
-	myString      = 254
-	myGeometry    = 255
 	notFixedDec   = 31 // FLOATING_POINT_DECIMALS: a FLOAT/DOUBLE without (M,D)
 	minTimeWidth  = 10 // "HHH:MM:SS"
 	maxDateWidth  = 19 // "YYYY-MM-DD HH:MM:SS"
@@ -51,7 +22,7 @@ const (
 // format appends to dst the stored bytes b of column c as the server prints the value (before
 // the client's escaping). b is the whole value (off-page parts already appended).
 func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) {
-	f := &c.Frm
+	f := &c.SQL
 	bad := func() ([]byte, error) {
 		return nil, fmt.Errorf("column %s: %d bytes for type %d", c.Name, len(b), f.Type)
 	}
@@ -65,15 +36,15 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 		}
 	}
 	switch f.Type {
-	case myTiny, myShort, myLong, myLongLong, myInt24:
+	case schema.MyTiny, schema.MyShort, schema.MyLong, schema.MyLongLong, schema.MyInt24:
 		if len(b) == 0 || len(b) > 8 {
 			return bad()
 		}
-		if c.Dict.PRType&dataUnsigned != 0 {
+		if c.InnoDB.PRType&schema.DataUnsigned != 0 {
 			return strconv.AppendUint(dst, beUint(b), 10), nil
 		}
 		return strconv.AppendInt(dst, beInt(b), 10), nil
-	case myYear:
+	case schema.MyYear:
 		if len(b) != 1 {
 			return bad()
 		}
@@ -81,7 +52,7 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 			return append(dst, "0000"...), nil
 		}
 		return strconv.AppendInt(dst, 1900+int64(b[0]), 10), nil
-	case myFloat:
+	case schema.MyFloat:
 		if len(b) != 4 {
 			return bad()
 		}
@@ -90,7 +61,7 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 			return strconv.AppendFloat(dst, float64(v), 'f', d, 64), nil
 		}
 		return append(dst, gcvt(float64(v), true)...), nil
-	case myDouble:
+	case schema.MyDouble:
 		if len(b) != 8 {
 			return bad()
 		}
@@ -99,21 +70,21 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 			return strconv.AppendFloat(dst, v, 'f', d, 64), nil
 		}
 		return append(dst, gcvt(v, false)...), nil
-	case myNewDecimal:
+	case schema.MyNewDecimal:
 		scale := f.Decimals()
 		prec := f.Length - btoi(scale > 0) - btoi(!f.Unsigned())
 		out, err := decimal(b, prec, scale)
 		return append(dst, out...), err
-	case myNewDate:
+	case schema.MyNewDate:
 		if len(b) != 3 {
 			return bad()
 		}
 		v := beUint(b) ^ 0x800000 // stored as a signed 3-byte integer
-		if c.Dict.PRType&dataUnsigned != 0 {
+		if c.InnoDB.PRType&schema.DataUnsigned != 0 {
 			v = beUint(b)
 		}
 		return appendDate(dst, v>>9, v>>5&15, v&31), nil
-	case myDatetime2:
+	case schema.MyDatetime2:
 		fsp := min(max(f.Length-maxDateWidth-1, 0), 6)
 		if len(b) != 5+(fsp+1)/2 {
 			return bad()
@@ -124,7 +95,7 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 		out := appendDate(dst, uint64(ym/13), uint64(ym%13), uint64(ymd&31))
 		out = appendClock(append(out, ' '), uint64(hms>>12), uint64(hms>>6&63), uint64(hms&63))
 		return appendFrac(out, int64(fracOf(b[5:])), fsp), nil
-	case myTimestamp2:
+	case schema.MyTimestamp2:
 		fsp := min(max(f.Length-maxDateWidth-1, 0), 6)
 		if len(b) != 4+(fsp+1)/2 {
 			return bad()
@@ -136,19 +107,19 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 		}
 		out := time.Unix(sec, 0).In(tz).AppendFormat(dst, "2006-01-02 15:04:05")
 		return appendFrac(out, frac, fsp), nil
-	case myTime2:
+	case schema.MyTime2:
 		fsp := min(max(f.Length-minTimeWidth-1, 0), 6)
 		if len(b) != 3+(fsp+1)/2 {
 			return bad()
 		}
 		return time2(dst, b, fsp), nil
-	case myEnum:
+	case schema.MyEnum:
 		v := beUint(b)
 		if v == 0 || int(v) > len(f.Labels) {
 			return dst, nil
 		}
-		return appendUTF8(dst, []byte(f.Labels[v-1]), c.Frm.Charset)
-	case mySet:
+		return appendUTF8(dst, []byte(f.Labels[v-1]), c.SQL.Charset)
+	case schema.MySet:
 		v := beUint(b)
 		var parts []string
 		for i, l := range f.Labels {
@@ -156,14 +127,14 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 				parts = append(parts, l)
 			}
 		}
-		return appendUTF8(dst, []byte(strings.Join(parts, ",")), c.Frm.Charset)
-	case myBit:
+		return appendUTF8(dst, []byte(strings.Join(parts, ",")), c.SQL.Charset)
+	case schema.MyBit:
 		return append(dst, b...), nil
-	case myString:
+	case schema.MyString:
 		// CHAR: the server strips the padding spaces (no PAD_CHAR_TO_FULL_LENGTH).
-		return appendUTF8(dst, trimPad(b, collation(c.Dict.PRType)), collation(c.Dict.PRType))
-	case myVarchar, myVarString, myTinyBlob, myMediumBlob, myLongBlob, myBlob:
-		return appendUTF8(dst, b, collation(c.Dict.PRType))
+		return appendUTF8(dst, trimPad(b, schema.Collation(c.InnoDB.PRType)), schema.Collation(c.InnoDB.PRType))
+	case schema.MyVarchar, schema.MyVarString, schema.MyTinyBlob, schema.MyMediumBlob, schema.MyLongBlob, schema.MyBlob:
+		return appendUTF8(dst, b, schema.Collation(c.InnoDB.PRType))
 	}
 	return nil, fmt.Errorf("column %s: MySQL type %d is not supported", c.Name, f.Type)
 }

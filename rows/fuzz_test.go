@@ -6,25 +6,26 @@ import (
 	"time"
 
 	"innoscope/discovery"
+	"innoscope/schema"
 )
 
 // fuzzTable is a table of every kind of field the decoder distinguishes: fixed, variable up
 // to 255 bytes, variable and longer (2-byte lengths, off-page), nullable or not.
 func fuzzTable() *Table {
 	cols := []Column{
-		{Name: "id", Frm: FrmField{Type: myLong, Length: 11, PackFlag: 1}, Dict: discovery.DictColumn{Pos: 0, MType: dataInt, PRType: myLong | dataNotNull, Len: 4}},
-		{Name: "v", Frm: FrmField{Type: myVarchar, Length: 40}, Dict: discovery.DictColumn{Pos: 1, MType: dataVarMySQL, PRType: myVarchar | 45<<16, Len: 40}},
-		{Name: "b", Frm: FrmField{Type: myBlob}, Dict: discovery.DictColumn{Pos: 2, MType: dataBlob, PRType: myBlob | 63<<16, Len: 10}},
-		{Name: "d", Frm: FrmField{Type: myNewDecimal, Length: 12, PackFlag: 2<<8 | 1}, Dict: discovery.DictColumn{Pos: 3, MType: dataFixBinary, PRType: myNewDecimal, Len: 5}},
-		{Name: "t", Frm: FrmField{Type: myDatetime2, Length: 26}, Dict: discovery.DictColumn{Pos: 4, MType: dataFixBinary, PRType: myDatetime, Len: 8}},
-		{Name: "f", Frm: FrmField{Type: myFloat, Length: 12, PackFlag: 39 << 8}, Dict: discovery.DictColumn{Pos: 5, MType: dataFloat, PRType: myFloat, Len: 4}},
-		{Name: "tm", Frm: FrmField{Type: myTime2, Length: 14}, Dict: discovery.DictColumn{Pos: 6, MType: dataFixBinary, PRType: myTime, Len: 5}},
-		{Name: "c", Frm: FrmField{Type: myString, Length: 40}, Dict: discovery.DictColumn{Pos: 7, MType: dataMySQL, PRType: myString | 45<<16, Len: 40}},
+		{Name: "id", SQL: schema.SQLType{Type: schema.MyLong, Length: 11, PackFlag: 1}, InnoDB: discovery.DictColumn{Pos: 0, MType: schema.DataInt, PRType: schema.MyLong | schema.DataNotNull, Len: 4}},
+		{Name: "v", SQL: schema.SQLType{Type: schema.MyVarchar, Length: 40}, InnoDB: discovery.DictColumn{Pos: 1, MType: schema.DataVarMySQL, PRType: schema.MyVarchar | 45<<16, Len: 40}},
+		{Name: "b", SQL: schema.SQLType{Type: schema.MyBlob}, InnoDB: discovery.DictColumn{Pos: 2, MType: schema.DataBlob, PRType: schema.MyBlob | 63<<16, Len: 10}},
+		{Name: "d", SQL: schema.SQLType{Type: schema.MyNewDecimal, Length: 12, PackFlag: 2<<8 | 1}, InnoDB: discovery.DictColumn{Pos: 3, MType: schema.DataFixBinary, PRType: schema.MyNewDecimal, Len: 5}},
+		{Name: "t", SQL: schema.SQLType{Type: schema.MyDatetime2, Length: 26}, InnoDB: discovery.DictColumn{Pos: 4, MType: schema.DataFixBinary, PRType: schema.MyDatetime, Len: 8}},
+		{Name: "f", SQL: schema.SQLType{Type: schema.MyFloat, Length: 12, PackFlag: 39 << 8}, InnoDB: discovery.DictColumn{Pos: 5, MType: schema.DataFloat, PRType: schema.MyFloat, Len: 4}},
+		{Name: "tm", SQL: schema.SQLType{Type: schema.MyTime2, Length: 14}, InnoDB: discovery.DictColumn{Pos: 6, MType: schema.DataFixBinary, PRType: schema.MyTime, Len: 5}},
+		{Name: "c", SQL: schema.SQLType{Type: schema.MyString, Length: 40}, InnoDB: discovery.DictColumn{Pos: 7, MType: schema.DataMySQL, PRType: schema.MyString | 45<<16, Len: 40}},
 	}
 	for i := range cols {
-		cols[i].Dict.Name = cols[i].Name
+		cols[i].InnoDB.Name = cols[i].Name
 	}
-	t := &Table{Name: "db/fuzz", Cols: cols, PK: []int{0}}
+	t := &Table{Table: schema.Table{Name: "db/fuzz", Cols: cols, PK: []int{0}}}
 	t.layout()
 	return t
 }
@@ -67,15 +68,4 @@ func formatAll(t *Table, vals []value) {
 			format(nil, &t.Cols[t.fields[i].col], v.b, time.UTC)
 		}
 	}
-}
-
-// FuzzFrm: a damaged .frm is an error, never a panic.
-func FuzzFrm(f *testing.F) {
-	f.Add([]byte{0xfe, 1, 10, 12, 0, 0, 0, 16, 1, 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) > 2 {
-			b[0], b[1] = 0xfe, 1
-		}
-		parseFrm(b, "fuzz.frm")
-	})
 }

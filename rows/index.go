@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"innoscope/discovery"
+	"innoscope/schema"
 )
 
 // Index is the table as one of its secondary indexes holds it: the index's columns in index
@@ -17,13 +17,10 @@ import (
 // the primary key it carries) reverses that order on it, as `ORDER BY ... DESC` does. Indexes
 // on a column prefix (whose records hold a truncated value) are refused.
 func (t *Table) Index(name string) (*Table, error) {
-	var ix *discovery.DictIndex
+	var ix *schema.Index
 	var names []string
-	for i := range t.idxs {
-		d := &t.idxs[i]
-		if d.TableID != t.tableID || d.Deleted || d.Type&dictClustered != 0 {
-			continue
-		}
+	for i := range t.Indexes {
+		d := &t.Indexes[i]
 		names = append(names, d.Name)
 		if strings.EqualFold(d.Name, name) {
 			ix = d
@@ -31,45 +28,38 @@ func (t *Table) Index(name string) (*Table, error) {
 	}
 	if ix == nil {
 		if len(names) == 0 {
-			return nil, fmt.Errorf("%s: table %s has no secondary index", t.File, t.shown)
+			return nil, fmt.Errorf("%s: table %s has no secondary index", t.File, t.Shown)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("%s: table %s has no index %s (its secondary indexes: %s)", t.File, t.shown, name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%s: table %s has no index %s (its secondary indexes: %s)", t.File, t.Shown, name, strings.Join(names, ", "))
 	}
-	if ix.Type&dictVirtual != 0 {
-		return nil, fmt.Errorf("%s: index %s of %s holds a VIRTUAL column (computed by the server, not stored in the table): not supported", t.File, ix.Name, t.shown)
+	if ix.Type&schema.IndexVirtual != 0 {
+		return nil, fmt.Errorf("%s: index %s of %s holds a VIRTUAL column (computed by the server, not stored in the table): not supported", t.File, ix.Name, t.Shown)
 	}
-	if ix.Type&^dictUnique != 0 {
-		return nil, fmt.Errorf("%s: index %s of %s is of type %d (FULLTEXT, SPATIAL or another kind): not supported", t.File, ix.Name, t.shown, ix.Type)
+	if ix.Type&^schema.IndexUnique != 0 {
+		return nil, fmt.Errorf("%s: index %s of %s is of type %d (FULLTEXT, SPATIAL or another kind): not supported", t.File, ix.Name, t.Shown, ix.Type)
 	}
-	var key []discovery.DictField
-	for _, f := range t.flds {
-		if f.IndexID == ix.ID && !f.Deleted {
-			key = append(key, f)
-		}
-	}
-	sort.Slice(key, func(i, j int) bool { return key[i].Pos < key[j].Pos })
 	u := *t
-	u.Root, u.IndexID, u.IndexName, u.Cols, u.PK, u.fields = ix.PageNo, ix.ID, ix.Name, nil, nil, nil
+	u.Root, u.IndexID, u.IndexName, u.Cols, u.PK, u.fields = ix.Root, ix.ID, ix.Name, nil, nil, nil
 	in := map[int]bool{}
 	add := func(c int) {
 		in[c] = true
 		u.PK = append(u.PK, len(u.Cols))
-		u.fields = append(u.fields, colField(len(u.Cols), t.Cols[c].Dict))
+		u.fields = append(u.fields, colField(len(u.Cols), t.Cols[c].InnoDB))
 		u.Cols = append(u.Cols, t.Cols[c])
 	}
-	for _, k := range key {
+	for _, k := range ix.Fields {
 		c := -1
 		for i, col := range t.Cols {
-			if strings.EqualFold(col.Name, k.ColName) {
+			if strings.EqualFold(col.Name, k.Col) {
 				c = i
 			}
 		}
 		if c < 0 {
-			return nil, fmt.Errorf("%s: index %s column %s is not a column of %s", t.File, ix.Name, k.ColName, t.shown)
+			return nil, fmt.Errorf("%s: index %s column %s is not a column of %s", t.File, ix.Name, k.Col, t.Shown)
 		}
-		if n, _ := keyField(k, len(u.Cols) == 0); n != 0 {
-			return nil, fmt.Errorf("%s: index %s of %s holds a prefix of column %s: not supported", t.File, ix.Name, t.shown, k.ColName)
+		if k.Prefix != 0 {
+			return nil, fmt.Errorf("%s: index %s of %s holds a prefix of column %s: not supported", t.File, ix.Name, t.Shown, k.Col)
 		}
 		add(c)
 	}
@@ -92,21 +82,4 @@ func (t *Table) indexDesc() string {
 		return "clustered index"
 	}
 	return "index " + t.IndexName
-}
-
-// keyField reads the SYS_FIELDS.POS of an index field: its column prefix length in bytes (0:
-// the whole column) and whether the field is DESC. POS is written in one of two forms for a
-// whole index. In the narrow form (an index of whole, ascending columns) it is the field's
-// position alone. When any field of the index holds a column prefix or, since MariaDB 10.8,
-// is descending, every POS of the index takes the wide form instead: the position in the high
-// 16 bits; in the low 16 the prefix length (at most 15 bits) with bit 15 (0x8000) set for a
-// DESC field. The server (dict_load_field_low, dict0load.cc) cannot tell the two forms apart
-// for the first field, whose position is 0, so it reads the first field, and any POS above
-// 0xffff, in the wide form. A DESC field is stored as an ascending one is: only the order of
-// the B-tree's records is reversed on it, and rows prints the records in index order.
-func keyField(f discovery.DictField, first bool) (prefix int, desc bool) {
-	if first || f.Pos > 0xffff {
-		return int(f.Pos & 0x7fff), f.Pos&0x8000 != 0
-	}
-	return 0, false
 }

@@ -71,7 +71,7 @@ func (r *reader) metadataLayout(ref []byte) error {
 	flds := append([]field(nil), r.lay.flds[:r.lay.firstUser()]...)
 	byPos := map[uint32]int{}
 	for c := range r.t.Cols {
-		byPos[r.t.Cols[c].Dict.Pos] = c
+		byPos[r.t.Cols[c].InnoDB.Pos] = c
 	}
 	for i := 0; i < n; i++ {
 		e := be.Uint16(b[4+2*i:])
@@ -88,7 +88,7 @@ func (r *reader) metadataLayout(ref []byte) error {
 		if !ok {
 			return fmt.Errorf("metadata BLOB page %d: field %d is column %d, not in SYS_COLUMNS", no, i, ind)
 		}
-		flds = append(flds, colField(c, r.t.Cols[c].Dict))
+		flds = append(flds, colField(c, r.t.Cols[c].InnoDB))
 	}
 	if len(flds)-r.lay.firstUser() < len(r.t.Cols)-len(r.t.PK) {
 		return fmt.Errorf("metadata BLOB page %d: %d fields for %d columns", no, n, len(r.t.Cols))

@@ -11,6 +11,7 @@ import (
 
 	"innoscope/discovery"
 	"innoscope/logformat/redo"
+	"innoscope/schema"
 )
 
 // TSV writes rows as `mariadb --batch --skip-column-names` prints them: values separated by a
@@ -96,8 +97,8 @@ func SQL(w *bufio.Writer, t *Table) func(Row) error {
 	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\n")
 	binary := make([]bool, len(t.Cols))
 	for i, c := range t.Cols {
-		binary[i] = c.Frm.Type == myBit || isString(c.Frm.Type) && charsetOf(collation(c.Dict.PRType)) == csBinary &&
-			(c.Frm.DataType == "" || c.Frm.DataType == "vector") // UUID and INET values are written as text
+		binary[i] = c.SQL.Type == schema.MyBit || isString(c.SQL.Type) && charsetOf(schema.Collation(c.InnoDB.PRType)) == csBinary &&
+			(c.SQL.DataType == "" || c.SQL.DataType == "vector") // UUID and INET values are written as text
 	}
 	return func(row Row) error {
 		w.WriteString(prefix)
@@ -106,7 +107,7 @@ func SQL(w *bufio.Writer, t *Table) func(Row) error {
 				w.WriteByte(',')
 			}
 			switch {
-			case t.Cols[i].Frm.Generated:
+			case t.Cols[i].SQL.Generated:
 				w.WriteString("DEFAULT")
 			case v == nil:
 				w.WriteString("NULL")
@@ -145,7 +146,7 @@ func SQL(w *bufio.Writer, t *Table) func(Row) error {
 // isString: a string type (CHAR, VARCHAR, TEXT, BLOB and their binary forms).
 func isString(t byte) bool {
 	switch t {
-	case myTinyBlob, myMediumBlob, myLongBlob, myBlob, myVarchar, myVarString, myString:
+	case schema.MyTinyBlob, schema.MyMediumBlob, schema.MyLongBlob, schema.MyBlob, schema.MyVarchar, schema.MyVarString, schema.MyString:
 		return true
 	}
 	return false

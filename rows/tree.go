@@ -19,7 +19,7 @@ func (r *reader) root() ([]byte, discovery.IndexPage, error) {
 	}
 	inst := binary.BigEndian.Uint16(p[discovery.FilPageType:]) == pageTypeInst
 	if r.lay, err = r.t.rootLayout(p, ip.Compact, inst, int(ip.Instant)); err != nil {
-		return nil, ip, fmt.Errorf("%s: page %d (%s root of %s): %w", r.t.File, no, r.t.indexDesc(), r.t.shown, err)
+		return nil, ip, fmt.Errorf("%s: page %d (%s root of %s): %w", r.t.File, no, r.t.indexDesc(), r.t.Shown, err)
 	}
 	return p, ip, nil
 }
@@ -95,7 +95,7 @@ func (r *reader) indexPage(no uint32) ([]byte, discovery.IndexPage, error) {
 		return nil, discovery.IndexPage{}, err
 	}
 	if why := r.check(p, no, false); why != "" {
-		return nil, discovery.IndexPage{}, fmt.Errorf("%s: page %d (%s of %s): %s", r.t.File, no, r.t.indexDesc(), r.t.shown, why)
+		return nil, discovery.IndexPage{}, fmt.Errorf("%s: page %d (%s of %s): %s", r.t.File, no, r.t.indexDesc(), r.t.Shown, why)
 	}
 	ip, _ := discovery.ParseIndexPage(p)
 	return p, ip, nil
@@ -109,7 +109,7 @@ func (r *reader) inner(no uint32, level uint16) ([]byte, discovery.IndexPage, er
 		return nil, ip, err
 	}
 	if ip.Level != level {
-		return nil, ip, fmt.Errorf("%s: page %d (%s of %s): level %d where its parent says %d", r.t.File, no, r.t.indexDesc(), r.t.shown, ip.Level, level)
+		return nil, ip, fmt.Errorf("%s: page %d (%s of %s): level %d where its parent says %d", r.t.File, no, r.t.indexDesc(), r.t.Shown, ip.Level, level)
 	}
 	return p, ip, nil
 }

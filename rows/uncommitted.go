@@ -44,7 +44,7 @@ func CheckCommitted(s discovery.Layout, t *Table) error {
 	for _, trx := range trxs {
 		n := 0
 		for _, r := range trx.Records {
-			if r.TableID == t.tableID {
+			if r.TableID == t.TableID {
 				n++
 			}
 		}

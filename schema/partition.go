@@ -1,4 +1,4 @@
-package rows
+package schema
 
 import (
 	"encoding/binary"
@@ -33,8 +33,8 @@ func partitioned(tables []discovery.DictTable, datadir, sqlDB, db, name string) 
 	}
 	// The .par file lists the partitions after the table's name and its own "#P#".
 	order := map[string]int{}
-	for i, p := range parFile(filepath.Join(datadir, db, tableOf(name)+".par")) {
-		order[strings.ToUpper(tableOf(name)+"#P#"+p)] = i
+	for i, p := range parFile(filepath.Join(datadir, db, TableOf(name)+".par")) {
+		order[strings.ToUpper(TableOf(name)+"#P#"+p)] = i
 	}
 	rank := func(p string) int {
 		if i, ok := order[strings.ToUpper(p)]; ok {
@@ -51,7 +51,7 @@ func partitioned(tables []discovery.DictTable, datadir, sqlDB, db, name string) 
 	for i, p := range parts {
 		parts[i] = sqlDB + "." + p
 	}
-	if tableOf(name) != name {
+	if TableOf(name) != name {
 		return fmt.Errorf("%s.%s has subpartitions: rows reads one at a time, as an InnoDB table of its own: %s", sqlDB, name, strings.Join(parts, ", "))
 	}
 	return fmt.Errorf("%s.%s is a partitioned table: rows reads one partition at a time, as an InnoDB table of its own: %s", sqlDB, name, strings.Join(parts, ", "))

@@ -1,4 +1,4 @@
-package rows
+package schema
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"os"
 )
 
-// FrmField is what rows reads of one column of a table's .frm file: what the InnoDB dictionary
-// does not say (the display type, DECIMAL scale, fractional-second digits, ENUM/SET labels).
-type FrmField struct {
-	Name     string
+// SQLType is a column's SQL type, as a table's .frm file describes it: what the InnoDB
+// dictionary does not say (the display type, DECIMAL scale, fractional-second digits, ENUM/SET
+// labels).
+type SQLType struct {
 	Type     byte // the MySQL real type code (enum_field_types), e.g. 18 DATETIME2, 246 NEWDECIMAL
 	Length   int  // the display length in bytes (field_length)
 	PackFlag uint16
@@ -24,11 +24,17 @@ type FrmField struct {
 	DataType string
 }
 
+// FrmColumn is one column of a .frm file: its name and SQL type.
+type FrmColumn struct {
+	Name string
+	SQLType
+}
+
 // Decimals is the number of decimals in the field's pack flag (f_decimals).
-func (f FrmField) Decimals() int { return int(f.PackFlag>>8) & 63 }
+func (f SQLType) Decimals() int { return int(f.PackFlag>>8) & 63 }
 
 // Unsigned reports a numeric field without FIELDFLAG_DECIMAL (the "signed" flag).
-func (f FrmField) Unsigned() bool { return f.PackFlag&1 == 0 }
+func (f SQLType) Unsigned() bool { return f.PackFlag&1 == 0 }
 
 // The .frm layout read here (sql/table.cc, unireg.h): a 64-byte header whose bytes 4-5 give the
 // length of the "extra2" segment that follows it; after that segment, 4 bytes give the offset of
@@ -46,8 +52,8 @@ const (
 	frmFieldPack = 17
 )
 
-// ReadFrm reads the column list of a .frm file.
-func ReadFrm(path string) ([]FrmField, error) {
+// ReadFrm reads the column list of a .frm file: each column's name and SQL type.
+func ReadFrm(path string) ([]FrmColumn, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -55,7 +61,7 @@ func ReadFrm(path string) ([]FrmField, error) {
 	return parseFrm(b, path)
 }
 
-func parseFrm(b []byte, path string) ([]FrmField, error) {
+func parseFrm(b []byte, path string) ([]FrmColumn, error) {
 	le := binary.LittleEndian
 	bad := func(off int, what string) error { return fmt.Errorf("%s: offset %d: %s", path, off, what) }
 	if len(b) < frmHeader+6 || b[0] != 0xfe || b[1] != 1 {
@@ -95,10 +101,10 @@ func parseFrm(b []byte, path string) ([]FrmField, error) {
 		lists = append(lists, splitSep(rest[:end]))
 		rest = rest[min(end+1, len(rest)):]
 	}
-	out := make([]FrmField, n)
+	out := make([]FrmColumn, n)
 	for i := range out {
 		r := b[recs+i*frmFieldPack:]
-		f := FrmField{Name: nameList[i], Length: int(le.Uint16(r[3:])), PackFlag: le.Uint16(r[8:]), Type: r[13], DataType: types[i]}
+		f := FrmColumn{Name: nameList[i], SQLType: SQLType{Length: int(le.Uint16(r[3:])), PackFlag: le.Uint16(r[8:]), Type: r[13], DataType: types[i]}}
 		if f.Type != 255 { // geometry keeps its sub-type there
 			f.Charset = int(r[14]) | int(r[11])<<8
 		}

@@ -1,4 +1,4 @@
-package rows
+package schema
 
 import (
 	"encoding/hex"
