@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 )
 
 // IncompleteMarker exists in a working copy from the moment copying starts until recovery has
@@ -388,7 +389,7 @@ func (cp *copier) tree(src, dst string) error {
 
 // file copies one regular file, keeping its permission bits.
 func (cp *copier) file(src, dst string) error {
-	in, err := discovery.OpenRegular(src) // a FIFO would block
+	in, err := regular.Open(src) // a FIFO would block
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 )
 
 // refuseZeroPage0 fails, as the server does, when the log must read pages of tablespace id,
@@ -30,7 +31,7 @@ func (r *recovery) refuseZeroPage0(id uint32, p string, f *os.File) error {
 // refuseZeroSystemPage0 fails when page 0 of the first system tablespace file p is all zero:
 // the server refuses to start before it looks at the log.
 func refuseZeroSystemPage0(p string, pageSize int) error {
-	f, err := os.Open(p)
+	f, err := regular.Open(p)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 )
 
 // Salvage actions: what `recover --salvage` does instead of refusing.
@@ -408,7 +409,7 @@ func (r *recovery) planDictionary(pl *SalvagePlan, dict []discovery.DictTable, p
 // zeroPage0 is the refusal of the file p of tablespace id when its page 0 is blank, the log does
 // not rebuild it and must read other pages of it (refuseZeroPage0); nil when there is none.
 func (r *recovery) zeroPage0(id uint32, p string) (refusal, err error) {
-	f, err := os.Open(p)
+	f, err := regular.Open(p)
 	if err != nil {
 		return nil, err
 	}
