@@ -3,10 +3,12 @@ package cmd
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 	"innoscope/report"
 	"innoscope/report/view"
 )
@@ -34,24 +36,17 @@ func reportAction(c *cli.Context) error {
 	if outPath == "" {
 		return fmt.Errorf("--out FILE.html is required")
 	}
-	if s, err := loadSettings(c, c.Args().First()); err == nil &&
-		inside(discovery.ResolvePath(outPath), discovery.ResolvePath(s.Datadir)) {
-		return fmt.Errorf("--out %s is inside the data directory %s, which is only read", outPath, s.Datadir)
+	if s, err := loadSettings(c, c.Args().First()); err == nil {
+		if err := checkOut(outPath, discovery.SourcePlaces(s)); err != nil {
+			return err
+		}
 	}
 	d, err := runDiagnosis(c)
 	if err != nil {
 		return err
 	}
 	p := d.ReportPage(Version, !c.Bool("skip-pages"))
-	f, err := os.Create(outPath)
-	if err != nil {
-		return err
-	}
-	if err := report.WriteHTML(f, p); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", outPath, err)
-	}
-	if err := f.Close(); err != nil {
+	if err := writeNew(outPath, func(f *os.File) error { return report.WriteHTML(f, p) }); err != nil {
 		return err
 	}
 	return show(c, func(out *report.Output) ([]report.Finding, error) {
@@ -59,5 +54,53 @@ func reportAction(c *cli.Context) error {
 	})
 }
 
-// inside tells whether path is dir or below it.
-func inside(path, dir string) bool { return path == dir || discovery.Within(path, dir) }
+// checkOut refuses an output file that is not a regular file (a FIFO would wait for a reader,
+// a device or a directory is not a file to replace), that lies in a place the source is read
+// from, or that is one of the source's files under another name (a hard link): before anything
+// is written.
+func checkOut(out string, src *discovery.Places) error {
+	if err := regular.Check(out); err != nil {
+		return fmt.Errorf("--out %w: give the path of a new file or of a file to replace", err)
+	}
+	if place, how, err := src.Overlap(out); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	} else if how == "is" || how == "is inside" {
+		return discovery.OverlapError("--out", out, place, how)
+	}
+	if f, err := src.SameFile(out); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	} else if f != "" {
+		return fmt.Errorf("--out %s is the source's file %s under another name (a hard link): writing it would change the source; name another file", out, f)
+	}
+	return nil
+}
+
+// writeNew writes the file path through write without ever opening path itself: into a new
+// temporary file beside it, synced, then renamed over path. Whatever path was (a hard link to
+// another file, a file another process reads), only its name is replaced; an interrupted write
+// leaves path as it was.
+func writeNew(path string, write func(*os.File) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".innoscope-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	err = write(f)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}

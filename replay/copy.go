@@ -38,8 +38,8 @@ type Copy struct {
 	Redirect map[string]string
 	roots    []extRoot
 	pending  []extFile // external datafiles whose .isl is already written
-	// locations caches SourceLocations.
-	locations []string
+	// places caches Sources.
+	places *discovery.Places
 	// deferred are the pages left out of the copy for the replay to write (deferred.go).
 	deferred *deferredFiles
 	// dirs are the copy's directories (target, external), open from before the first file is

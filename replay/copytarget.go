@@ -1,13 +1,11 @@
 package replay
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -15,60 +13,24 @@ import (
 	"innoscope/discovery"
 )
 
-// SourceLocations are the resolved directories a recovery reads from: the data directory, the
-// system, undo and log directories, innodb_directories, and the DATA DIRECTORY roots the
-// source's .isl files name (for /x/db/t.ibd: /x, and /x/db when the link is not in that form).
-func (c *Copy) SourceLocations() []string {
-	if c.locations == nil {
-		c.locations = c.sourceLocations()
+// Sources are the places a recovery reads from (discovery.SourcePlaces), compared by identity.
+func (c *Copy) Sources() *discovery.Places {
+	if c.places == nil {
+		c.places = discovery.SourcePlaces(c.Source)
 	}
-	return c.locations
-}
-
-func (c *Copy) sourceLocations() []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(d string) {
-		if d == "" {
-			return
-		}
-		r := discovery.ResolvePath(d)
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
-	s := c.Source
-	add(s.Datadir)
-	add(s.DataHomeDir)
-	add(s.UndoDir)
-	add(s.LogDir)
-	for _, d := range s.Directories {
-		add(d)
-	}
-	filepath.WalkDir(s.Datadir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || !e.Type().IsRegular() || !strings.HasSuffix(p, ".isl") {
-			return nil
-		}
-		if b, err := os.ReadFile(p); err == nil {
-			if t := strings.TrimSpace(string(bytes.TrimRight(b, "\x00"))); filepath.IsAbs(t) {
-				add(filepath.Dir(t))
-				add(filepath.Dir(filepath.Dir(t)))
-			}
-		}
-		return nil
-	})
-	return out
+	return c.places
 }
 
 // CheckOverlap refuses a directory dir (for the copy, its external directory or a temporary
-// directory) that is one of the places the source is read from, inside one, or holds one.
+// directory) that is one of the places the source is read from, inside one, or holds one,
+// under any of its names (a bind mount, a symbolic link).
 func (c *Copy) CheckOverlap(what, dir string) error {
-	t := discovery.ResolvePath(dir)
-	for _, src := range c.SourceLocations() {
-		if src == t || discovery.Within(t, src) || discovery.Within(src, t) {
-			return fmt.Errorf("%s %s overlaps the source location %s (the source is read from there): the copy must be elsewhere", what, dir, src)
-		}
+	place, how, err := c.Sources().Overlap(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, dir, err)
+	}
+	if place != "" {
+		return discovery.OverlapError(what, dir, place, how)
 	}
 	return nil
 }
@@ -195,8 +157,7 @@ func (c *Copy) checkOverlaps(flags TargetFlags) error {
 			return err
 		}
 	}
-	t, e := discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())
-	if t == e || discovery.Within(e, t) || discovery.Within(t, e) { // only a given --external-dir can
+	if discovery.SameOrWithin(c.Target, c.external()) || discovery.SameOrWithin(c.external(), c.Target) { // only a given --external-dir can
 		return fmt.Errorf("--external-dir %s overlaps %s %s: they must not hold one another (the server takes every subdirectory of its data directory for a database)",
 			c.external(), flags.Dir, c.Target)
 	}
@@ -337,15 +298,4 @@ func (c *Copy) placeholderLog(size int64) error {
 		err = SyncDir(filepath.Dir(p))
 	}
 	return err
-}
-
-// Inside returns the source location (SourceLocations) that dir is or is inside of, or "".
-func (c *Copy) Inside(dir string) string {
-	t := discovery.ResolvePath(dir)
-	for _, src := range c.SourceLocations() {
-		if src == t || discovery.Within(t, src) {
-			return src
-		}
-	}
-	return ""
 }
