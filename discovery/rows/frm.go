@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
+	"innoscope/internal/regular"
 )
 
 // FrmField is what rows reads of one column of a table's .frm file: what the InnoDB dictionary
@@ -43,13 +43,32 @@ const (
 	frmFieldPack = 17
 )
 
+// frmMaxSize is FRM_MAX_SIZE (sql/unireg.h): the server reads at most this much of a .frm.
+const frmMaxSize = 1 << 20
+
 // ReadFrm reads the column list of a .frm file.
 func ReadFrm(path string) ([]FrmField, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFrmImage(path)
 	if err != nil {
 		return nil, err
 	}
 	return parseFrm(b, path)
+}
+
+// readFrmImage returns what the server reads of the .frm at path (open_table_def): the length
+// its header gives at offset 10, at most frmMaxSize bytes, whatever the file's size (a sparse
+// file of gigabytes costs a MiB). Anything but a regular file is refused without blocking.
+func readFrmImage(path string) ([]byte, error) {
+	b, err := regular.ReadAtMost(path, frmMaxSize)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) >= frmHeader {
+		if n := int(binary.LittleEndian.Uint32(b[10:])); n >= frmHeader && n < len(b) {
+			b = b[:n]
+		}
+	}
+	return b, nil
 }
 
 func parseFrm(b []byte, path string) ([]FrmField, error) {

@@ -5,7 +5,9 @@
 package rows
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -300,10 +302,12 @@ func notInnoDB(datadir, sys, db, name string) error {
 			return fmt.Errorf("%s.%s is %s table (%s): rows reads InnoDB tables only", db, name, e.engine, base+e.ext)
 		}
 	}
-	frm, err := os.ReadFile(base + ".frm")
+	frm, err := readFrmImage(base + ".frm")
 	switch {
-	case err != nil:
+	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: no table %s.%s in SYS_TABLES, and no %s", sys, db, name, base+".frm")
+	case err != nil:
+		return fmt.Errorf("no table %s.%s in SYS_TABLES (%s), and its .frm cannot be read: %w", db, name, sys, err)
 	case strings.HasPrefix(string(frm), "TYPE=VIEW"):
 		return fmt.Errorf("%s.%s is a view (%s): rows reads InnoDB tables only", db, name, base+".frm")
 	}

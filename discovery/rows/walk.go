@@ -387,7 +387,9 @@ func (r *reader) external(local []byte) ([]byte, error) {
 	be := binary.BigEndian
 	no, off := be.Uint32(ref[4:]), int(be.Uint32(ref[8:]))
 	want := int(be.Uint32(ref[16:]))
-	out := append(make([]byte, 0, len(local)-fieldRefSize+want), local[:len(local)-fieldRefSize]...)
+	// The reference's length is a claim: the value grows as its pages are read (a chain is at
+	// most as long as the file), never allocated ahead beyond what one BLOB page holds.
+	out := append(make([]byte, 0, len(local)-fieldRefSize+min(want, r.f.Physical)), local[:len(local)-fieldRefSize]...)
 	got := 0
 	for n := 0; no != filNull && got < want; n++ {
 		p, err := r.blobPage(no, n)
@@ -401,6 +403,9 @@ func (r *reader) external(local []byte) ([]byte, error) {
 		next := be.Uint32(p[off+4:])
 		if off+8+part > len(p)-8 {
 			return nil, fmt.Errorf("BLOB page %d: part of %d bytes at %d", no, part, off)
+		}
+		if got+part > want {
+			return nil, fmt.Errorf("BLOB page %d: the chain holds more than the reference's %d bytes", no, want)
 		}
 		out = append(out, p[off+8:off+8+part]...)
 		got += part
