@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -61,12 +62,14 @@ type field struct {
 
 // Table is a table's definition as the rows decoder needs it.
 type Table struct {
-	Name    string // db/table in the file-name encoding
-	SQLName string // `db`.`table` (of a partition: its table)
-	File    string // the tablespace file
-	SpaceID uint32
-	Root    uint32 // clustered index root page (of Index's view: the index's)
-	IndexID uint64
+	Name string // db/table in the file-name encoding
+	// DB and Table are the database and the table as SQL spells them (of a partition: its
+	// table); QuotedName quotes them for a statement.
+	DB, Table string
+	File      string // the tablespace file
+	SpaceID   uint32
+	Root      uint32 // clustered index root page (of Index's view: the index's)
+	IndexID   uint64
 	// IndexName is the secondary index an Index view reads ("": the clustered index).
 	IndexName string
 	Cols      []Column
@@ -97,8 +100,8 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 		return nil, err
 	}
 	defer sys.Close()
-	sqlDB, sqlName := db, tableOf(name)
 	db, name = fileName(db), fileName(name)
+	sqlDB, sqlName := discovery.SQLName(db), discovery.SQLName(tableOf(name))
 	full := db + "/" + name
 	shown := sqlDB + "." + sqlName // as messages name it: db.table as SQL spells it
 	tables, err := discovery.ReadDictTables(sys)
@@ -134,7 +137,7 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Name: full, SQLName: fmt.Sprintf("`%s`.`%s`", sqlDB, sqlName), SpaceID: dt.SpaceID, TimeZone: time.UTC, shown: shown}
+	t := &Table{Name: full, DB: sqlDB, Table: sqlName, SpaceID: dt.SpaceID, TimeZone: time.UTC, shown: shown}
 	var dcols []discovery.DictColumn
 	for _, c := range cols {
 		if c.TableID == dt.ID && !c.Deleted && !c.Virtual() {
@@ -261,26 +264,37 @@ func colField(c int, col discovery.DictColumn) field {
 	return f
 }
 
-// fileName encodes a database or table name as the server names its files and its InnoDB
-// dictionary entries (my_charset_filename): letters, digits and '_' stay, every other
-// character becomes @ and its code point in 4 hexadecimal digits. A name that already
-// contains '@' is taken as encoded. (Non-ASCII letters the server encodes with its own
-// two-character codes must be given encoded.)
+// fileName is a database or table name as the server names its files and its InnoDB
+// dictionary entries (discovery.FileName), from the name as SQL spells it; a partition's
+// "#P#" and "#SP#" stay. A name (or a part of a partition's) already in that encoding (it
+// holds an '@' and encodes back to itself) is taken as given.
 func fileName(s string) string {
-	if strings.Contains(s, "@") || strings.Contains(s, "#P#") || strings.Contains(s, "#p#") {
-		return s
-	}
 	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
-			b.WriteRune(r)
-		default:
-			fmt.Fprintf(&b, "@%04x", r)
+	for {
+		loc := partMarker.FindStringIndex(s)
+		part := s
+		if loc != nil {
+			part = s[:loc[0]]
 		}
+		if strings.Contains(part, "@") && discovery.FileName(discovery.SQLName(part)) == part {
+			b.WriteString(part)
+		} else {
+			b.WriteString(discovery.FileName(part))
+		}
+		if loc == nil {
+			return b.String()
+		}
+		b.WriteString(s[loc[0]:loc[1]])
+		s = s[loc[1]:]
 	}
-	return b.String()
 }
+
+// partMarker is what joins a table and its partition, or a partition and its subpartition, in
+// their names.
+var partMarker = regexp.MustCompile(`(?i)#S?P#`)
+
+// QuotedName is the table as a statement names it: `db`.`table`, each quoted (Quote).
+func (t *Table) QuotedName() string { return QuoteIdent(t.DB) + "." + QuoteIdent(t.Table) }
 
 // tableOf is the table a partition's name belongs to ("t#P#p0" -> "t"): its .frm.
 func tableOf(name string) string {
