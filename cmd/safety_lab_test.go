@@ -455,3 +455,39 @@ func TestRecordsAndMapMissingFileCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyHangupAndLeftovers: SIGHUP (the terminal closed) stops verify as SIGTERM does: its
+// temporary copy removed, exit 129. A verify killed outright (SIGKILL: no clean-up runs) leaves
+// its temporary directory; the next verify with the same --tmpdir removes it and says so, and
+// leaves alone a directory of the same name pattern it did not make. Before, SIGHUP killed
+// verify without its clean-up, and leftovers stayed for ever.
+func TestVerifyHangupAndLeftovers(t *testing.T) {
+	s := lab.Get(t, "dml")
+	tmp := t.TempDir()
+	glob := filepath.Join(tmp, "innoscope-verify-*", "copy", replay.IncompleteMarker)
+	c, cont := stopped(t, glob, "verify", s.Crashed, "--tmpdir", tmp)
+	c.Process.Signal(syscall.SIGHUP)
+	code, errs := cont()
+	if code != 129 || !strings.Contains(errs, "interrupted by SIGHUP") || !strings.Contains(errs, "was removed") {
+		t.Errorf("verify after SIGHUP: exit %d, %q", code, errs)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("verify left %s after SIGHUP", ents[0].Name())
+	}
+	c, cont = stopped(t, glob, "verify", s.Crashed, "--tmpdir", tmp)
+	c.Process.Signal(syscall.SIGKILL)
+	cont()
+	left, _ := filepath.Glob(filepath.Join(tmp, "innoscope-verify-*"))
+	if len(left) != 1 {
+		t.Fatalf("after SIGKILL: %v, want the killed run's directory", left)
+	}
+	foreign := filepath.Join(tmp, "innoscope-verify-notmine")
+	os.Mkdir(foreign, 0o755)
+	_, errs, code = run("verify", s.Crashed, "--tmpdir", tmp)
+	if code == ExitError || !strings.Contains(errs, "removed "+left[0]+", the temporary copy of an earlier verify that was killed") {
+		t.Errorf("verify after a killed one: exit %d, %q", code, errs)
+	}
+	if after, _ := filepath.Glob(filepath.Join(tmp, "*")); len(after) != 1 || after[0] != foreign {
+		t.Errorf("left in --tmpdir: %v, want only %s", after, foreign)
+	}
+}
