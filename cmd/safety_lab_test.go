@@ -82,7 +82,8 @@ func findingCodes(t *testing.T, args ...string) (map[string]report.Finding, int)
 
 // TestServerRunning starts the real server on a copy of a crashed lab directory: diagnose and
 // the log commands report SERVER_RUNNING with its pid (from the fcntl lock InnoDB holds on
-// ibdata1), recover, verify and rows refuse (exit 2) and create nothing. After the server is killed
+// ibdata1), recover, verify and rows refuse (exit 2) and create nothing; recover --allow-live
+// makes the copy with a LIVE_SOURCE warning naming the server (before, it said nothing of it). After the server is killed
 // (its pid file stays behind, naming a dead process), nothing reports a running server.
 func TestServerRunning(t *testing.T) {
 	s := lab.Get(t, "dml")
@@ -110,6 +111,12 @@ func TestServerRunning(t *testing.T) {
 			t.Fatalf("%v created %s", args, out)
 		}
 	}
+	// With --allow-live the copy is made, and said to come from a running server.
+	fs, code := findingCodes(t, "recover", dir, "--into", out, "--allow-live", "--json")
+	if f, ok := fs["LIVE_SOURCE"]; code == ExitError || !ok || f.Severity != report.Warning || !strings.Contains(f.Message, "pid "+pid) {
+		t.Errorf("recover --allow-live of a running server's directory: exit %d, LIVE_SOURCE %v %+v", code, ok, f)
+	}
+	os.RemoveAll(out)
 	srv.Process.Signal(syscall.SIGKILL)
 	time.Sleep(500 * time.Millisecond)
 	if pids, _ := filepath.Glob(filepath.Join(dir, "*.pid")); len(pids) == 0 {
