@@ -393,8 +393,11 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 		if ok || (t.Error != "" && !shortFile(t)) {
 			continue
 		}
-		msg := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID)
-		if other := expectedElsewhere(exp, t.SpaceID); other != nil {
+		msg, space := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID), u32(t.SpaceID)
+		if BlankPage0(t) { // no space id to name (page 0 reads as space 0)
+			msg, space = "no dictionary entry or log record refers to this file, and its page 0 is blank (all zero): it names no tablespace", nil
+		}
+		if other := expectedElsewhere(exp, t.SpaceID); other != nil && space != nil {
 			where := other.source
 			if other.lsn != nil {
 				where = fmt.Sprintf("the redo log (LSN %d)", *other.lsn)
@@ -410,7 +413,7 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 		} else if strings.HasPrefix(filepath.Base(t.Path), "#sql") {
 			msg += "; a leftover of an interrupted ALTER TABLE"
 		}
-		fs = append(fs, report.Finding{Severity: sev, Code: "ORPHAN_FILE", SpaceID: u32(t.SpaceID), File: t.Path, Message: msg})
+		fs = append(fs, report.Finding{Severity: sev, Code: "ORPHAN_FILE", SpaceID: space, File: t.Path, Message: msg})
 	}
 	return fs
 }
