@@ -197,7 +197,7 @@ func Diagnose(in Input) []report.Finding {
 		if !d.Deleted && !d.Frm && !strings.Contains(d.Name, "#sql") {
 			fs = append(fs, report.Finding{Severity: report.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
 				File:    filepath.Join(in.Datadir, d.Name+".frm"),
-				Message: fmt.Sprintf("InnoDB's dictionary has table %s (space %d) but its .frm is missing: the server starts, and the table is invisible to SQL until the .frm is restored", d.Name, d.SpaceID)})
+				Message: fmt.Sprintf("InnoDB's dictionary has table %s (space %d) but its .frm is missing: the server starts, and the table is invisible to SQL until the .frm is restored", discovery.SQLTableName(d.Name), d.SpaceID)})
 		}
 	}
 	files := map[string]discovery.Tablespace{}

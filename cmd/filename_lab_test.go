@@ -46,3 +46,32 @@ func TestFileNameAsServer(t *testing.T) {
 	}
 	t.Logf("%d database names checked", len(names))
 }
+
+// TestTableNamesAsSQL: diagnose names a table as SQL spells it, the spelling rows takes: the
+// real server's table `d-b`.`uni✓é` whose .frm is gone is MISSING_FRM "table d-b.uni✓é"
+// (the server starts and no longer lists the table, as the finding says), and `rows` of
+// d-b.uni✓é (with the .frm) prints the server's rows. Before, diagnose said
+// d@002db/uni@2713@0p, the file-name encoding.
+func TestTableNamesAsSQL(t *testing.T) {
+	s := newRowsServer(t, t.TempDir())
+	s.sql(t, "CREATE DATABASE `d-b`; CREATE TABLE `d-b`.`uni✓é` (id INT PRIMARY KEY, v VARCHAR(10)) ENGINE=InnoDB;"+
+		"INSERT INTO `d-b`.`uni✓é` VALUES (1, 'a'), (2, 'b');")
+	want := string(s.sql(t, "SELECT * FROM `d-b`.`uni✓é` ORDER BY id"))
+	s.shutdown(t)
+	if out, errs, code := run("rows", s.dir, "d-b.uni✓é"); code != ExitClean || out != want {
+		t.Errorf("rows d-b.uni✓é: exit %d, %s\n%s", code, errs, firstDiff(want, out))
+	}
+	frm := filepath.Join(s.dir, discovery.FileName("d-b"), discovery.FileName("uni✓é")+".frm")
+	if err := os.Remove(frm); err != nil {
+		t.Fatal(err)
+	}
+	fs, _ := findingCodes(t, "diagnose", "--json", s.dir)
+	if f := fs["MISSING_FRM"]; !strings.Contains(f.Message, "table d-b.uni✓é ") {
+		t.Errorf("MISSING_FRM: %+v, want the table named d-b.uni✓é", f)
+	}
+	s2 := startRowsServer(t, s.dir)
+	if tables := string(s2.sql(t, "SHOW TABLES FROM `d-b`")); strings.Contains(tables, "uni") {
+		t.Errorf("the server lists the table without its .frm: %s", tables)
+	}
+	s2.shutdown(t)
+}
