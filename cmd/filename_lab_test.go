@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,6 +74,58 @@ func TestTableNamesAsSQL(t *testing.T) {
 	s2 := startRowsServer(t, s.dir)
 	if tables := string(s2.sql(t, "SHOW TABLES FROM `d-b`")); strings.Contains(tables, "uni") {
 		t.Errorf("the server lists the table without its .frm: %s", tables)
+	}
+	s2.shutdown(t)
+}
+
+// TestRowFormatMismatch: rows of a table whose file holds pages of the other row format (the
+// real server's REDUNDANT table's file put in place of its DYNAMIC twin's) is refused naming
+// the row format mismatch; the server started on the same directory cannot read the table
+// either. Before, the refusal named only the index id.
+func TestRowFormatMismatch(t *testing.T) {
+	s := newRowsServer(t, t.TempDir())
+	s.sql(t, "CREATE DATABASE db; CREATE TABLE db.red (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB ROW_FORMAT=REDUNDANT;"+
+		"CREATE TABLE db.dyn (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB ROW_FORMAT=DYNAMIC;"+
+		"INSERT INTO db.red VALUES (1, 'r'), (2, 'rr'); INSERT INTO db.dyn VALUES (1, 'd');")
+	s.shutdown(t)
+	// db.red's file, its pages given db.dyn's space id (and resealed), as db.dyn's.
+	dyn, err := discovery.OpenFile(filepath.Join(s.dir, "db", "dyn.ibd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	space := dyn.FSP.SpaceID
+	dyn.Close()
+	f, err := discovery.OpenFile(filepath.Join(s.dir, "db", "red.ibd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var img []byte
+	f.EachPage(0, f.Pages(), func(no int64, p []byte) error {
+		p = append([]byte(nil), p...)
+		if !discovery.IsZero(p) {
+			binary.BigEndian.PutUint32(p[discovery.FilPageSpaceID:], space)
+			if no == 0 {
+				binary.BigEndian.PutUint32(p[discovery.FilPageData:], space) // FSP_SPACE_ID
+			}
+			discovery.SealPage(p, f.FSP.Flags, binary.BigEndian.Uint64(p[discovery.FilPageLSN:]))
+		}
+		img = append(img, p...)
+		return nil
+	})
+	f.Close()
+	if err := os.WriteFile(filepath.Join(s.dir, "db", "dyn.ibd"), img, 0o660); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := run("rows", s.dir, "db.dyn")
+	if code != ExitError || !strings.Contains(errs, "row format mismatch: the page's records are ROW_FORMAT=REDUNDANT, the dictionary gives db.dyn ROW_FORMAT=COMPACT, DYNAMIC or COMPRESSED") {
+		t.Errorf("rows db.dyn holding db.red's file: exit %d, %s", code, errs)
+	}
+	s2 := startRowsServer(t, s.dir)
+	cmd := exec.Command("mariadb", "--no-defaults", "-S", s2.sock, "-uroot", "-e", "SELECT * FROM db.dyn")
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Errorf("the server reads db.dyn holding db.red's file:\n%s", out)
+	} else {
+		t.Logf("the server: %s", out)
 	}
 	s2.shutdown(t)
 }

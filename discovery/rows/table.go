@@ -89,6 +89,7 @@ type Table struct {
 	flds    []discovery.DictField
 	tableID uint64
 	shown   string // db.table as messages name it
+	compact bool   // the dictionary's row format is COMPACT, DYNAMIC or COMPRESSED (else REDUNDANT)
 }
 
 // Open reads the definition of table db.name from the dictionary in the system tablespace of
@@ -137,7 +138,7 @@ func Open(s discovery.Layout, db, name string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Name: full, DB: sqlDB, Table: sqlName, SpaceID: dt.SpaceID, TimeZone: time.UTC, shown: shown}
+	t := &Table{Name: full, DB: sqlDB, Table: sqlName, SpaceID: dt.SpaceID, TimeZone: time.UTC, shown: shown, compact: dt.Compact}
 	var dcols []discovery.DictColumn
 	for _, c := range cols {
 		if c.TableID == dt.ID && !c.Deleted && !c.Virtual() {

@@ -135,12 +135,26 @@ func (r *reader) check(p []byte, no uint32, leaf bool) string {
 		return fmt.Sprintf("page type %d is not an index page", typ)
 	case err != nil:
 		return err.Error()
+	case ip.Compact != r.t.compact:
+		return rowFormatMismatch(ip.Compact, ip.IndexID, r.t)
 	case ip.IndexID != r.t.IndexID:
 		return fmt.Sprintf("index id %d, not the %s's %d", ip.IndexID, r.t.indexDesc(), r.t.IndexID)
 	case leaf && ip.Level != 0:
 		return fmt.Sprintf("level %d on the leaf level", ip.Level)
 	}
 	return ""
+}
+
+// rowFormatMismatch says that a page's records are in the other row format than the table's
+// dictionary entry gives it (the page header's compact flag against SYS_TABLES.N_COLS's).
+func rowFormatMismatch(pageCompact bool, indexID uint64, t *Table) string {
+	format := map[bool]string{true: "COMPACT, DYNAMIC or COMPRESSED", false: "REDUNDANT"}
+	why := fmt.Sprintf("row format mismatch: the page's records are ROW_FORMAT=%s, the dictionary gives %s ROW_FORMAT=%s",
+		format[pageCompact], t.shown, format[!pageCompact])
+	if indexID != t.IndexID {
+		why += fmt.Sprintf(" (and the page belongs to index %d, not the %s's %d: the file is another table's)", indexID, t.indexDesc(), t.IndexID)
+	}
+	return why
 }
 
 // lose records page no as lost.
