@@ -281,7 +281,8 @@ func mknod(t *testing.T, path string, typ uint32, major, minor int) {
 // regular file (a FIFO)"); a directory given to !include is skipped, as the server skips it.
 // Before, --defaults-file, !include and !includedir of a FIFO, a FIFO .frm and report --out
 // onto a FIFO hung (mariadbd --print-defaults hangs on the same my.cnf: its own files are its
-// problem, innoscope names them), and a character device as a .frm was read for ever.
+// problem, innoscope names them), a character device as a .frm was read for ever, and recover
+// --into, --external-dir and verify --keep naming a FIFO hung.
 func TestSpecialFiles(t *testing.T) {
 	type use struct {
 		name     string
@@ -291,8 +292,9 @@ func TestSpecialFiles(t *testing.T) {
 		args     []string
 		mustName bool
 		// warns: the file is named in a warning finding (exit 0 allowed); dirOK: a directory
-		// there is passed over (the scan lists only files).
-		warns, dirOK bool
+		// there is passed over (the scan lists only files); dir: a directory innoscope makes
+		// or writes into ("not a directory (a FIFO)"; a directory there is no special file).
+		warns, dirOK, dir bool
 	}
 	uses := []use{
 		{name: "ib_logfile0", scenario: "dml", file: "ib_logfile0", args: []string{"log", "header", "DIR"}, mustName: true},
@@ -305,6 +307,10 @@ func TestSpecialFiles(t *testing.T) {
 		{name: "include", scenario: "clean", file: "inc.cnf", cnf: "[mysqld]\ndatadir=DIR\n!include FILE\n", args: []string{"spaces", "--defaults-file", "CNF"}, mustName: true},
 		{name: "includedir", scenario: "clean", file: "conf.d/x.cnf", cnf: "[mysqld]\ndatadir=DIR\n!includedir SCRATCH/conf.d\n", args: []string{"spaces", "--defaults-file", "CNF"}, mustName: true},
 		{name: "report-out", scenario: "clean", file: "r.html", args: []string{"report", "DIR", "--out", "FILE"}, mustName: true},
+		{name: "into", scenario: "clean", file: "copy", args: []string{"recover", "DIR", "--into", "FILE"}, mustName: true, dir: true},
+		{name: "into-dry-run", scenario: "clean", file: "copy", args: []string{"recover", "DIR", "--dry-run", "--into", "FILE"}, mustName: true, dir: true},
+		{name: "external-dir", scenario: "clean", file: "ext", args: []string{"recover", "DIR", "--into", "SCRATCH/copy", "--external-dir", "FILE"}, mustName: true, dir: true},
+		{name: "keep", scenario: "clean", file: "keep", args: []string{"verify", "DIR", "--keep", "FILE"}, mustName: true, dir: true},
 	}
 	for _, u := range uses {
 		t.Run(u.name, func(t *testing.T) {
@@ -314,7 +320,7 @@ func TestSpecialFiles(t *testing.T) {
 					dir := copyScenario(t, s)
 					scratch := t.TempDir()
 					path := filepath.Join(dir, u.file)
-					if u.file == "my.cnf" || u.cnf != "" || u.name == "report-out" {
+					if u.file == "my.cnf" || u.cnf != "" || u.name == "report-out" || u.dir {
 						path = filepath.Join(scratch, u.file)
 					}
 					os.MkdirAll(filepath.Dir(path), 0o755)
@@ -337,6 +343,12 @@ func TestSpecialFiles(t *testing.T) {
 					}
 					skipped := k.kind == "a directory" && (u.name == "include" || u.name == "includedir" || u.dirOK)
 					want := path + ": not a regular file (" + k.kind + ")"
+					if u.dir {
+						if k.kind == "a directory" {
+							return // a directory is what belongs there
+						}
+						want = path + ": not a directory (" + k.kind + ")"
+					}
 					switch {
 					case skipped && r.code == ExitError:
 						t.Errorf("innoscope %v with %s a directory (mariadbd skips it): exit 2\n%s", args, u.file, both)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 )
 
 // Sources are the places a recovery reads from (discovery.SourcePlaces), compared by identity.
@@ -84,9 +85,9 @@ func (c *Copy) Lock(force bool, flags TargetFlags) (*TargetLock, error) {
 	} else if !errors.Is(err, fs.ErrExist) {
 		return nil, err
 	}
-	f, err := os.Open(c.Target)
+	f, err := regular.OpenDir(c.Target) // a FIFO named so would block an open(2)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s %w: name a new directory", flags.Dir, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
@@ -124,7 +125,7 @@ func (c *Copy) CheckTarget(force bool, flags TargetFlags) error {
 	if err := c.checkOverlaps(flags); err != nil {
 		return err
 	}
-	if f, err := os.Open(c.Target); err == nil { // an existing target: is a run writing into it?
+	if f, err := regular.OpenDir(c.Target); err == nil { // an existing target: is a run writing into it?
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		f.Close() // releases the probe's lock
 		if err != nil {
@@ -137,7 +138,7 @@ func (c *Copy) CheckTarget(force bool, flags TargetFlags) error {
 
 // emptyDir removes everything in dir.
 func emptyDir(dir string) error {
-	ents, err := os.ReadDir(dir)
+	ents, err := regular.ReadDir(dir)
 	if err != nil {
 		return err
 	}
@@ -172,11 +173,15 @@ func (c *Copy) checkDirs(force, created bool, flags TargetFlags) (toEmpty []stri
 		if created && d == c.Target {
 			continue
 		}
-		ents, err := os.ReadDir(d)
+		ents, err := regular.ReadDir(d)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
-			return nil, err
+			what := flags.Dir
+			if d != c.Target {
+				what = "the external directory"
+			}
+			return nil, fmt.Errorf("%s %w: name a new directory", what, err)
 		}
 		_, merr := os.Stat(filepath.Join(d, IncompleteMarker))
 		marked := merr == nil
@@ -232,7 +237,7 @@ func (c *Copy) Finish() error {
 
 // openDir keeps dir open for Sync.
 func (c *Copy) openDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := regular.OpenDir(dir)
 	if err != nil {
 		return err
 	}

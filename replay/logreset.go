@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"innoscope/internal/regular"
 	"innoscope/logformat"
 )
 
@@ -54,7 +55,7 @@ func ResetLog(path string, size int64, lsn uint64) error {
 
 // SyncDir makes a directory's entries (renames, new and removed files) durable.
 func SyncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := regular.OpenDir(dir)
 	if err != nil {
 		return err
 	}
