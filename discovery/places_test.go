@@ -18,7 +18,13 @@ func TestPlacesOverlap(t *testing.T) {
 	os.Symlink(src, filepath.Join(base, "link"))
 	os.Symlink(filepath.Join(src, "db"), filepath.Join(base, "dblink"))
 	os.Link(filepath.Join(src, "db", "t.ibd"), filepath.Join(base, "hard.html"))
-	p := SourcePlaces(Layout{Datadir: src})
+	logs := filepath.Join(base, "logs")
+	os.Mkdir(logs, 0o755)
+	os.Symlink(logs, filepath.Join(base, "loglink"))
+	p := SourcePlaces(Layout{Datadir: src, LogDir: logs})
+	if place, how, _ := p.Overlap(filepath.Join(base, "loglink", "copy")); place != logs || how != "is inside" {
+		t.Errorf("Overlap of a directory in the log directory through a link: %q %q", place, how)
+	}
 	for dir, want := range map[string]string{
 		src: "is", filepath.Join(base, "link"): "is", filepath.Join(base, "link", "new", "copy"): "is inside",
 		filepath.Join(base, "dblink", "copy"): "is inside", filepath.Join(base, "up"): "holds", base: "holds",
