@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -46,8 +45,8 @@ func reportAction(c *cli.Context) error {
 		return err
 	}
 	p := d.ReportPage(Version, !c.Bool("skip-pages"))
-	if err := writeNew(outPath, func(f *os.File) error { return report.WriteHTML(f, p) }); err != nil {
-		return err
+	if err := regular.Replace(outPath, 0o644, func(f *os.File) error { return report.WriteHTML(f, p) }); err != nil {
+		return fmt.Errorf("%s: %w", outPath, err)
 	}
 	return show(c, func(out *report.Output) ([]report.Finding, error) {
 		return d.Findings, view.ReportWritten(out, outPath, p, d.Findings)
@@ -71,36 +70,6 @@ func checkOut(out string, src *discovery.Places) error {
 		return fmt.Errorf("--out %s: %w", out, err)
 	} else if f != "" {
 		return fmt.Errorf("--out %s is the source's file %s under another name (a hard link): writing it would change the source; name another file", out, f)
-	}
-	return nil
-}
-
-// writeNew writes the file path through write without ever opening path itself: into a new
-// temporary file beside it, synced, then renamed over path. Whatever path was (a hard link to
-// another file, a file another process reads), only its name is replaced; an interrupted write
-// leaves path as it was.
-func writeNew(path string, write func(*os.File) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".innoscope-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	err = write(f)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@
 // .isl, a .frm, a .par, a my.cnf, ddl_recovery.log. Anything but a regular file (a FIFO, a
 // socket, a device, a directory) is refused without blocking and named in the words every
 // command uses, and whole-file reads are bounded by what the server itself reads of the file.
+// Replace is the one way a whole file innoscope writes is put in place.
 package regular
 
 import (
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"syscall"
 
@@ -171,4 +173,39 @@ func ReadDir(path string) ([]os.DirEntry, error) {
 	ents, err := d.ReadDir(-1)
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	return ents, err
+}
+
+// Replace writes the file path through write without ever opening path itself: into a new
+// temporary file beside it (mode perm), synced, then renamed over path, and the directory
+// synced. Whatever path was (a hard link to another file, a file another process reads), only
+// its name is replaced; an interrupted write leaves path as it was and no temporary file.
+func Replace(path string, perm os.FileMode, write func(*os.File) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".innoscope-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	err = write(f)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	d, err := OpenDir(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
