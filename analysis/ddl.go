@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // ddlTables are the db/table names the pending actions of a DDL log touch (nil log: none).
@@ -39,7 +39,7 @@ func PendingDDL(datadir string) (map[string]bool, error) {
 
 // deferredFinding: a file too short for page 0 is usable when the log rebuilds page 0 or does
 // not change the tablespace at all (the server's recover_deferred); otherwise recovery fails.
-func deferredFinding(in Input, e expectation, t discovery.Tablespace) *report.Finding {
+func deferredFinding(in Input, e expectation, t discovery.Tablespace) *finding.Finding {
 	if in.Analysis == nil {
 		return nil
 	}
@@ -49,7 +49,7 @@ func deferredFinding(in Input, e expectation, t discovery.Tablespace) *report.Fi
 	}
 	for id := range in.Analysis.Pages {
 		if id.Space == e.id {
-			return &report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: t.Path, LSN: e.lsn,
+			return &finding.Finding{Severity: finding.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: t.Path, LSN: e.lsn,
 				Message: fmt.Sprintf("the file is too short to hold page 0 (%s) and the log changes space %d without rebuilding page 0: the server cannot apply the log (\"Cannot apply log to ... of corrupted file\")", t.Error, e.id)}
 		}
 	}
@@ -60,11 +60,11 @@ func deferredFinding(in Input, e expectation, t discovery.Tablespace) *report.Fi
 // crash recovery (DDL_RECOVERY, info), those it cannot complete (DDL_RECOVERY_FAILS, error:
 // ddlRecoveryFailures), and the db/table names their actions touch, without those whose file
 // blocks a failing rename.
-func ddlLogFindings(in Input) ([]report.Finding, map[string]bool) {
+func ddlLogFindings(in Input) ([]finding.Finding, map[string]bool) {
 	path := filepath.Join(in.Datadir, "ddl_recovery.log")
 	l, err := discovery.ReadDDLLog(path)
 	if err != nil {
-		return []report.Finding{{Severity: report.Warning, Code: "DDL_RECOVERY", File: path,
+		return []finding.Finding{{Severity: finding.Warning, Code: "DDL_RECOVERY", File: path,
 			Message: "cannot read the DDL log: " + err.Error()}}, nil
 	}
 	tables := ddlTables(l)
@@ -87,7 +87,7 @@ func ddlLogFindings(in Input) ([]report.Finding, map[string]bool) {
 	if len(what) == 0 {
 		return nil, tables
 	}
-	fs := []report.Finding{{Severity: report.Info, Code: "DDL_RECOVERY", File: path,
+	fs := []finding.Finding{{Severity: finding.Info, Code: "DDL_RECOVERY", File: path,
 		Message: fmt.Sprintf("after crash recovery the server completes or reverts %d interrupted DDL action(s): %s", len(what), strings.Join(what, "; "))}}
 	for _, f := range ddlRecoveryFailures(in, l) {
 		fs = append(fs, f.finding(in, path))

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // The ALTER TABLE action of the DDL log (sql/ddl_log.cc, ddl_log_execute_action; the phases
@@ -100,7 +100,7 @@ func onDisk(p string) bool {
 }
 
 // alterFinding is DDL_RECOVERY_FAILS (error) for an alterPartitionFailure f.
-func (f ddlFailure) alterFinding(in Input, logPath string) report.Finding {
+func (f ddlFailure) alterFinding(in Input, logPath string) finding.Finding {
 	sqlName := discovery.SQLTableName
 	var where []string
 	for _, p := range f.alter.parts {
@@ -113,7 +113,7 @@ func (f ddlFailure) alterFinding(in Input, logPath string) report.Finding {
 		first = fmt.Sprintf("the server drops the original table %s through the partition engine (its partitions, %s and %s.frm go), then renames", sqlName(f.to), par, absPath(in.Datadir, f.to))
 		then = ""
 	}
-	return report.Finding{Severity: report.Error, Code: "DDL_RECOVERY_FAILS", SpaceID: u32(f.spaceID), File: f.src,
+	return finding.Finding{Severity: finding.Error, Code: "DDL_RECOVERY_FAILS", SpaceID: u32(f.spaceID), File: f.src,
 		Message: fmt.Sprintf("the server's DDL recovery cannot complete ALTER TABLE %s (entry %d of %s, %s, phase %d: the rows were copied into %s): %s %s to %s through InnoDB's handler instead of the partition engine; InnoDB has no table %s (only its partitions), so nothing is renamed but %s.frm, which becomes %s.frm%s. %s is left with the new definition and no %s (CHECK TABLE %s fails: \"Failed to read from the .par file\", \"Corrupt\"); the copied rows stay in %s, which %s.par lists",
 			sqlName(f.to), f.entry.Pos, logPath, f.entry.ActionName(), f.entry.Phase, sqlName(f.alter.tmp), first, sqlName(f.alter.tmp), sqlName(f.to),
 			f.alter.tmp, absPath(in.Datadir, f.alter.tmp), absPath(in.Datadir, f.to), then, sqlName(f.to), par, sqlName(f.to),

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // DDL log actions whose steps go through InnoDB (the handler's drop_table and rename_table) and
@@ -212,7 +212,7 @@ func serverFileName(datadir, p string) string {
 }
 
 // finding is DDL_RECOVERY_FAILS (error) for f.
-func (f ddlFailure) finding(in Input, logPath string) report.Finding {
+func (f ddlFailure) finding(in Input, logPath string) finding.Finding {
 	if f.alter != nil {
 		return f.alterFinding(in, logPath)
 	}
@@ -222,9 +222,9 @@ func (f ddlFailure) finding(in Input, logPath string) report.Finding {
 			kept = append(kept, t.Name)
 			names = append(names, f.from+strings.TrimPrefix(t.Name, f.to))
 		}
-		return report.Finding{Severity: report.Error, Code: "DDL_RECOVERY_FAILS", SpaceID: u32(f.spaceID), File: f.src,
+		return finding.Finding{Severity: finding.Error, Code: "DDL_RECOVERY_FAILS", SpaceID: u32(f.spaceID), File: f.src,
 			Message: fmt.Sprintf("the server's DDL recovery cannot revert RENAME TABLE %s TO %s (entry %d of %s, %s, phase %d): the partition engine renames the table back by its .par file, %s, which does not exist (the crash came after the statement renamed %d partition(s) and before it renamed the .par and .frm files), so nothing is renamed; InnoDB's dictionary keeps %s while %s.frm and %s.par name %s, which the table loses (\"[ERROR] Failed to open table %s.\", CHECK TABLE fails); the rows stay in %s",
-				strings.ReplaceAll(f.from, "/", "."), strings.ReplaceAll(f.to, "/", "."), f.entry.Pos, logPath, f.entry.ActionName(), f.entry.Phase,
+				discovery.SQLTableName(f.from), discovery.SQLTableName(f.to), f.entry.Pos, logPath, f.entry.ActionName(), f.entry.Phase,
 				absPath(in.Datadir, f.to+".par"), len(f.lost), strings.Join(kept, ", "), f.from, f.from, strings.Join(names, ", "), names[0], f.src)}
 	}
 	act := fmt.Sprintf("entry %d of %s, %s %s (from %s), phase %d", f.entry.Pos, logPath, f.entry.ActionName(), f.to, f.from, f.entry.Phase)
@@ -233,7 +233,7 @@ func (f ddlFailure) finding(in Input, logPath string) report.Finding {
 		why = fmt.Sprintf("the server first drops %s, but the dictionary as crash recovery leaves it has no such table (the interrupted statement had dropped it), so InnoDB drops nothing and %s stays; then it renames %s to %s",
 			f.to, f.target, f.from, f.to)
 	}
-	return report.Finding{Severity: report.Error, Code: "DDL_RECOVERY_FAILS", SpaceID: u32(f.spaceID), File: f.target,
+	return finding.Finding{Severity: finding.Error, Code: "DDL_RECOVERY_FAILS", SpaceID: u32(f.spaceID), File: f.target,
 		Message: fmt.Sprintf("the server's DDL recovery cannot complete %s: %s, which InnoDB refuses because %s exists (\"[ERROR] InnoDB: Cannot rename '%s' to '%s' because the target file exists.\"); the action is then marked done, the table keeps the name %s in the dictionary (its rows stay in %s, space %d) and %s, which the table definition names, is lost (\"[ERROR] Failed to open table %s.\", CHECK TABLE fails)",
 			act, why, f.target, serverFileName(in.Datadir, f.src), serverFileName(in.Datadir, f.target), f.from, f.src, f.spaceID, f.to, f.to)}
 }

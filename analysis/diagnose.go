@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // Policy selects whose rules location findings follow.
@@ -39,6 +39,9 @@ type Input struct {
 	// Undo is the undo logs and dictionary as crash recovery leaves them (RecoveredUndo; nil:
 	// not read), for the rollback of the DDL transactions the crash left uncommitted.
 	Undo *UndoView
+	// Restored are the datafiles whose blank page 0 crash recovery restores from the doublewrite
+	// buffer (RestorePage0); their entries in Spaces describe them from that copy.
+	Restored []Page0Restore
 }
 
 // expectation is a file name some source maps to a space id.
@@ -146,15 +149,16 @@ func expectations(in Input) map[string]expectation {
 }
 
 // diagnoseLocations is LocationFindings for a diagnosis: a datafile too short for page 0 is
-// judged against the log by duplicateAndOrphanFindings instead.
-func diagnoseLocations(in Input) []report.Finding {
+// judged against the log by duplicateAndOrphanFindings instead, and a missing first system
+// file beside a log is the server's refusal (systemFileFinding).
+func diagnoseLocations(in Input) []finding.Finding {
 	ts := make([]discovery.Tablespace, 0, len(in.Spaces))
 	for _, t := range in.Spaces {
 		if !shortFile(t) {
 			ts = append(ts, t)
 		}
 	}
-	return LocationFindings(ts, in.Policy)
+	return systemFileFinding(in, LocationFindings(ts, in.Policy))
 }
 
 // shortFile reports a datafile too short to hold page 0 (created an instant before the crash:
@@ -178,7 +182,7 @@ func StaleISL(t discovery.Tablespace) bool {
 }
 
 // Diagnose compares dictionary, files and log, and says what recovery will meet.
-func Diagnose(in Input) []report.Finding {
+func Diagnose(in Input) []finding.Finding {
 	fs := diagnoseLocations(in)
 	fs = append(fs, uncommittedDDLFindings(in)...)
 	// A table whose link names no file while the log gives its tablespace another: not the stale
@@ -189,13 +193,14 @@ func Diagnose(in Input) []report.Finding {
 			continue // the server without recovery logs errors, then opens the table's own file
 		}
 		mislinked[discovery.ResolvePath(r.ISL)] = true
-		fs = append(fs, report.Finding{Severity: report.Warning, Code: "MISLINKED_TABLE", SpaceID: u32(r.SpaceID), File: r.ISL,
+		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "MISLINKED_TABLE", SpaceID: u32(r.SpaceID), File: r.ISL,
 			Message: r.String() + "; a server started without crash recovery (this one too, at its next start after recovery) follows the link and loses the table; innoscope recover writes the corrected link in its copy"})
 	}
-	fs = slices.DeleteFunc(fs, func(f report.Finding) bool { return f.Code == "STALE_ISL" && mislinked[discovery.ResolvePath(f.File)] })
+	fs = slices.DeleteFunc(fs, func(f finding.Finding) bool { return f.Code == "STALE_ISL" && mislinked[discovery.ResolvePath(f.File)] })
+	fs = append(fs, frmFindings(in)...)
 	for _, d := range Dictionary(in) {
 		if !d.Deleted && !d.Frm && !strings.Contains(d.Name, "#sql") {
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
+			fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
 				File:    filepath.Join(in.Datadir, d.Name+".frm"),
 				Message: fmt.Sprintf("InnoDB's dictionary has table %s (space %d) but its .frm is missing: the server starts, and the table is invisible to SQL until the .frm is restored", discovery.SQLTableName(d.Name), d.SpaceID)})
 		}
@@ -253,7 +258,7 @@ func Diagnose(in Input) []report.Finding {
 			default:
 				msg += fmt.Sprintf(". %d files carry space %d (%s): which one is the table's is not known", len(carriers), e.id, strings.Join(carriers, ", "))
 			}
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: shownPath(in.Datadir, e.name), LSN: e.lsn, Message: msg})
+			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: shownPath(in.Datadir, e.name), LSN: e.lsn, Message: msg})
 		case f.Error != "":
 			// reported by LocationFindings
 		case f.Note == discovery.NotePage0Zero:
@@ -265,13 +270,20 @@ func Diagnose(in Input) []report.Finding {
 					msg += fmt.Sprintf("; space %d is in %s", e.id, o.Path)
 				}
 			}
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: shownPath(in.Datadir, e.name), LSN: e.lsn, Message: msg})
+			if e.logged {
+				msg += fmt.Sprintf("; the log changes space %d after the checkpoint, so the server refuses to start", e.id)
+			} else {
+				msg += fmt.Sprintf("; the server starts, but the table is unusable (\"Expected tablespace id %d but found %d\")", e.id, f.SpaceID)
+			}
+			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(e.id), File: shownPath(in.Datadir, e.name), LSN: e.lsn, Message: msg})
 		}
 	}
 	p0, bad := page0Findings(in, exp)
 	fs = append(fs, p0...)
+	fs = append(fs, restoredFindings(in)...)
 	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
+	fs = append(fs, cutShortFindings(in, exp)...)
 	fs = append(fs, encryptedFindings(in)...)
 	return fs
 }
@@ -293,8 +305,8 @@ func unreadableDir(in Input, p string) string {
 }
 
 // renameFindings: a FILE_RENAME whose new name is not on disk yet.
-func renameFindings(in Input, exp map[string]expectation, files map[string]discovery.Tablespace, handled map[string]bool) []report.Finding {
-	var fs []report.Finding
+func renameFindings(in Input, exp map[string]expectation, files map[string]discovery.Tablespace, handled map[string]bool) []finding.Finding {
+	var fs []finding.Finding
 	ddl, _ := PendingDDL(in.Datadir) // an unreadable DDL log is reported by ddlLogFindings
 	for _, s := range in.Analysis.Map.Sorted() {
 		if s.Deleted {
@@ -315,21 +327,21 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 		}
 		handled[to] = true
 		if f, ok := files[from]; ok && f.Note == discovery.NotePage0Zero {
-			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: f.Path, LSN: u64(last.LSN),
+			fs = append(fs, finding.Finding{Severity: finding.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: f.Path, LSN: u64(last.LSN),
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet; page 0 of %s is blank, so the server recovers it under that name and does not replay the rename (its DDL recovery settles the name)", last.Name, last.NewName, last.Name)})
 			continue
 		}
 		if f, ok := files[from]; ok && f.SpaceID == s.ID && (ddl[TableName(last.Name)] || ddl[TableName(last.NewName)]) {
-			fs = append(fs, report.Finding{Severity: report.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: f.Path, LSN: u64(last.LSN),
+			fs = append(fs, finding.Finding{Severity: finding.Info, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: f.Path, LSN: u64(last.LSN),
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet: the crash cut that RENAME, whose transaction InnoDB rolls back and whose statement the DDL log (ddl_recovery.log) reverts", last.Name, last.NewName)})
 			continue
 		}
 		if f, ok := files[from]; ok && f.SpaceID == s.ID {
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: f.Path, LSN: u64(last.LSN),
+			fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: f.Path, LSN: u64(last.LSN),
 				Message: fmt.Sprintf("the log renames %s to %s, which is not on disk yet; crash recovery will rename it", last.Name, last.NewName)})
 			continue
 		}
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: shownPath(in.Datadir, last.NewName), LSN: u64(last.LSN),
+		fs = append(fs, finding.Finding{Severity: finding.Error, Code: "PENDING_RENAME", SpaceID: u32(s.ID), File: shownPath(in.Datadir, last.NewName), LSN: u64(last.LSN),
 			Message: fmt.Sprintf("the log renames %s to %s, and neither file exists: the table's data is gone", last.Name, last.NewName)})
 	}
 	return fs
@@ -337,7 +349,7 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 
 // duplicateAndOrphanFindings: two files with one space id; datafiles nothing refers to (a
 // leftover the DDL log removes is information only); the DDL log's pending work.
-func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.Finding {
+func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []finding.Finding {
 	fs, ddlTables := ddlLogFindings(in)
 	byID := map[uint32][]discovery.Tablespace{}
 	for _, t := range in.Spaces {
@@ -362,11 +374,11 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 				referenced = append(referenced, t.Path)
 			}
 		}
-		sev, why := report.Warning, "only one of them is referenced by the dictionary or the log"
+		sev, why := finding.Warning, "only one of them is referenced by the dictionary or the log"
 		if len(referenced) >= 2 {
-			sev, why = report.Error, "the dictionary or the log refers to more than one of them, so the server cannot open them all"
+			sev, why = finding.Error, "the dictionary or the log refers to more than one of them, so the server cannot open them all"
 		}
-		fs = append(fs, report.Finding{Severity: sev, Code: "DUPLICATE_SPACE_ID", SpaceID: u32(id), File: ts[1].Path,
+		fs = append(fs, finding.Finding{Severity: sev, Code: "DUPLICATE_SPACE_ID", SpaceID: u32(id), File: ts[1].Path,
 			Message: fmt.Sprintf("%d files carry space id %d (%s); %s", len(ts), id, strings.Join(names, ", "), why)})
 	}
 	if in.Dict == nil {
@@ -382,7 +394,7 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 			if e.lsn != nil {
 				where = fmt.Sprintf("the redo log (LSN %d)", *e.lsn)
 			}
-			fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: t.Path, LSN: e.lsn,
+			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "MISSING_FILE", SpaceID: u32(e.id), File: t.Path, LSN: e.lsn,
 				Message: fmt.Sprintf("%s maps %s to space %d, and %s links to it, but there is no such file", where, e.name, e.id, t.ISL)})
 		}
 		if ok && shortFile(t) {
@@ -407,13 +419,23 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []report.F
 				msg += fmt.Sprintf(" (%s is missing: this may be that table's file, renamed or copied by hand)", other.name)
 			}
 		}
-		sev := report.Warning
+		sev := finding.Warning
 		if ddlTables[TableName(t.Path)] {
-			sev, msg = report.Info, msg+"; the server's DDL recovery (ddl_recovery.log) removes or renames it after crash recovery"
+			sev, msg = finding.Info, msg+"; the server's DDL recovery (ddl_recovery.log) removes or renames it after crash recovery"
 		} else if strings.HasPrefix(filepath.Base(t.Path), "#sql") {
 			msg += "; a leftover of an interrupted ALTER TABLE"
 		}
-		fs = append(fs, report.Finding{Severity: sev, Code: "ORPHAN_FILE", SpaceID: space, File: t.Path, Message: msg})
+		fs = append(fs, finding.Finding{Severity: sev, Code: "ORPHAN_FILE", SpaceID: space, File: t.Path, Message: msg})
 	}
 	return fs
+}
+
+// LogIDOfPath is the id the log gives the file at path (its last name for a tablespace).
+func (d *Diagnosis) LogIDOfPath(path string) (uint32, bool) {
+	for _, s := range d.Analysis.Map.Sorted() {
+		if !s.Deleted && discovery.ResolvePath(SourcePath(d.Layout.Datadir)(s.Name)) == discovery.ResolvePath(path) {
+			return s.ID, true
+		}
+	}
+	return 0, false
 }

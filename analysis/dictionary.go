@@ -108,9 +108,10 @@ func nameAfter(datadir, row, file string) string {
 }
 
 // frmName is the table whose .frm describes name: a partition (db/t#P#p0, db/t#P#p0#SP#s0)
-// is described by its table's.
+// is described by its table's, and so is the table of a high-level index (MariaDB 11.7+: the
+// graph of a VECTOR INDEX is an InnoDB table db/t#i#01 of its own, with no .frm).
 func frmName(name string) string {
-	for _, sep := range []string{"#P#", "#p#"} {
+	for _, sep := range []string{"#P#", "#p#", "#i#"} {
 		if i := strings.Index(name, sep); i > 0 {
 			return name[:i]
 		}

@@ -1,12 +1,12 @@
 package analysis
 
 import (
+	"innoscope/finding"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/report"
 )
 
 // FailingTable is a live table of the dictionary that an error finding says the server will not
@@ -24,11 +24,19 @@ type FailingTable struct {
 // FailingTables are the live tables of in's dictionary that an error finding of fs names, by
 // its space id (else by its file's db/t name), sorted by table; the system tablespace's tables
 // are left out (an error there is the server's, not a table's).
-func FailingTables(in Input, fs []report.Finding) []FailingTable {
+func FailingTables(in Input, fs []finding.Finding) []FailingTable {
 	var out []FailingTable
 	seen := map[FailingTable]bool{}
 	for _, f := range fs {
-		if f.Severity != report.Error {
+		if f.Severity != finding.Error {
+			continue
+		}
+		if f.Code == "FRM_NOT_IN_ENGINE" { // a table of a .frm, not of the dictionary
+			ft := FailingTable{Table: discovery.SQLTableName(filepath.Base(filepath.Dir(f.File)) + "/" + strings.TrimSuffix(filepath.Base(f.File), ".frm")), Code: f.Code, File: f.File}
+			if !seen[ft] {
+				seen[ft] = true
+				out = append(out, ft)
+			}
 			continue
 		}
 		name := ""

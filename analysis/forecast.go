@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // RollbackForecast is what crash recovery will roll back, from the undo logs as the diagnosis
@@ -25,7 +25,7 @@ func rollbackForecast(in Input) *discovery.RollbackForecast {
 
 // rollbackFinding is ROLLBACK_PENDING (info) when the undo logs as recovery leaves them hold
 // transactions to roll back or to clean up, in the words the server prints at start-up.
-func rollbackFinding(in Input, s discovery.Layout) []report.Finding {
+func rollbackFinding(in Input, s discovery.Layout) []finding.Finding {
 	f := rollbackForecast(in)
 	if f == nil || f.Transactions == 0 {
 		return nil
@@ -41,18 +41,18 @@ func rollbackFinding(in Input, s discovery.Layout) []report.Finding {
 		if t.Prepared {
 			each = append(each, fmt.Sprintf("trx %d: XA PREPARE, left for the transaction coordinator", t.ID))
 		} else {
-			each = append(each, fmt.Sprintf("trx %d: %s rows", t.ID, report.Thousands(int64(t.Rows))))
+			each = append(each, fmt.Sprintf("trx %d: %s rows", t.ID, finding.Thousands(int64(t.Rows))))
 		}
 	}
 	msg += " (" + strings.Join(each, "; ") + "); the server rolls the active ones back when it starts"
 	dir, name := s.SystemFile()
-	return []report.Finding{{Severity: report.Info, Code: "ROLLBACK_PENDING", File: dir + "/" + name, Message: msg}}
+	return []finding.Finding{{Severity: finding.Info, Code: "ROLLBACK_PENDING", File: dir + "/" + name, Message: msg}}
 }
 
 // Outcome is the verdict's outcome of the diagnosis: the pages the server says it will recover
 // ("InnoDB: To recover: N pages", ToRecover) and the transactions it rolls back.
-func (d *Diagnosis) Outcome() report.Outcome {
-	o := report.Outcome{Pages: d.ToRecover(), Logged: len(d.Analysis.Pages) > 0}
+func (d *Diagnosis) Outcome() finding.Outcome {
+	o := finding.Outcome{Pages: d.ToRecover(), Logged: len(d.Analysis.Pages) > 0}
 	if d.Input.Policy == PolicyMySQL8 {
 		o.Server = "mysqld" // the policy judges the directory by MySQL 8's rules
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/discovery/rows"
-	"innoscope/report"
+	"innoscope/finding"
+	"innoscope/rows"
 )
 
 // MariaDB keeps instant ALTER TABLE (ADD, DROP, reorder of columns) in the clustered index:
@@ -59,7 +59,7 @@ type instantMetadataProblem struct {
 // TRX_UNDO_INSERT_METADATA record for it) and whose clustered index, as crash recovery leaves
 // it, has metadata the server rejects (see above). The pages of those tables' tablespaces are
 // read through in.Undo.Pages over the log of s (a second scan of the log, only then).
-func instantMetadataFindings(in Input, s discovery.Layout, opt Options) []report.Finding {
+func instantMetadataFindings(in Input, s discovery.Layout, opt Options) []finding.Finding {
 	if in.Undo == nil || in.Undo.Pages == nil || in.Analysis == nil {
 		return nil
 	}
@@ -113,11 +113,11 @@ func instantMetadataFindings(in Input, s discovery.Layout, opt Options) []report
 	}
 	read, closeFiles, err := in.Undo.Pages(sc, spaces)
 	if err != nil {
-		return []report.Finding{{Severity: report.Info, Code: "UNDO_UNREADABLE", File: s.Datadir,
+		return []finding.Finding{{Severity: finding.Info, Code: "UNDO_UNREADABLE", File: s.Datadir,
 			Message: "the clustered indexes into which uncommitted transactions inserted instant ALTER metadata could not be read as recovery leaves them, so that metadata is not checked: " + err.Error()}}
 	}
 	defer closeFiles()
-	var out []report.Finding
+	var out []finding.Finding
 	for _, c := range cands {
 		file, fl, ok := recoveredSpace(in, read, c.t)
 		if !ok || fl.ZipSize != 0 {
@@ -402,12 +402,12 @@ func allZero(b []byte) bool {
 }
 
 // finding is INSTANT_METADATA_UNRECOGNIZED for pr.
-func (pr instantMetadataProblem) finding() report.Finding {
+func (pr instantMetadataProblem) finding() finding.Finding {
 	who := fmt.Sprintf("transaction %d", pr.trxID)
 	if pr.active {
 		who += ", which the crash left uncommitted"
 	}
-	return report.Finding{Severity: report.Error, Code: "INSTANT_METADATA_UNRECOGNIZED", SpaceID: u32(pr.spaceID), File: pr.file, LSN: u64(pr.lsn),
+	return finding.Finding{Severity: finding.Error, Code: "INSTANT_METADATA_UNRECOGNIZED", SpaceID: u32(pr.spaceID), File: pr.file, LSN: u64(pr.lsn),
 		Message: fmt.Sprintf("crash recovery leaves the clustered index of %s (page %d, the first leaf, page LSN %d) with an instant ALTER metadata record that the server rejects (written by %s): %s. The server reads it when it first loads the table, which it does before it rolls the transaction back (\"[ERROR] InnoDB: Table %s contains unrecognizable instant ALTER metadata\"), and marks the table corrupted; the rollback then skips the table's undo records, so the record stays and the table cannot be opened (CHECK TABLE fails) until it is rebuilt from its rows",
 			discovery.SQLTableName(pr.table.Name), pr.page, pr.lsn, who, pr.why, serverTableName(pr.table.Name))}
 }

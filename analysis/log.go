@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
-	"innoscope/report"
 )
 
 // OpenLog opens, read-only, the redo log at arg (a data directory or a log file; "": the
@@ -51,7 +51,7 @@ func LogName(s discovery.Layout) string {
 // the log's own findings, with the checkpoint LSN. Logs of the formats before MariaDB 10.8 get a
 // note that the checks against the files follow MariaDB 10.11's behaviour, and an error when
 // MariaDB 10.8+ refuses them for holding log after the checkpoint (redo.Log.CrashUpgrade).
-func ReadLog(l *redo.Log, opt redo.ScanOptions) (*Analysis, uint64, []report.Finding, error) {
+func ReadLog(l *redo.Log, opt redo.ScanOptions) (*Analysis, uint64, []finding.Finding, error) {
 	older := l.OlderFormat(l.CheckpointLSN())
 	if older != nil && l.Selected < 0 {
 		return nil, 0, nil, fmt.Errorf("%s: no valid checkpoint block, so no known place for recovery to start", l.Path)
@@ -89,7 +89,7 @@ func ReadLog(l *redo.Log, opt redo.ScanOptions) (*Analysis, uint64, []report.Fin
 // recover it at all (or innoscope does not replay its format). The log is decoded on another
 // goroutine (another core) while it is analysed; up to keep bytes of what it decodes are kept
 // for the replay (redo.Decoded: nil when keep is 0, and for logs before MariaDB 10.8).
-func Prepass(l *redo.Log, opt redo.ScanOptions, keep int64) (*Analysis, *redo.Decoded, uint64, []report.Finding, error) {
+func Prepass(l *redo.Log, opt redo.ScanOptions, keep int64) (*Analysis, *redo.Decoded, uint64, []finding.Finding, error) {
 	if err := l.Replayable(); err != nil {
 		return nil, nil, 0, nil, err // MySQL and MariaDB before 10.5: other records, not replayed
 	}
@@ -113,7 +113,7 @@ func Prepass(l *redo.Log, opt redo.ScanOptions, keep int64) (*Analysis, *redo.De
 // MapLog rebuilds the space map of l from opt.From (0: the checkpoint) as it stands before
 // atLSN (0: the end of the log), with a finding for a corrupt record that ends it (and, for the
 // whole log, a missing FILE_CHECKPOINT).
-func MapLog(l *redo.Log, opt redo.ScanOptions, atLSN uint64) (*Map, []report.Finding, error) {
+func MapLog(l *redo.Log, opt redo.ScanOptions, atLSN uint64) (*Map, []finding.Finding, error) {
 	if l.Replayable() != nil {
 		from, cpLSN, err := l.BlockStart(opt.From)
 		if err != nil {
@@ -137,7 +137,7 @@ func MapLog(l *redo.Log, opt redo.ScanOptions, atLSN uint64) (*Map, []report.Fin
 		return nil, nil, err
 	}
 	m := a.Map
-	var fs []report.Finding
+	var fs []finding.Finding
 	if atLSN == 0 { // the whole log: a corrupt record, a missing FILE_CHECKPOINT
 		fcp := logcheck.ScanFileCheckpoint(l.Path, m.FromLSN, m.EndLSN, a.FileCheckpointEnd, cpLSN)
 		fs = logcheck.Scan(l.Path, nil, sc, m.EndLSN, fcp, cpLSN, 0, 0)
@@ -149,12 +149,12 @@ func MapLog(l *redo.Log, opt redo.ScanOptions, atLSN uint64) (*Map, []report.Fin
 
 // analyzeScan reads sc (over the log l) to its end: what recovery would apply, and the log's
 // findings after the checkpoint blocks'.
-func analyzeScan(l *redo.Log, sc *logformat.Scanner, cpLSN uint64) (*Analysis, []report.Finding, error) {
+func analyzeScan(l *redo.Log, sc *logformat.Scanner, cpLSN uint64) (*Analysis, []finding.Finding, error) {
 	return analyzeScanEach(l, sc, cpLSN, nil)
 }
 
 // analyzeScanEach is analyzeScan, giving each mini-transaction read to each (when not nil).
-func analyzeScanEach(l *redo.Log, sc *logformat.Scanner, cpLSN uint64, each func(*logformat.MTR)) (*Analysis, []report.Finding, error) {
+func analyzeScanEach(l *redo.Log, sc *logformat.Scanner, cpLSN uint64, each func(*logformat.MTR)) (*Analysis, []finding.Finding, error) {
 	cps := logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected)
 	a, err := analyze(sc, 0, cpLSN, each)
 	if err != nil {
@@ -169,7 +169,7 @@ func analyzeScanEach(l *redo.Log, sc *logformat.Scanner, cpLSN uint64, each func
 // analyzeMLog is the analysis of a log whose records recovery does not replay here (MySQL,
 // MariaDB before 10.5) from the LSN from to at (0: the end), with its findings (the page
 // records to apply counted when pages) and the corrupt record that ended it.
-func analyzeMLog(l *redo.Log, from, at, cpLSN uint64, pages bool) (*Analysis, []report.Finding, error) {
+func analyzeMLog(l *redo.Log, from, at, cpLSN uint64, pages bool) (*Analysis, []finding.Finding, error) {
 	a, sc, err := AnalyzeMLog(l.Blocks(), from, at, cpLSN)
 	recs, n := 0, 0
 	if pages {

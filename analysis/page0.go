@@ -6,15 +6,16 @@ import (
 	"strings"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // A datafile whose page 0 is all zero (a torn or never written first page) has no flags, so
 // neither the page size nor the checksum scheme of its other pages is known: every check of
-// them is derived from the missing page 0. The server judges such a file by page 0 alone
-// (measured on MariaDB 10.11 with page 0 of real files zeroed):
+// them is derived from the missing page 0. Unless crash recovery restores page 0 from the
+// doublewrite buffer (RestorePage0), the server judges such a file by page 0 alone (measured on
+// MariaDB 10.11 with page 0 of real files zeroed):
 //   - the system tablespace: it refuses to start ("The data file './ibdata1' has the wrong space
-//     ID. It should be 0, but 0 was found"), with or without a copy in the doublewrite buffer;
+//     ID. It should be 0, but 0 was found");
 //   - a tablespace the log must read pages of, page 0 not being rebuilt by an INIT_PAGE: it
 //     refuses to start ("Cannot apply log to [page id: space=S, page number=P] of corrupted
 //     file 'NAME'", P the lowest page recovery reads);
@@ -23,9 +24,13 @@ import (
 
 // Page0Refusal is the error recover gives before it copies anything when a datafile's page 0
 // is all zero and the server refuses to start for it (the system tablespace, or a tablespace
-// whose pages the log must read); nil when there is none. in needs Datadir, Analysis and
-// Spaces; the dictionary is not needed, as the log names every tablespace it changes.
-func Page0Refusal(in Input) error {
+// whose pages the log must read) as the doublewrite buffer has no copy recovery can restore it
+// from (RestorePage0, with innodb_page_size pageSize); nil when there is none. in needs Datadir,
+// Analysis and Spaces (not changed); the dictionary is not needed, as the log names every
+// tablespace it changes.
+func Page0Refusal(in Input, pageSize int) error {
+	in.Spaces = append([]discovery.Tablespace(nil), in.Spaces...)
+	RestorePage0(&in, pageSize)
 	fs, _, refuses := page0Faults(in, expectations(in))
 	for i, f := range fs {
 		if refuses[i] {
@@ -38,28 +43,22 @@ func Page0Refusal(in Input) error {
 // page0Findings reports each datafile whose page 0 is all zero and not rebuilt by the log
 // once (SPACE_ID_MISMATCH, error), with how many pages depend on it; it returns the set of
 // those files (absolute paths), whose pages get no finding of their own.
-func page0Findings(in Input, exp map[string]expectation) ([]report.Finding, map[string]bool) {
+func page0Findings(in Input, exp map[string]expectation) ([]finding.Finding, map[string]bool) {
 	fs, bad, _ := page0Faults(in, exp)
 	return fs, bad
 }
 
 // page0Faults is page0Findings with, for each finding, whether the server refuses to start.
-func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[string]bool, []bool) {
-	var fs []report.Finding
+func page0Faults(in Input, exp map[string]expectation) ([]finding.Finding, map[string]bool, []bool) {
+	var fs []finding.Finding
 	var refuses []bool
 	bad := map[string]bool{}
-	firstSystem := true
-	for _, t := range in.Spaces {
-		// Only the first innodb_data_file_path file starts with page 0 of the system tablespace.
-		system := t.FoundBy == discovery.FoundSystem && firstSystem
-		firstSystem = firstSystem && t.FoundBy != discovery.FoundSystem
-		if t.Note != discovery.NotePage0Zero || t.Error != "" || (t.FoundBy == discovery.FoundSystem && !system) {
-			continue
-		}
+	eachBlankPage0(in.Spaces, func(i int, system bool) {
+		t := in.Spaces[i]
 		p := absPath(in.Datadir, t.Path)
 		e, named := exp[p]
 		if !system && !named {
-			continue // nothing refers to it: the server never opens it
+			return // nothing refers to it: the server never opens it
 		}
 		id := e.id
 		if system {
@@ -67,7 +66,7 @@ func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[st
 		}
 		if in.Analysis != nil && !system {
 			if read, ok := in.Analysis.Pages[PageID{id, 0}]; ok && !read {
-				continue // an INIT_PAGE rebuilds it: a file created after the checkpoint
+				return // an INIT_PAGE rebuilds it: a file created after the checkpoint
 			}
 		}
 		bad[p] = true
@@ -75,9 +74,9 @@ func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[st
 		var msg string
 		switch {
 		case system:
-			msg = fmt.Sprintf("page 0 of the system tablespace is all zero; the server refuses to start (\"The data file '%s' has the wrong space ID. It should be 0, but 0 was found\")", e.name)
+			msg = fmt.Sprintf("page 0 of the system tablespace is all zero and the doublewrite buffer has no copy of it that crash recovery uses (none written after the checkpoint): the server refuses to start (\"The data file '%s' has the wrong space ID. It should be 0, but 0 was found\")", e.name)
 		case needed > 0:
-			msg = fmt.Sprintf("page 0 is all zero and the log does not rebuild it, and recovery must read %d pages of this tablespace: the server refuses to start (\"Cannot apply log to [page id: space=%d, page number=%d] of corrupted file '%s'\")",
+			msg = fmt.Sprintf("page 0 is all zero, the log does not rebuild it and the doublewrite buffer has no copy of it that crash recovery uses, and recovery must read %d pages of this tablespace: the server refuses to start (\"Cannot apply log to [page id: space=%d, page number=%d] of corrupted file '%s'\")",
 				needed, id, first, e.name)
 		default:
 			msg = fmt.Sprintf("page 0 is all zero and the log does not rebuild it; the server starts and the table is unusable (\"Expected tablespace id %d but found 0 in the file %s\")", id, e.name)
@@ -85,10 +84,24 @@ func page0Faults(in Input, exp map[string]expectation) ([]report.Finding, map[st
 		if r := in.Pages[t.Path]; r != nil && len(r.Corrupt) > 0 {
 			msg += fmt.Sprintf("; without page 0's flags %d pages fail the checks (no finding is given for each)", len(r.Corrupt))
 		}
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(id), File: p, LSN: e.lsn, Message: msg})
+		fs = append(fs, finding.Finding{Severity: finding.Error, Code: "SPACE_ID_MISMATCH", SpaceID: u32(id), File: p, LSN: e.lsn, Message: msg})
 		refuses = append(refuses, system || needed > 0)
-	}
+	})
 	return fs, bad, refuses
+}
+
+// eachBlankPage0 calls fn with the index in ts of each readable datafile whose page 0 is all
+// zero, and whether it is the first system tablespace file: only the first innodb_data_file_path
+// file starts with page 0 of the system tablespace, so the other system files are left out.
+func eachBlankPage0(ts []discovery.Tablespace, fn func(i int, system bool)) {
+	firstSystem := true
+	for i, t := range ts {
+		system := t.FoundBy == discovery.FoundSystem && firstSystem
+		firstSystem = firstSystem && t.FoundBy != discovery.FoundSystem
+		if t.Note == discovery.NotePage0Zero && t.Error == "" && (t.FoundBy != discovery.FoundSystem || system) {
+			fn(i, system)
+		}
+	}
 }
 
 // NeededPages returns the lowest page of space that recovery reads from its file, and how many
@@ -120,7 +133,7 @@ func serverName(datadir, p string) string {
 // unknownOrphans is what stands for the ORPHAN_FILE findings when the dictionary could not be
 // read: without it nothing tells which datafiles the server knows of, so one finding names the
 // files no log record refers to instead of one (false) ORPHAN_FILE each.
-func unknownOrphans(in Input, exp map[string]expectation) []report.Finding {
+func unknownOrphans(in Input, exp map[string]expectation) []finding.Finding {
 	var names []string
 	for _, t := range in.Spaces {
 		if t.FoundBy != discovery.FoundScan && t.FoundBy != discovery.FoundISL {
@@ -137,7 +150,7 @@ func unknownOrphans(in Input, exp map[string]expectation) []report.Finding {
 	if len(names) > 5 {
 		list = strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more", len(names)-5)
 	}
-	return []report.Finding{{Severity: report.Info, Code: "ORPHANS_NOT_CHECKED", File: in.Datadir,
+	return []finding.Finding{{Severity: finding.Info, Code: "ORPHANS_NOT_CHECKED", File: in.Datadir,
 		Message: fmt.Sprintf("the dictionary could not be read, so whether the %d datafiles no log record refers to belong to tables is unknown (no ORPHAN_FILE is reported for each): %s",
 			len(names), list)}}
 }

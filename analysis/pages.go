@@ -5,16 +5,16 @@ import (
 	"sort"
 
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // PageFindings are the findings of a verified datafile: CORRUPT_PAGE (error) for each page the
 // server rejects, and INNOCHECKSUM_REJECTS (info) for the pages only innochecksum 10.11 rejects.
-func PageFindings(r *discovery.Report) []report.Finding {
-	fs := []report.Finding{}
+func PageFindings(r *discovery.Report) []finding.Finding {
+	fs := []finding.Finding{}
 	sp := r.SpaceID
 	for _, no := range r.Corrupt {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "CORRUPT_PAGE", SpaceID: &sp, File: r.Path,
+		fs = append(fs, finding.Finding{Severity: finding.Error, Code: "CORRUPT_PAGE", SpaceID: &sp, File: r.Path,
 			Message: fmt.Sprintf("page %d: %s", no, r.Reasons[no])})
 	}
 	var only []int64 // valid for the server, rejected by innochecksum
@@ -29,30 +29,30 @@ func PageFindings(r *discovery.Report) []report.Finding {
 		if r.InnochecksumStops {
 			msg += "; innochecksum stops at page 0 and checks nothing after it"
 		}
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "INNOCHECKSUM_REJECTS", SpaceID: &sp, File: r.Path, Message: msg})
+		fs = append(fs, finding.Finding{Severity: finding.Info, Code: "INNOCHECKSUM_REJECTS", SpaceID: &sp, File: r.Path, Message: msg})
 	}
 	return fs
 }
 
 // PagesVerdict is the first line of `pages --verify`: how many pages are corrupt by the
 // server's rule, and what innochecksum 10.11 would say.
-func PagesVerdict(r *discovery.Report) report.Verdict {
+func PagesVerdict(r *discovery.Report) finding.Verdict {
 	ic := ""
 	if n := len(r.InnochecksumCorrupt); n > 0 {
-		ic = fmt.Sprintf("; innochecksum 10.11 would report %s", report.Thousands(int64(n)))
+		ic = fmt.Sprintf("; innochecksum 10.11 would report %s", finding.Thousands(int64(n)))
 		if r.InnochecksumStops {
 			ic += " (it stops at page 0)"
 		}
 	}
 	if n := len(r.Corrupt); n > 0 {
-		return report.Verdict{Severity: report.Error, Code: "CORRUPT_PAGE", Count: n,
+		return finding.Verdict{Severity: finding.Error, Code: "CORRUPT_PAGE", Count: n,
 			Sentence: fmt.Sprintf("%s: CORRUPT_PAGE: %s of %s pages corrupt by the server's rule (first: page %d)%s",
-				r.Path, report.Thousands(int64(n)), report.Thousands(r.Pages), r.Corrupt[0], ic)}
+				r.Path, finding.Thousands(int64(n)), finding.Thousands(r.Pages), r.Corrupt[0], ic)}
 	}
-	v := report.Verdict{Severity: report.Info,
-		Sentence: fmt.Sprintf("%s: all %s pages valid by the server's rule%s", r.Path, report.Thousands(r.Pages), ic)}
+	v := finding.Verdict{Severity: finding.Info,
+		Sentence: fmt.Sprintf("%s: all %s pages valid by the server's rule%s", r.Path, finding.Thousands(r.Pages), ic)}
 	if ic != "" {
-		v.Severity = report.Warning
+		v.Severity = finding.Warning
 	}
 	return v
 }

@@ -6,12 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
-	"innoscope/report"
 )
 
 // UndoReader gives the undo logs and the dictionary as crash recovery leaves them, from the
@@ -32,13 +33,13 @@ type Options struct {
 type Diagnosis struct {
 	Layout        discovery.Layout
 	Input         Input
-	Findings      []report.Finding
+	Findings      []finding.Finding
 	Summary       map[string]int // findings per severity name
 	CheckpointLSN uint64
 	// Analysis is the log from the checkpoint (an empty one when the log is unusable).
 	Analysis *Analysis
 	// LogFindings are the log's own findings among Findings (ReadLog's).
-	LogFindings []report.Finding
+	LogFindings []finding.Finding
 }
 
 // Run diagnoses the data directory laid out as s: it compares the redo log, the files, their
@@ -55,10 +56,10 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	if u := discovery.PermissionDenied(err); u != nil {
 		return nil, u // innoscope's own limit, not the server's (which runs as another user)
 	}
-	logFs := append([]report.Finding(nil), fs...)
+	logFs := append([]finding.Finding(nil), fs...)
 	logged := a // nil: no usable log; the files, pages and dictionary are still diagnosed
 	if err != nil {
-		fs, a = []report.Finding{logUnreadableFinding(s, err)}, &Analysis{Map: &Map{}}
+		fs, a = []finding.Finding{logUnreadableFinding(s, err)}, &Analysis{Map: &Map{}}
 	}
 	fs = append(ServerFindings(s), fs...)
 	ts, err := discovery.Scan(s)
@@ -68,23 +69,25 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	in := Input{Datadir: s.Datadir, Analysis: logged, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: opt.Policy,
 		Pages: map[string]*discovery.Report{}, LogName: LogName(s)}
 	fs = append(fs, readDictionary(s, &in)...)
+	ts = in.Spaces // with the page 0 restores of crash recovery
 	if logged != nil && opt.Undo != nil {
 		// A file that cannot be opened has its finding from the scan (UNREADABLE_DATAFILE).
 		var pathErr *os.PathError
 		if in.Undo, err = recoveredUndo(s, opt, logged, ts); err != nil && !errors.As(err, &pathErr) {
-			fs = append(fs, report.Finding{Severity: report.Info, Code: "UNDO_UNREADABLE", File: s.Datadir,
+			fs = append(fs, finding.Finding{Severity: finding.Info, Code: "UNDO_UNREADABLE", File: s.Datadir,
 				Message: "the undo logs as recovery leaves them could not be read, so transactions the crash left uncommitted are not looked at: " + err.Error()})
 		}
 	}
 	if opt.SkipPages {
 		ts = nil // only page 0 of each file (read by the scan) is looked at
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "PAGES_NOT_CHECKED", File: s.Datadir,
+		fs = append(fs, finding.Finding{Severity: finding.Info, Code: "PAGES_NOT_CHECKED", File: s.Datadir,
 			Message: "--skip-pages: datafile pages were not verified, so corrupt pages and pages newer than the log are not reported"})
 	}
-	if err := inspectPages(ts, a.Map.EndLSN, in.Pages, opt.Progress); err != nil {
+	if err := inspectPages(ts, in.Restored, a.Map.EndLSN, in.Pages, opt.Progress); err != nil {
 		return nil, err
 	}
 	fs = append(fs, Diagnose(in)...)
+	logEndAhead(fs)
 	noSalvageAhead(fs, ts, in.Pages)
 	fs = append(fs, rollbackFinding(in, s)...)
 	fs = append(fs, instantMetadataFindings(in, s, opt)...)
@@ -100,7 +103,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 }
 
 // readLayoutLog is ReadLog on the log of s.
-func readLayoutLog(s discovery.Layout, opt redo.ScanOptions) (*Analysis, uint64, []report.Finding, error) {
+func readLayoutLog(s discovery.Layout, opt redo.ScanOptions) (*Analysis, uint64, []finding.Finding, error) {
 	l, err := OpenLog(s, "")
 	if err != nil {
 		return nil, 0, nil, err
@@ -109,23 +112,36 @@ func readLayoutLog(s discovery.Layout, opt redo.ScanOptions) (*Analysis, uint64,
 	return ReadLog(l, opt)
 }
 
-// readDictionary fills in SYS_TABLES, SYS_INDEXES and the doublewrite buffer's copies from the
-// system tablespace of s; a finding when the dictionary cannot be read.
-func readDictionary(s discovery.Layout, in *Input) []report.Finding {
-	sys, err := discovery.OpenFile(filepath.Join(s.SystemFile()))
+// readDictionary fills in the doublewrite buffer's copies, the page 0 restores they make
+// (RestorePage0), and SYS_TABLES and SYS_INDEXES from the system tablespace of s as crash
+// recovery reads it; a finding when the dictionary cannot be read.
+func readDictionary(s discovery.Layout, in *Input) []finding.Finding {
+	p := filepath.Join(s.SystemFile())
+	sys, err := discovery.OpenFile(p)
 	if err != nil {
 		return nil // the scan reports the system tablespace
 	}
+	in.Dblwr, _ = discovery.DoublewriteCopies(sys)
+	sys.Close()
+	pageSize, _ := s.InnoDBPageSize()
+	RestorePage0(in, pageSize)
+	if c := RestoredPage0(in.Restored, p); c != nil {
+		sys, err = discovery.OpenFileWithPage0(p, c.Image)
+	} else {
+		sys, err = discovery.OpenFile(p)
+	}
+	if err != nil {
+		return nil
+	}
 	defer sys.Close()
-	var fs []report.Finding
+	var fs []finding.Finding
 	if in.Dict, err = discovery.ReadDictTables(sys); err != nil {
-		fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
+		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
 			Message: "SYS_TABLES could not be read, so only the redo log says which files should exist: " + err.Error()})
 	} else if in.Indexes, err = discovery.ReadDictIndexes(sys); err != nil {
-		fs = append(fs, report.Finding{Severity: report.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
+		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "DICTIONARY_UNREADABLE", File: sys.Path,
 			Message: "SYS_INDEXES could not be read: " + err.Error()})
 	}
-	in.Dblwr, _ = discovery.DoublewriteCopies(sys)
 	return fs
 }
 
@@ -148,8 +164,9 @@ func recoveredUndo(s discovery.Layout, opt Options, a *Analysis, ts []discovery.
 }
 
 // inspectPages verifies every page of the datafiles ts into pages (by path), pages newer than
-// endLSN included; the temporary tablespace and files the scan could not read are skipped.
-func inspectPages(ts []discovery.Tablespace, endLSN uint64, pages map[string]*discovery.Report, progress func(done, total int64)) error {
+// endLSN included, each file with page 0 as crash recovery restores it (restored); the
+// temporary tablespace and files the scan could not read are skipped.
+func inspectPages(ts []discovery.Tablespace, restored []Page0Restore, endLSN uint64, pages map[string]*discovery.Report, progress func(done, total int64)) error {
 	for i, t := range ts {
 		if progress != nil {
 			progress(int64(i), int64(len(ts)))
@@ -158,6 +175,12 @@ func inspectPages(ts []discovery.Tablespace, endLSN uint64, pages map[string]*di
 			continue // the server deletes and recreates the temporary tablespace at start
 		}
 		f, err := discovery.OpenFile(t.Path)
+		if c := RestoredPage0(restored, t.Path); c != nil {
+			if f != nil {
+				f.Close()
+			}
+			f, err = discovery.OpenFileWithPage0(t.Path, c.Image)
+		}
 		if err != nil {
 			continue
 		}
@@ -173,43 +196,47 @@ func inspectPages(ts []discovery.Tablespace, endLSN uint64, pages map[string]*di
 
 // ServerFindings is SERVER_RUNNING (error) when a server runs on the data directory of s: what
 // innoscope reads then is not what crash recovery would find.
-func ServerFindings(s discovery.Layout) []report.Finding {
+func ServerFindings(s discovery.Layout) []finding.Finding {
 	l := discovery.RunningServer(s)
 	if l == nil {
 		return nil
 	}
-	return []report.Finding{{Severity: report.Error, Code: "SERVER_RUNNING", File: s.Datadir,
+	return []finding.Finding{{Severity: finding.Error, Code: "SERVER_RUNNING", File: s.Datadir,
 		Message: l.String() + ": the server is running on this directory, its files change while they are read; stop it first"}}
 }
 
 // logUnreadableFinding is the one finding of a diagnosis whose redo log could not be used
 // (absent, unreadable, a format innoscope does not read, no valid checkpoint): the rest of the
 // report is made from the files, their pages and the dictionary alone.
-func logUnreadableFinding(s discovery.Layout, err error) report.Finding {
+func logUnreadableFinding(s discovery.Layout, err error) finding.Finding {
 	file := filepath.Join(s.LogFileDir(), "ib_logfile0")
 	var fe *logformat.FormatError
 	if errors.As(err, &fe) {
 		file = fe.File
 	}
 	msg := "the redo log could not be used, so nothing of it is checked against the files: " + err.Error()
-	if _, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && !errors.As(err, &fe) {
-		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")"
+	salvage := "; put the log back if it was moved (it must be this directory's own), or `innoscope recover --salvage " + s.Datadir +
+		" --into COPY` makes a copy with a new empty log at the largest page LSN, which the server starts on, declaring lost what the log held after its last checkpoint and naming the files that may be inconsistent"
+	if fi, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && !errors.As(err, &fe) {
+		msg += "; MariaDB refuses to start without it (\"File ./ib_logfile0 was not found\")" + salvage
+	} else if serr == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		msg += "; MariaDB refuses to start on it (\"ib_logfile0 is empty, and LSN is unknown\")" + salvage
 	}
-	sev := report.Error // the server refuses it too
+	sev := finding.Error // the server refuses it too
 	if redo.Encrypted(err) {
-		sev = report.Warning // the server reads it with its key management plugin
+		sev = finding.Warning // the server reads it with its key management plugin
 	}
-	return report.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
+	return finding.Finding{Severity: sev, Code: "LOG_UNREADABLE", File: file, Message: msg}
 }
 
 // noSalvageAhead corrects the salvage a LOG_DAMAGED error (damage before the end the checkpoint
 // promises) names: when the system or an undo tablespace holds pages written after the damage,
 // recovery up to it is not a consistent point and `recover --salvage` refuses (its
 // quarantineAhead); the pages read (pages) tell it here already.
-func noSalvageAhead(fs []report.Finding, ts []discovery.Tablespace, pages map[string]*discovery.Report) {
+func noSalvageAhead(fs []finding.Finding, ts []discovery.Tablespace, pages map[string]*discovery.Report) {
 	for i := range fs {
 		f := &fs[i]
-		if f.Code != "LOG_DAMAGED" || f.Severity != report.Error || f.LSN == nil {
+		if f.Code != "LOG_DAMAGED" || f.Severity != finding.Error || f.LSN == nil {
 			continue
 		}
 		for _, t := range ts {
@@ -221,5 +248,36 @@ func noSalvageAhead(fs []report.Finding, ts []discovery.Tablespace, pages map[st
 				t.Path, *f.LSN, r.MaxLSN))
 			break
 		}
+	}
+}
+
+// logEndAhead makes a warning that the log ends early (LOG_TRUNCATED, LOG_END_DAMAGED, or
+// LOG_DAMAGED: a possible torn last write, or a shortened file) an error when datafiles hold
+// pages newer than that end (FILE_AHEAD_OF_LOG): the server flushes a page only once the log
+// up to its LSN is written, so the log went on past where recovery stops, and the server's
+// recovery loses committed work.
+func logEndAhead(fs []finding.Finding) {
+	var ahead []string
+	for _, f := range fs {
+		if f.Code == "FILE_AHEAD_OF_LOG" {
+			ahead = append(ahead, f.File)
+		}
+	}
+	if len(ahead) == 0 {
+		return
+	}
+	for i := range fs {
+		f := &fs[i]
+		switch f.Code {
+		case "LOG_TRUNCATED", "LOG_END_DAMAGED", "LOG_DAMAGED":
+		default:
+			continue
+		}
+		if f.Severity != finding.Warning {
+			continue
+		}
+		f.Severity = finding.Error
+		f.Message += fmt.Sprintf("; and %d datafiles hold pages newer than this end (FILE_AHEAD_OF_LOG: %s): the server writes a page only after the log up to its LSN, "+
+			"so the log went on past this point, and the server's recovery loses committed work", len(ahead), strings.Join(ahead, ", "))
 	}
 }

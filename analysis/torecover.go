@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"strconv"
+	"strings"
 
 	"innoscope/discovery"
 	"innoscope/internal/regular"
@@ -36,7 +38,10 @@ import (
 //     file is missing: recovery creates the file, and its page 0 is not counted either (checked:
 //     the ddl lab crash with db/fresh.ibd deleted, "To recover: 12 pages" as with the file).
 //   - InnoDB's start-up reads some pages of the system and undo tablespaces before the last
-//     batch (torecover_startup.go); each is recovered as it is read and leaves the map.
+//     batch (torecover_startup.go); each is recovered as it is read and leaves the map. MariaDB
+//     11 prints the number before those reads (measured on 11.8: every lab crash's count is the
+//     pages with records less the above, none of the start-up's pages taken off): for a log an
+//     11.x server wrote (its creator string), they are counted.
 //   - Pages of spaces the server cannot open or whose pages are freed are still counted: they
 //     are skipped only after the number is printed (apply_batch).
 //
@@ -85,14 +90,52 @@ func (a *Analysis) ToRecover(path func(name string) string, stat func(path strin
 }
 
 // ToRecover is Analysis.ToRecover for the data directory the diagnosis read, its files looked
-// at read-only, with what the start-up reads (0 when the log could not be used). Without the
+// at read-only (a page 0 crash recovery restores from the doublewrite buffer as restored), with
+// what the start-up reads (0 when the log could not be used). Without the
 // undo logs (Options.Undo nil, or unreadable) the start-up's reads are not known, and the
 // count is larger than the server's.
 func (d *Diagnosis) ToRecover() int {
 	if d.Input.Analysis == nil {
 		return 0
 	}
-	return d.Analysis.ToRecover(SourcePath(d.Layout.Datadir), firstPageState, d.startupReads())
+	stat := func(p string) FileState {
+		st := firstPageState(p)
+		if c := RestoredPage0(d.Input.Restored, p); c != nil {
+			st.Deferred, st.SpaceID = false, c.Space // written back from the doublewrite buffer first
+		}
+		return st
+	}
+	var first map[PageID]bool
+	if !d.countsStartupReads() {
+		first = d.startupReads()
+	}
+	return d.Analysis.ToRecover(SourcePath(d.Layout.Datadir), stat, first)
+}
+
+// countsStartupReads reports whether the server that wrote the log (its creator, "MariaDB
+// 11.8.9") prints "To recover: N pages" before its start-up reads: MariaDB 11 and later.
+func (d *Diagnosis) countsStartupReads() bool {
+	l, err := OpenLog(d.Layout, "")
+	if err != nil {
+		return false
+	}
+	defer l.Close()
+	return CreatorMajor(l.Header.Creator) >= 11
+}
+
+// CreatorMajor is the major version of a redo log's creator string ("MariaDB 11.8.9": 11), 0
+// when it names none (a backup tool, MySQL, an empty string).
+func CreatorMajor(creator string) int {
+	v, ok := strings.CutPrefix(creator, "MariaDB ")
+	if !ok {
+		return 0
+	}
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // startupReads is startupReads over the system and undo tablespaces as recovery leaves them,

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/logformat"
-	"innoscope/report"
 )
 
 // UndoView is the system and undo tablespaces as crash recovery leaves them, held in memory
@@ -52,8 +52,8 @@ func pendingRollback(in Input) []RolledBackDDL {
 
 // uncommittedDDLFindings: UNCOMMITTED_DDL (info) for each DDL transaction the crash left
 // uncommitted whose rollback moves or removes files.
-func uncommittedDDLFindings(in Input) []report.Finding {
-	var out []report.Finding
+func uncommittedDDLFindings(in Input) []finding.Finding {
+	var out []finding.Finding
 	byTrx := map[uint64][]string{}
 	var order []uint64
 	for _, e := range pendingRollback(in) {
@@ -67,7 +67,7 @@ func uncommittedDDLFindings(in Input) []report.Finding {
 		byTrx[e.TrxID] = append(byTrx[e.TrxID], w)
 	}
 	for _, id := range order {
-		out = append(out, report.Finding{Severity: report.Info, Code: "UNCOMMITTED_DDL", File: in.Datadir,
+		out = append(out, finding.Finding{Severity: finding.Info, Code: "UNCOMMITTED_DDL", File: in.Datadir,
 			Message: fmt.Sprintf("the crash cut DDL transaction %d before its commit; crash recovery rolls it back: %s (recover does the same in its copy, where the server finishes the rollback)",
 				id, strings.Join(byTrx[id], ", then "))})
 	}

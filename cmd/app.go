@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/finding"
 	"innoscope/report"
 )
 
@@ -90,12 +91,12 @@ func dirFlags(own ...cli.Flag) []cli.Flag {
 }
 
 // finish prints nothing more; it turns the findings into the exit status.
-func finish(c *cli.Context, fs []report.Finding) error {
-	level, err := report.ParseSeverity(c.String("fail-on"))
+func finish(c *cli.Context, fs []finding.Finding) error {
+	level, err := finding.ParseSeverity(c.String("fail-on"))
 	if err != nil {
 		return err
 	}
-	if w, ok := report.Worst(fs); ok && w >= level {
+	if w, ok := finding.Worst(fs); ok && w >= level {
 		return errFindings
 	}
 	return nil
@@ -103,7 +104,7 @@ func finish(c *cli.Context, fs []report.Finding) error {
 
 // show prints a command's result with fn, on a table or JSON output as --json asks, then turns
 // the findings fn returns into the exit status.
-func show(c *cli.Context, fn func(*report.Output) ([]report.Finding, error)) error {
+func show(c *cli.Context, fn func(*report.Output) ([]finding.Finding, error)) error {
 	out := report.New(c.App.Writer, c.Bool("json"))
 	fs, err := fn(out)
 	if ferr := out.Flush(); err == nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/report"
 )
@@ -29,7 +30,7 @@ func prepareCommands(cmds []*cli.Command) {
 		c.HideHelpCommand = true
 		c.Before = func(c *cli.Context) error {
 			if c.IsSet("fail-on") { // a bad value is refused before the work, not after it
-				if _, err := report.ParseSeverity(c.String("fail-on")); err != nil {
+				if _, err := finding.ParseSeverity(c.String("fail-on")); err != nil {
 					return fmt.Errorf("--fail-on: %w", err)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
+	"innoscope/finding"
 	"innoscope/replay"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -31,7 +32,7 @@ func diagnoseAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) { return d.Findings, view.Diagnosis(out, d) })
+	return show(c, func(out *report.Output) ([]finding.Finding, error) { return d.Findings, view.Diagnosis(out, d) })
 }
 
 // runDiagnosis diagnoses the command's data directory with its --policy and --skip-pages.

@@ -12,10 +12,10 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // mutation is a file operation on a copy of a real crashed directory, and the finding codes
@@ -43,6 +43,18 @@ func cp(t *testing.T, from, to string) {
 	if err := os.WriteFile(to, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// fileSpaceID is the space id page 0 of the datafile p carries (db/t1 is space 5 on 10.11, 8
+// on 11.8 with its three undo tablespaces).
+func fileSpaceID(t *testing.T, p string) uint32 {
+	t.Helper()
+	f, err := discovery.OpenFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return f.FSP.SpaceID
 }
 
 // neededPage finds a page of space that recovery must read (no INIT_PAGE rebuilds it) and that
@@ -157,7 +169,7 @@ var mutations = []mutation{
 		mutate: func(t *testing.T, s *lab.Scenario, d string) {
 			p := filepath.Join(d, "db/t1.ibd")
 			fi, _ := os.Stat(p)
-			flip(t, p, 16384, int64(neededPage(t, d, 5, fi.Size()/16384)), 300)
+			flip(t, p, 16384, int64(neededPage(t, d, fileSpaceID(t, p), fi.Size()/16384)), 300)
 		}},
 	{name: "torn page with a doublewrite copy", scenario: "wrapped", want: map[string]string{"CORRUPT_PAGE_NEEDED": "warning"},
 		mutate: func(t *testing.T, s *lab.Scenario, d string) {
@@ -175,116 +187,126 @@ var mutations = []mutation{
 		}},
 }
 
+// diagnoseOn118 are the mutations TestDiagnoseAgainstServer makes on 11.8 crashes too (the
+// suite's time budget: each starts the server twice).
+var diagnoseOn118 = map[string]bool{"healthy crash": true, "healthy ddl crash": true, "swapped .ibd files": true,
+	"corrupt page recovery needs": true}
+
 // TestDiagnoseAgainstServer: for each real crashed directory, as it is or after a file operation
 // on a copy, innoscope reports the expected findings, and the real server started on another
 // copy agrees: an error finding if and only if it refuses to start or CHECK TABLE fails on some
 // table (data is lost or unusable). The JSON validates against schemas/diagnose.schema.json.
 func TestDiagnoseAgainstServer(t *testing.T) {
 	schema := compileSchema(t)
-	for _, m := range mutations {
-		t.Run(strings.ReplaceAll(m.name, " ", "_"), func(t *testing.T) {
-			s := lab.Get(t, m.scenario)
-			base := t.TempDir()
-			dir := filepath.Join(base, "data")
-			lab.CopyDir(t, s.Crashed, dir)
-			if m.mutate != nil {
-				m.mutate(t, s, dir)
+	forServers(t, func(t *testing.T, srv *lab.Server) {
+		for _, m := range mutations {
+			if srv == lab.MariaDB118 && !diagnoseOn118[m.name] && os.Getenv("INNOSCOPE_118_ALL") != "1" {
+				continue
 			}
-			var extra []string
-			for _, e := range m.extra {
-				extra = append(extra, strings.ReplaceAll(e, "UNDO", filepath.Join(base, "undo")))
-			}
-			before := lab.HashTree(t, dir)
-			out, errs, code := run(append([]string{"diagnose", "--json", dir}, extra...)...)
-			var j diagnoseJSON
-			if err := json.Unmarshal([]byte(out), &j); err != nil {
-				t.Fatalf("exit %d: %v\n%s", code, err, errs)
-			}
-			var doc any
-			json.Unmarshal([]byte(out), &doc)
-			if err := schema.Validate(doc); err != nil {
-				t.Errorf("JSON does not match the schema: %v", err)
-			}
-			got := map[string]string{}
-			for _, f := range j.Findings {
-				got[f.Code] = f.Severity.String()
-				t.Logf("innoscope: %s %s space %v %s: %s", f.Severity, f.Code, deref(f.SpaceID), f.File, f.Message)
-				if f.File == "" || f.LSN == nil {
-					t.Errorf("finding without file or LSN: %+v", f)
+			t.Run(strings.ReplaceAll(m.name, " ", "_"), func(t *testing.T) {
+				s := srv.Get(t, m.scenario)
+				base := t.TempDir()
+				dir := filepath.Join(base, "data")
+				lab.CopyDir(t, s.Crashed, dir)
+				if m.mutate != nil {
+					m.mutate(t, s, dir)
 				}
-			}
-			for code, sev := range m.want {
-				if got[code] != sev {
-					t.Errorf("want %s (%s), got %v", code, sev, got)
+				var extra []string
+				for _, e := range m.extra {
+					extra = append(extra, strings.ReplaceAll(e, "UNDO", filepath.Join(base, "undo")))
 				}
-			}
-			if m.scenario == "formats_default" && len(m.want) == 0 && len(j.Findings) != 0 {
-				t.Errorf("a clean shutdown has findings: %v", got)
-			}
-			for code, sev := range got {
-				if m.exact && m.want[code] == "" {
-					t.Errorf("unexpected %s (%s)", code, sev)
+				before := lab.HashTree(t, dir)
+				out, errs, code := run(append([]string{"diagnose", "--json", dir}, extra...)...)
+				var j diagnoseJSON
+				if err := json.Unmarshal([]byte(out), &j); err != nil {
+					t.Fatalf("exit %d: %v\n%s", code, err, errs)
 				}
-			}
-			if (j.Summary["error"] > 0) != (code == ExitFindings) {
-				t.Errorf("exit %d with %d errors", code, j.Summary["error"])
-			}
-			if after := lab.HashTree(t, dir); !mapsEqual(before, after) {
-				t.Error("diagnose changed the directory")
-			}
-			vout, verrs, vcode := run(append([]string{"verify", "--json", "--tmpdir", base, dir}, extra...)...)
-			var vj replay.Verification
-			if err := json.Unmarshal([]byte(vout), &vj); err != nil {
-				t.Fatalf("verify: exit %d: %v\n%s", vcode, err, verrs)
-			}
-			vcodes := map[string]bool{}
-			for _, f := range vj.Findings {
-				vcodes[f.Code] = true
-				if f.Severity == report.Error && !strings.HasPrefix(f.Code, "REPLAY") && !strings.HasPrefix(f.Code, "COPY_") {
-					continue
+				var doc any
+				json.Unmarshal([]byte(out), &doc)
+				if err := schema.Validate(doc); err != nil {
+					t.Errorf("JSON does not match the schema: %v", err)
 				}
-				if f.Severity == report.Error {
-					t.Logf("verify: %s %s: %s", f.Code, f.File, f.Message)
+				got := map[string]string{}
+				for _, f := range j.Findings {
+					got[f.Code] = f.Severity.String()
+					t.Logf("innoscope: %s %s space %v %s: %s", f.Severity, f.Code, deref(f.SpaceID), f.File, f.Message)
+					if f.File == "" || f.LSN == nil {
+						t.Errorf("finding without file or LSN: %+v", f)
+					}
 				}
-			}
-			if vj.OK != (vcode == ExitClean) {
-				t.Errorf("verify ok=%v, exit %d", vj.OK, vcode)
-			}
-			if after := lab.HashTree(t, dir); !mapsEqual(before, after) {
-				t.Error("verify changed the directory")
-			}
-			var v lab.Verdict
-			if m.mutate == nil && len(sourceTrees(s)) > 1 {
-				// Files outside the data directory (DATA DIRECTORY): the log names them by
-				// absolute path, so a server started on a copy would recover the lab's frozen
-				// files; the verdict is the server's own recovery of the scenario.
-				v = s.Verdict
-				v.Checks = s.Checks(t)
-				lines := strings.Split(strings.TrimSpace(v.Checks), "\n")
-				v.TablesOK, v.TablesChecked = true, len(lines)
-				for _, l := range lines {
-					v.TablesOK = v.TablesOK && strings.HasSuffix(l, "\tOK")
+				for code, sev := range m.want {
+					if got[code] != sev {
+						t.Errorf("want %s (%s), got %v", code, sev, got)
+					}
 				}
-			} else {
-				server := filepath.Join(base, "server")
-				lab.CopyDir(t, dir, server)
-				opts := append(append([]string{}, s.Options...), extra...)
-				v = (&lab.Scenario{Options: opts}).ServerVerdict(t, server)
-			}
-			t.Logf("server: started=%v tables_ok=%v (%d checked)\n%s\n%s", v.Started, v.TablesOK, v.TablesChecked,
-				serverLines(t, v.ErrLog), strings.TrimSpace(v.Checks))
-			serverLost := !v.Started || !v.TablesOK
-			if (j.Summary["error"] > 0) != serverLost {
-				t.Errorf("innoscope: %d errors; server: started=%v, tables ok=%v", j.Summary["error"], v.Started, v.TablesOK)
-			}
-			// verify is the same gate, with the replay done: ok exactly when the server recovers
-			// the directory with every table usable.
-			if vj.OK == serverLost {
-				t.Errorf("verify ok=%v (%v); server: started=%v, tables ok=%v", vj.OK, vcodes, v.Started, v.TablesOK)
-			}
-			t.Logf("verify: ok=%v, replay failed=%v, server started=%v", vj.OK, vcodes["REPLAY_FAILED"], v.Started)
-		})
-	}
+				if m.scenario == "formats_default" && len(m.want) == 0 && len(j.Findings) != 0 {
+					t.Errorf("a clean shutdown has findings: %v", got)
+				}
+				for code, sev := range got {
+					if m.exact && m.want[code] == "" {
+						t.Errorf("unexpected %s (%s)", code, sev)
+					}
+				}
+				if (j.Summary["error"] > 0) != (code == ExitFindings) {
+					t.Errorf("exit %d with %d errors", code, j.Summary["error"])
+				}
+				if after := lab.HashTree(t, dir); !mapsEqual(before, after) {
+					t.Error("diagnose changed the directory")
+				}
+				vout, verrs, vcode := run(append([]string{"verify", "--json", "--tmpdir", base, dir}, extra...)...)
+				var vj replay.Verification
+				if err := json.Unmarshal([]byte(vout), &vj); err != nil {
+					t.Fatalf("verify: exit %d: %v\n%s", vcode, err, verrs)
+				}
+				vcodes := map[string]bool{}
+				for _, f := range vj.Findings {
+					vcodes[f.Code] = true
+					if f.Severity == finding.Error && !strings.HasPrefix(f.Code, "REPLAY") && !strings.HasPrefix(f.Code, "COPY_") {
+						continue
+					}
+					if f.Severity == finding.Error {
+						t.Logf("verify: %s %s: %s", f.Code, f.File, f.Message)
+					}
+				}
+				if vj.OK != (vcode == ExitClean) {
+					t.Errorf("verify ok=%v, exit %d", vj.OK, vcode)
+				}
+				if after := lab.HashTree(t, dir); !mapsEqual(before, after) {
+					t.Error("verify changed the directory")
+				}
+				var v lab.Verdict
+				if m.mutate == nil && len(sourceTrees(s)) > 1 {
+					// Files outside the data directory (DATA DIRECTORY): the log names them by
+					// absolute path, so a server started on a copy would recover the lab's frozen
+					// files; the verdict is the server's own recovery of the scenario.
+					v = s.Verdict
+					v.Checks = s.Checks(t)
+					lines := strings.Split(strings.TrimSpace(v.Checks), "\n")
+					v.TablesOK, v.TablesChecked = true, len(lines)
+					for _, l := range lines {
+						v.TablesOK = v.TablesOK && strings.HasSuffix(l, "\tOK")
+					}
+				} else {
+					server := filepath.Join(base, "server")
+					lab.CopyDir(t, dir, server)
+					opts := append(append([]string{}, s.Options...), extra...)
+					v = srv.VerdictOn(t, server, opts)
+				}
+				t.Logf("server: started=%v tables_ok=%v (%d checked)\n%s\n%s", v.Started, v.TablesOK, v.TablesChecked,
+					serverLines(t, v.ErrLog), strings.TrimSpace(v.Checks))
+				serverLost := !v.Started || !v.TablesOK
+				if (j.Summary["error"] > 0) != serverLost {
+					t.Errorf("innoscope: %d errors; server: started=%v, tables ok=%v", j.Summary["error"], v.Started, v.TablesOK)
+				}
+				// verify is the same gate, with the replay done: ok exactly when the server recovers
+				// the directory with every table usable.
+				if vj.OK == serverLost {
+					t.Errorf("verify ok=%v (%v); server: started=%v, tables ok=%v", vj.OK, vcodes, v.Started, v.TablesOK)
+				}
+				t.Logf("verify: ok=%v, replay failed=%v, server started=%v", vj.OK, vcodes["REPLAY_FAILED"], v.Started)
+			})
+		}
+	})
 }
 
 func deref(p *uint32) any {

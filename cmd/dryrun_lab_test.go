@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // TestDryRunVerdictIsDiagnose: recover --dry-run's verdict line is diagnose's, on real crashes
@@ -23,7 +23,7 @@ func TestDryRunVerdictIsDiagnose(t *testing.T) {
 		if code != ExitClean || first(dry) != first(diag) || !strings.HasPrefix(first(diag), "mariadbd will start") {
 			t.Errorf("%s: recover --dry-run (exit %d) says %q, diagnose %q\n%s", name, code, first(dry), first(diag), errs)
 		}
-		if s.Verdict.ToRecoverPages > 0 && !strings.Contains(first(dry), " "+report.Thousands(int64(s.Verdict.ToRecoverPages))+" page") {
+		if s.Verdict.ToRecoverPages > 0 && !strings.Contains(first(dry), " "+finding.Thousands(int64(s.Verdict.ToRecoverPages))+" page") {
 			t.Errorf("%s: recover --dry-run says %q; the server's To recover: %d pages", name, first(dry), s.Verdict.ToRecoverPages)
 		}
 		// The plan names the file of each space, the system tablespace's too (it was blank, the

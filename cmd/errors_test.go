@@ -13,9 +13,10 @@ import (
 	"innoscope/logformat"
 )
 
-// peerFixture returns a file from ../shared/peer-fixtures (real files from MySQL servers).
+// peerFixture returns a file from ../shared/peer-fixtures (real files from MySQL servers;
+// lab.PeerFixtures finds it from a linked worktree too).
 func peerFixture(t *testing.T, rel string) string {
-	p := filepath.Join(lab.Root(), "..", "shared", "peer-fixtures", rel)
+	p := filepath.Join(lab.PeerFixtures(), rel)
 	if _, err := os.Stat(p); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("peer fixture missing: %v", err)

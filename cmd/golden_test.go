@@ -168,7 +168,9 @@ func TestGolden(t *testing.T) {
 	before := lab.HashTree(t, crash)
 	g.run(t, goldenCrash, map[string]string{"$CRASH": crash})
 	g.run(t, goldenHelp, nil)
-	g.runWidths(t, map[string]string{"$CRASH": crash})
+	wide := filepath.Join(base, "崩溃📁数据")
+	lab.CopyDir(t, filepath.Join(lab.Root(), "fixtures", "mariadb-10.11-crash"), wide)
+	g.runWidths(t, map[string]string{"$CRASH": crash, "$WIDE": wide})
 	if !reflect.DeepEqual(before, lab.HashTree(t, crash)) {
 		t.Errorf("a command changed %s", crash)
 	}
@@ -189,7 +191,7 @@ func TestGolden(t *testing.T) {
 // checkNoStaleGolden fails on a golden file no case writes (a case renamed or removed).
 func checkNoStaleGolden(t *testing.T) {
 	want := map[string]bool{}
-	for _, cs := range [][]goldenCase{goldenCrash, goldenHelp, goldenPeer, widthCases(80), widthCases(200)} {
+	for _, cs := range [][]goldenCase{goldenCrash, goldenHelp, goldenPeer, widthCases(80), widthCases(200), wideCases} {
 		for _, gc := range cs {
 			want[filepath.FromSlash(gc.name)+".golden"] = true
 		}

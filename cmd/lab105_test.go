@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
-	"innoscope/report"
 )
 
 // scenarios105 are the lab's real MariaDB 10.5 crashes (scripts/mariadb105.sh list).
@@ -49,7 +49,7 @@ func records105(t *testing.T, args ...string) ([]recordJSON, string, int) {
 func TestLog105AgainstServer(t *testing.T) {
 	for _, name := range scenarios105 {
 		t.Run(name, func(t *testing.T) {
-			s := lab.Get105(t, name)
+			s := lab.MariaDB105.Get(t, name)
 			v := s.Verdict
 			t.Logf("10.5 on the crash: %s", strings.ReplaceAll(serverLines(t, v.ErrLog), "\n", " | "))
 			if v.EndLSN == 0 || v.CrashRecovery && v.CheckpointLSN == 0 {
@@ -176,12 +176,12 @@ func TestLog105AgainstServer(t *testing.T) {
 				t.Errorf("diagnose: exit %d, checkpoint %d, end %d, findings %s", code, d.CheckpointLSN, d.EndLSN, severityCodes(d))
 			}
 			for _, f := range d.Findings {
-				if f.Severity == report.Error && f.Code != "CRASH_UPGRADE_REFUSED" {
+				if f.Severity == finding.Error && f.Code != "CRASH_UPGRADE_REFUSED" {
 					t.Errorf("diagnose error %s: %s", f.Code, f.Message)
 				}
 			}
 			for _, f := range d.Findings {
-				if f.Severity == report.Warning {
+				if f.Severity == finding.Warning {
 					t.Errorf("diagnose warning %s: %s", f.Code, f.Message)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/report"
 )
 
@@ -15,7 +16,7 @@ import (
 var allowLiveFlag = &cli.BoolFlag{Name: "allow-live", Usage: "read the directory even though a server is running on it (what is read is not consistent)"}
 
 // logServerFindings is analysis.ServerFindings for the settings of a log command's DIR|FILE argument.
-func logServerFindings(c *cli.Context) []report.Finding {
+func logServerFindings(c *cli.Context) []finding.Finding {
 	s, err := settingsOf(c)
 	if err != nil {
 		return nil
@@ -57,10 +58,10 @@ func progress(label string) (set func(done, total int64), done func()) {
 // liveSourceFindings is LIVE_SOURCE (warning) for a copy recover made with --allow-live from a
 // directory a server is running on (what SERVER_RUNNING says of it): the copy holds files
 // read while the server changed them, which no crash of that server would have left.
-func liveSourceFindings(s discovery.Layout) []report.Finding {
-	var fs []report.Finding
+func liveSourceFindings(s discovery.Layout) []finding.Finding {
+	var fs []finding.Finding
 	for _, f := range analysis.ServerFindings(s) {
-		fs = append(fs, report.Finding{Severity: report.Warning, Code: "LIVE_SOURCE", File: f.File,
+		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "LIVE_SOURCE", File: f.File,
 			Message: strings.TrimSuffix(f.Message, "; stop it first") + ": the copy was made from them (--allow-live), so it is not a consistent crash image " +
 				"(pages and log read at different moments); stop the server, or take a backup (mariadb-backup), for a copy to rely on"})
 	}

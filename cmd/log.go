@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
+	"innoscope/finding"
 	"innoscope/logformat/redo"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -45,7 +46,7 @@ func logHeader(c *cli.Context) error {
 		return err
 	}
 	fs := append(logServerFindings(c), d.Findings...)
-	return show(c, func(out *report.Output) ([]report.Finding, error) { return fs, view.LogHeader(out, d, fs) })
+	return show(c, func(out *report.Output) ([]finding.Finding, error) { return fs, view.LogHeader(out, d, fs) })
 }
 
 // scanOptions are where the command's --from-lsn and --to-lsn start and end a scan.

@@ -327,3 +327,102 @@ func diagnoseOlder(t *testing.T, dir string, renameLSN uint64, newName string) {
 		t.Errorf("recover refused but made %s: %v", into, err)
 	}
 }
+
+// TestMLogStatsVerdictAnyRange: `log stats` of an MLOG log says whether the server runs crash
+// recovery, and whether it refuses the log, by the log from its checkpoint to its end, whatever
+// range --from-lsn and --to-lsn count: `--from-lsn 1` said crash_recovery false with no
+// UNCLEAN_SHUTDOWN where the scan from the checkpoint said true (and left MISSING_MLOG_CHECKPOINT
+// out). On the real MySQL 8.0.33 file as it is (a clean shutdown: false every way) and with its
+// checkpoint blocks moved back to a mini-transaction in the middle of the file (CRC-32C
+// rewritten: true every way), and on MySQL 5.7 and MariaDB 10.4 rings built byte by byte, with
+// and without the MLOG_CHECKPOINT their servers need.
+func TestMLogStatsVerdictAnyRange(t *testing.T) {
+	verdicts := func(t *testing.T, p string, ranges ...[]string) {
+		t.Helper()
+		var whole statsJSON
+		out, errs, code := run("log", "stats", "--json", p)
+		if err := json.Unmarshal([]byte(out), &whole); err != nil {
+			t.Fatalf("log stats: exit %d: %v\n%s", code, err, errs)
+		}
+		refuses := ""
+		for _, f := range whole.Findings {
+			if f.Code == "MISSING_MLOG_CHECKPOINT" {
+				refuses = f.Code
+			}
+		}
+		for _, r := range ranges {
+			var st statsJSON
+			out, errs, c := run(append(append([]string{"log", "stats", "--json"}, r...), p)...)
+			if err := json.Unmarshal([]byte(out), &st); err != nil {
+				t.Fatalf("log stats %v: exit %d: %v\n%s", r, c, err, errs)
+			}
+			unclean, refused := false, ""
+			for _, f := range st.Findings {
+				unclean = unclean || f.Code == "UNCLEAN_SHUTDOWN"
+				if f.Code == "MISSING_MLOG_CHECKPOINT" {
+					refused = f.Code
+				}
+			}
+			if st.CrashRecovery != whole.CrashRecovery || unclean != (whole.CrashRecovery && st.PageRecords > 0) || refused != refuses || c != code {
+				t.Errorf("log stats %v: crash_recovery %v, UNCLEAN_SHUTDOWN %v, refusal %q, exit %d; from the checkpoint: %v, %q, exit %d (%d page records counted)",
+					r, st.CrashRecovery, unclean, refused, c, whole.CrashRecovery, refuses, code, st.PageRecords)
+			}
+		}
+	}
+	t.Run("mysql-8.0.33", func(t *testing.T) {
+		real := peerFixture(t, "mysql-8.0.33-docker-sample/#ib_redo10")
+		verdicts(t, real, []string{"--from-lsn", "1"}, []string{"--from-lsn", "1", "--to-lsn", "32758000"})
+		rs, _, _ := records105(t, "--from-lsn", "1", real)
+		mid := rs[len(rs)/2].MTRLSN
+		raw, err := os.ReadFile(real)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, off := range []int{512, 1536} { // the checkpoint blocks: LSN at 8, CRC-32C at 508
+			binary.BigEndian.PutUint64(raw[off+8:], mid)
+			binary.BigEndian.PutUint32(raw[off+508:], logformat.CRC32C(raw[off:off+508]))
+		}
+		p := filepath.Join(t.TempDir(), "#ib_redo10")
+		if err := os.WriteFile(p, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var st statsJSON
+		runJSON(t, &st, "log", "stats", "--json", p)
+		if st.CheckpointLSN != mid || !st.CrashRecovery {
+			t.Fatalf("checkpoint moved to %d: %+v", mid, st)
+		}
+		verdicts(t, p, []string{"--from-lsn", "1"}, []string{"--from-lsn", "1", "--to-lsn", fmt.Sprint(mid)}, []string{"--to-lsn", fmt.Sprint(mid + 1)})
+	})
+	for _, c := range []struct {
+		name    string
+		format  uint32
+		creator string
+	}{
+		{"MySQL 5.7", logformat.FormatMySQL57, "MySQL 5.7.44"},
+		{"MariaDB 10.4", logformat.FormatMariaDB104, "MariaDB 10.4.34"},
+	} {
+		for _, withCheckpoint := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/mlog_checkpoint=%v", c.name, withCheckpoint), func(t *testing.T) {
+				b, err := logformattest.NewMLogBuilder(512*6000, c.creator)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first := b.AddMTR(logformattest.MLogPageRecord(logformat.MLog2Bytes, 9, 3, []byte{0, 24, 0x81, 0x02}))
+				cp := b.AddMTR(logformattest.MLogFileRecord(logformat.MLogFileName, 9, "./db/t.ibd", ""))
+				if withCheckpoint {
+					b.AddMTR(logformattest.MLogCheckpointRecord(cp))
+				}
+				for i := 0; i < 20; i++ {
+					b.AddMTR(logformattest.MLogPageRecord(logformat.MLog2Bytes, 9, uint32(4+i), []byte{0, 24, 0x81, 0x02}))
+				}
+				dir := t.TempDir()
+				for k, img := range b.Ring(c.format, 2, 2048+6*512, 512, cp, 7) {
+					if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("ib_logfile%d", k)), img, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				verdicts(t, dir, []string{"--from-lsn", "1"}, []string{"--from-lsn", fmt.Sprint(first)}, []string{"--from-lsn", fmt.Sprint(first), "--to-lsn", fmt.Sprint(cp + 1)})
+			})
+		}
+	}
+}

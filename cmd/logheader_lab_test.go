@@ -15,7 +15,7 @@ import (
 // whose selected checkpoint block has a flipped byte, `log header` must print as a table the
 // findings its --json gives (before, the table form of a block log printed none of them).
 func TestLogHeaderTablePrintsFindings(t *testing.T) {
-	s := lab.Get105(t, "dml105")
+	s := lab.MariaDB105.Get(t, "dml105")
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "ib_logfile0")
 	b, err := os.ReadFile(filepath.Join(s.Crashed, "ib_logfile0"))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/finding"
 	"innoscope/logformat/redo"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -24,7 +25,11 @@ func logRecords(c *cli.Context) error {
 		return err
 	}
 	defer l.Close()
-	rs, err := l.Records(scanOptions(c))
+	opt := scanOptions(c)
+	set, done := progress("scanning redo log")
+	defer done()
+	opt.Progress = set
+	rs, err := l.Records(opt)
 	if err != nil {
 		return err
 	}
@@ -32,7 +37,7 @@ func logRecords(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("--type %w", err)
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) {
+	return show(c, func(out *report.Output) ([]finding.Finding, error) {
 		rp, err := view.NewRecords(out, c.App.ErrWriter, l.TypeWidth())
 		if err != nil {
 			return nil, err
@@ -56,5 +61,5 @@ func logStats(c *cli.Context) error {
 		return err
 	}
 	fs := append(logServerFindings(c), j.Findings...)
-	return show(c, func(out *report.Output) ([]report.Finding, error) { return fs, view.LogStats(out, j, fs) })
+	return show(c, func(out *report.Output) ([]finding.Finding, error) { return fs, view.LogStats(out, j, fs) })
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
+	"innoscope/finding"
 	"innoscope/report"
 	"innoscope/report/view"
 )
@@ -33,14 +34,14 @@ func mapAction(c *cli.Context) error {
 	if set, err := settingsOf(c); err == nil {
 		datadir = set.Datadir
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) {
+	return show(c, func(out *report.Output) ([]finding.Finding, error) {
 		return fs, view.Map(out, c.App.ErrWriter, m, datadir, fs)
 	})
 }
 
 // buildMap rebuilds the space map from the command's log (to --at-lsn), with a finding for a
 // corrupt record that ends it.
-func buildMap(c *cli.Context) (*analysis.Map, []report.Finding, error) {
+func buildMap(c *cli.Context) (*analysis.Map, []finding.Finding, error) {
 	r, err := openRedo(c)
 	if err != nil {
 		return nil, nil, err

@@ -90,6 +90,12 @@ func TestBoundedMemory(t *testing.T) {
 	if r.code != ExitClean || r.stdout != wantBl {
 		t.Errorf("rows d.bl with a 3 GB .frm: exit %d, %s\n%s", r.code, r.stderr, firstDiff(wantBl, r.stdout))
 	}
+	plain := cliIn(t, base, hangLimit, nil, "diagnose", "--json", src.dir)
+	r = cliIn(t, base, hangLimit, argv, "diagnose", "--json", dir)
+	noOOM(t, "diagnose with a 3 GB .frm and a 2 GB .par", r)
+	if r.code != plain.code {
+		t.Errorf("diagnose with a 3 GB .frm and a 2 GB .par: exit %d, %d without\n%s", r.code, plain.code, r.stderr)
+	}
 	r = cliIn(t, base, hangLimit, argv, "rows", dir, "d.pt")
 	noOOM(t, "rows of a partitioned table with a 2 GB .par", r)
 	var names []string
@@ -108,7 +114,7 @@ func TestBoundedMemory(t *testing.T) {
 	// server reads it entry by entry and recovers the same.
 	churn := lab.Get(t, "ddl_churn")
 	ddl := copyScenario(t, churn)
-	plain := cliIn(t, base, hangLimit, nil, "diagnose", "--json", "--skip-pages", ddl)
+	plain = cliIn(t, base, hangLimit, nil, "diagnose", "--json", "--skip-pages", ddl)
 	sparse(t, filepath.Join(ddl, "ddl_recovery.log"), 2<<30)
 	r = cliIn(t, base, hangLimit, argv, "diagnose", "--json", "--skip-pages", ddl)
 	noOOM(t, "diagnose with a 2 GB ddl_recovery.log", r)

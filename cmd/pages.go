@@ -7,9 +7,10 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
-	"innoscope/discovery/rows"
+	"innoscope/finding"
 	"innoscope/report"
 	"innoscope/report/view"
+	"innoscope/rows"
 )
 
 func pagesCommand() *cli.Command {
@@ -59,11 +60,11 @@ func pagesAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		return show(c, func(out *report.Output) ([]report.Finding, error) {
+		return show(c, func(out *report.Output) ([]finding.Finding, error) {
 			return nil, view.PageRecords(out, c.App.ErrWriter, fp)
 		})
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) {
+	return show(c, func(out *report.Output) ([]finding.Finding, error) {
 		pv, err := view.NewPages(out, opt.Verify, c.Bool("summary"), c.Bool("all"))
 		if err != nil {
 			return nil, err
@@ -76,7 +77,7 @@ func pagesAction(c *cli.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		fs := []report.Finding{}
+		fs := []finding.Finding{}
 		if opt.Verify {
 			fs = analysis.PageFindings(r)
 		}

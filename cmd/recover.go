@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
+	"innoscope/finding"
 	"innoscope/replay"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -55,7 +56,7 @@ func recoverAction(c *cli.Context) error {
 	defer p.Close()
 	j := view.NewRecovery(p, into, c.Bool("dry-run"), c.App.ErrWriter)
 	if d != nil {
-		j.Diagnosed(report.MakeVerdict(d.Findings, d.Outcome()), d.Findings)
+		j.Diagnosed(finding.MakeVerdict(d.Findings, d.Outcome()), d.Findings)
 	}
 	if c.Bool("allow-live") {
 		j.Findings = append(j.Findings, liveSourceFindings(p.Layout)...)
@@ -73,11 +74,11 @@ func recoverAction(c *cli.Context) error {
 		}
 		j.Ran(p, o)
 		// What the server will meet on the copy: the tables it will not open, the rollback.
-		if j.OnCopy, err = replay.DiagnoseCopy(o.CopyLayout, o.Result.RolledBackDDL); err != nil {
+		if j.OnCopy, err = replay.DiagnoseCopy(o.CopyLayout, o.Result.RolledBackDDL, p.Salvage.NewLog()); err != nil {
 			fmt.Fprintf(c.App.ErrWriter, "innoscope: note: the copy could not be diagnosed, so what the server will meet on it is not said: %v\n", err)
 		}
 	}
-	err = show(c, func(out *report.Output) ([]report.Finding, error) {
+	err = show(c, func(out *report.Output) ([]finding.Finding, error) {
 		return j.AllFindings(), j.Print(out, c.App.ErrWriter)
 	})
 	if err == nil && p.Salvage != nil && p.Salvage.Lost() {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/logformat/logformattest"
-	"innoscope/report"
 )
 
 // TestMissingRedoFile: a MySQL 8.0.30+ log spread over #ib_redoN files (built by
@@ -62,7 +62,7 @@ func TestMissingRedoFile(t *testing.T) {
 			// newest file that is simply not there yet is the end of the log, no finding.
 			gap := false
 			for _, f := range st.Findings {
-				if f.Code == "MISSING_REDO_FILE" && f.Severity == report.Error && strings.Contains(f.Message, want) {
+				if f.Code == "MISSING_REDO_FILE" && f.Severity == finding.Error && strings.Contains(f.Message, want) {
 					gap = true
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/internal/regular"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -44,11 +45,11 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p := d.ReportPage(Version, !c.Bool("skip-pages"))
+	p := view.ReportPage(d, Version, !c.Bool("skip-pages"))
 	if err := regular.Replace(outPath, 0o644, func(f *os.File) error { return report.WriteHTML(f, p) }); err != nil {
 		return fmt.Errorf("%s: %w", outPath, err)
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) {
+	return show(c, func(out *report.Output) ([]finding.Finding, error) {
 		return d.Findings, view.ReportWritten(out, outPath, p, d.Findings)
 	})
 }

@@ -19,7 +19,7 @@ func TestRollbackForecast105(t *testing.T) {
 	line := regexp.MustCompile(`\d+ transaction\(s\) which must be rolled back or cleaned up in total \d+ row operations to undo`)
 	seen := 0
 	for _, name := range scenarios105 {
-		s := lab.Get105(t, name)
+		s := lab.MariaDB105.Get(t, name)
 		b, err := os.ReadFile(s.Verdict.ErrLog)
 		if err != nil {
 			t.Fatal(err)

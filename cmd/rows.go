@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"innoscope/discovery/rows"
 	"innoscope/report/view"
+	"innoscope/rows"
 )
 
 func rowsCommand() *cli.Command {

@@ -35,9 +35,10 @@ func rowsQuery(name, order string) string {
 
 // rowsServer is a throw-away mariadbd on a data directory of its own.
 type rowsServer struct {
+	srv       *lab.Server
 	dir, sock string
 	done      chan error
-	srv       *exec.Cmd
+	proc      *exec.Cmd
 	exited    bool
 }
 
@@ -45,13 +46,19 @@ type rowsServer struct {
 // time zone fixed to UTC.
 func newRowsServer(t *testing.T, base string, opts ...string) *rowsServer {
 	t.Helper()
-	lab.Require(t)
+	return newRowsServerOn(t, lab.MariaDB1011, base, opts...)
+}
+
+// newRowsServerOn is newRowsServer with the lab server srv.
+func newRowsServerOn(t *testing.T, srv *lab.Server, base string, opts ...string) *rowsServer {
+	t.Helper()
+	srv.Require(t)
 	dir := filepath.Join(base, "data")
 	var out []byte
 	var err error
 	for try := 0; try < 3; try++ { // mariadb-install-db sometimes dies (see mariadb-lab.sh)
 		os.RemoveAll(dir)
-		out, err = exec.Command("mariadb-install-db", append([]string{"--no-defaults", "--datadir=" + dir, "--user=root",
+		out, err = srv.Command("mariadb-install-db", append([]string{"--no-defaults", "--datadir=" + dir, "--user=root",
 			"--auth-root-authentication-method=normal", "--skip-test-db"}, opts...)...).CombinedOutput()
 		if err == nil {
 			break
@@ -60,15 +67,21 @@ func newRowsServer(t *testing.T, base string, opts ...string) *rowsServer {
 	if err != nil {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
-	return startRowsServer(t, dir, opts...)
+	return startRowsServerOn(t, srv, dir, opts...)
 }
 
 func startRowsServer(t *testing.T, dir string, opts ...string) *rowsServer {
 	t.Helper()
-	srv, sock, errLog, done := launchServer(t, dir, append([]string{"--default-time-zone=+00:00", "--innodb-log-file-size=16M"}, opts...)...)
+	return startRowsServerOn(t, lab.MariaDB1011, dir, opts...)
+}
+
+// startRowsServerOn starts the lab server v on dir with its time zone fixed to UTC.
+func startRowsServerOn(t *testing.T, v *lab.Server, dir string, opts ...string) *rowsServer {
+	t.Helper()
+	srv, sock, errLog, done := launchServerOn(t, v, dir, append([]string{"--default-time-zone=+00:00", "--innodb-log-file-size=16M"}, opts...)...)
 	for i := 0; i < 600; i++ {
 		if answers(sock) {
-			rs := &rowsServer{dir: dir, sock: sock, done: done, srv: srv}
+			rs := &rowsServer{srv: v, dir: dir, sock: sock, done: done, proc: srv}
 			t.Cleanup(rs.kill) // a test that fails before the shutdown leaves no server behind
 			return rs
 		}
@@ -87,7 +100,7 @@ func startRowsServer(t *testing.T, dir string, opts ...string) *rowsServer {
 // sql runs statements through the client (utf8mb4) and returns its --batch output.
 func (s *rowsServer) sql(t *testing.T, stmts string, args ...string) []byte {
 	t.Helper()
-	cmd := exec.Command("mariadb", append([]string{"--no-defaults", "-S", s.sock, "-uroot", "-D", "mysql",
+	cmd := s.srv.Command("mariadb", append([]string{"--no-defaults", "-S", s.sock, "-uroot", "-D", "mysql",
 		"--default-character-set=utf8mb4", "--batch", "--skip-column-names"}, args...)...)
 	cmd.Stdin = strings.NewReader(stmts)
 	var stderr bytes.Buffer
@@ -101,8 +114,8 @@ func (s *rowsServer) sql(t *testing.T, stmts string, args ...string) []byte {
 
 // kill stops the server with SIGKILL unless it has exited.
 func (s *rowsServer) kill() {
-	if s.srv.ProcessState == nil && !s.exited {
-		s.srv.Process.Kill()
+	if s.proc.ProcessState == nil && !s.exited {
+		s.proc.Process.Kill()
 		<-s.done
 		s.exited = true
 	}
@@ -118,16 +131,17 @@ func (s *rowsServer) shutdown(t *testing.T) {
 	case <-s.done:
 		s.exited = true
 	case <-time.After(2 * time.Minute):
-		s.srv.Process.Kill()
+		s.proc.Process.Kill()
 		t.Fatal("mariadbd did not shut down")
 	}
 }
 
 // rowsSQL: the --format sql output of every table, loaded into the emptied table by the
 // real server, gives back the same SELECT output; --format json has one object per row.
-func rowsSQL(t *testing.T, dir string, want map[string][]byte) {
+func rowsSQL(t *testing.T, srv *lab.Server, dir string, want map[string][]byte) {
 	stmts := map[string]string{}
-	for _, tb := range rowsTables {
+	tables := rowsTablesOn(srv)
+	for _, tb := range tables {
 		out, errs, code := run("rows", "--format", "sql", dir, "db."+tb.name)
 		if code != ExitClean {
 			t.Fatalf("rows --format sql db.%s: exit %d, %s", tb.name, code, errs)
@@ -147,14 +161,14 @@ func rowsSQL(t *testing.T, dir string, want map[string][]byte) {
 	}
 	cp := filepath.Join(t.TempDir(), "data")
 	lab.CopyDir(t, dir, cp)
-	s := startRowsServer(t, cp)
+	s := startRowsServerOn(t, srv, cp)
 	defer s.shutdown(t)
 	// TIMESTAMPs in another time zone, as the server shows them in a session of that zone.
 	tz := s.sql(t, "SET time_zone = '+05:30'; SELECT * FROM db.t_time ORDER BY id")
 	if out, errs, code := run("rows", "--time-zone", "+05:30", dir, "db.t_time"); code != ExitClean || out != string(tz) {
 		t.Errorf("rows --time-zone +05:30 db.t_time: exit %d, %s\n%s", code, errs, firstDiff(string(tz), out))
 	}
-	for _, tb := range rowsTables {
+	for _, tb := range tables {
 		if strings.Contains(tb.name, "#P#") {
 			continue
 		}
@@ -260,7 +274,7 @@ func rowsDamagedBlob(t *testing.T, dir string, want []byte) {
 // them (want[0]) gives them, and names the VIRTUAL ones it left out on stderr; `--format sql`
 // names the stored columns, and loaded into a copy by the server gives every column of SELECT *
 // (want[1]: the server computes the VIRTUAL ones); `--index kw` (on a VIRTUAL column) is refused.
-func rowsVirtual(t *testing.T, dir string, want [2][]byte) {
+func rowsVirtual(t *testing.T, srv *lab.Server, dir string, want [2][]byte) {
 	out, errs, code := run("rows", dir, "db.t_virt")
 	if code != ExitClean || out != string(want[0]) || !strings.Contains(errs, "VIRTUAL columns x, v, w") || !strings.Contains(errs, "id, a, b, s") {
 		t.Errorf("rows db.t_virt: exit %d, %s\n%s", code, errs, firstDiff(string(want[0]), out))
@@ -271,7 +285,7 @@ func rowsVirtual(t *testing.T, dir string, want [2][]byte) {
 	}
 	cp := filepath.Join(t.TempDir(), "data")
 	lab.CopyDir(t, dir, cp)
-	s := startRowsServer(t, cp)
+	s := startRowsServerOn(t, srv, cp)
 	defer s.shutdown(t)
 	got := s.sql(t, "SET autocommit=0;\nDELETE FROM db.t_virt;\n"+stmts+"COMMIT;\nSELECT * FROM db.t_virt ORDER BY id")
 	if !bytes.Equal(got, want[1]) || bytes.Count(got, []byte("\n")) != 300 {

@@ -11,21 +11,27 @@ import (
 	"testing"
 	"time"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // launchServer starts mariadbd on dir as scripts/mariadb-lab.sh does (own socket, no network)
 // and returns it, its socket and error log, and a channel that gets its exit.
 func launchServer(t *testing.T, dir string, opts ...string) (*exec.Cmd, string, string, chan error) {
 	t.Helper()
+	return launchServerOn(t, lab.MariaDB1011, dir, opts...)
+}
+
+// launchServerOn is launchServer with the lab server v (Require called).
+func launchServerOn(t *testing.T, v *lab.Server, dir string, opts ...string) (*exec.Cmd, string, string, chan error) {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "s.sock")
 	errLog := filepath.Join(t.TempDir(), "server.err")
 	args := append([]string{"--no-defaults", "--datadir=" + dir, "--user=root", "--socket=" + sock,
 		"--skip-networking", "--log-error=" + errLog}, opts...)
-	srv := exec.Command("mariadbd", args...)
+	srv := v.Command("mariadbd", args...)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -64,16 +70,16 @@ func startServer(t *testing.T, dir string, opts ...string) *exec.Cmd {
 }
 
 // findingCodes runs a --json command and returns its findings by code.
-func findingCodes(t *testing.T, args ...string) (map[string]report.Finding, int) {
+func findingCodes(t *testing.T, args ...string) (map[string]finding.Finding, int) {
 	t.Helper()
 	out, errs, code := run(args...)
 	var j struct {
-		Findings []report.Finding `json:"findings"`
+		Findings []finding.Finding `json:"findings"`
 	}
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		t.Fatalf("%v: exit %d, %v\n%s\n%s", args, code, err, out, errs)
 	}
-	m := map[string]report.Finding{}
+	m := map[string]finding.Finding{}
 	for _, f := range j.Findings {
 		m[f.Code] = f
 	}
@@ -95,7 +101,7 @@ func TestServerRunning(t *testing.T) {
 		for _, args := range [][]string{{"diagnose", "--skip-pages"}, {"log", "stats"}, {"log", "header"}} {
 			fs, code := findingCodes(t, append(args, "--json", dir)...)
 			f, ok := fs["SERVER_RUNNING"]
-			if ok != live || live && (code != ExitFindings || f.Severity != report.Error || !strings.Contains(f.Message, "pid "+pid)) {
+			if ok != live || live && (code != ExitFindings || f.Severity != finding.Error || !strings.Contains(f.Message, "pid "+pid)) {
 				t.Errorf("%v (server running: %v): exit %d, SERVER_RUNNING %v %+v", args, live, code, ok, f)
 			}
 		}
@@ -113,7 +119,7 @@ func TestServerRunning(t *testing.T) {
 	}
 	// With --allow-live the copy is made, and said to come from a running server.
 	fs, code := findingCodes(t, "recover", dir, "--into", out, "--allow-live", "--json")
-	if f, ok := fs["LIVE_SOURCE"]; code == ExitError || !ok || f.Severity != report.Warning || !strings.Contains(f.Message, "pid "+pid) {
+	if f, ok := fs["LIVE_SOURCE"]; code == ExitError || !ok || f.Severity != finding.Warning || !strings.Contains(f.Message, "pid "+pid) {
 		t.Errorf("recover --allow-live of a running server's directory: exit %d, LIVE_SOURCE %v %+v", code, ok, f)
 	}
 	os.RemoveAll(out)
@@ -151,78 +157,86 @@ func tryServer(t *testing.T, dir string, opts ...string) (bool, string) {
 	return false, read()
 }
 
-// TestRecoverKilledCopyUnstartable kills recover (SIGKILL) at several points of a recovery of
-// the DATA DIRECTORY scenario: as soon as the copy is marked, when the copy's .isl appears,
-// when the external datafile appears, and halfway and three quarters through an uninterrupted
-// run. The server started on each half-made copy refuses it (the copy's redo log is not valid
-// until the end) and never touches the source or its external directory; before, the copy's
-// .isl pointed into the source until the end and the server's recovery wrote there.
+// TestRecoverKilledCopyUnstartable kills recover (SIGKILL, delivered by strace as the process
+// enters a named file operation on its copy, so where it dies does not depend on timing) at
+// points of a recovery of the DATA DIRECTORY scenario: right after the copy is marked (before its
+// placeholder log exists), when the copy's ibdata1 is first opened, when the external datafile is
+// first opened, after the whole replay just before the recovered log is written (the commit
+// point), and after the commit point as the marker is removed. Before the commit point the server
+// started on the half-made copy refuses it (the copy's redo log is not valid until the end), and
+// nothing ever touches the source or its external directory (before, the copy's .isl pointed into
+// the source until the end and the server's recovery wrote there). After it, the copy is whole:
+// the server starts on it without crash recovery and gives its own recovery's CHECKSUM TABLE,
+// while the marker left behind still makes a second run refuse the copy.
 func TestRecoverKilledCopyUnstartable(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("strace is not installed (scripts/mariadb-lab.sh install installs it)")
+	}
 	s := lab.Get(t, "data_directory")
 	_, onCopy := splitOptions(s.Options)
 	var before []map[string]string
 	for _, d := range sourceTrees(s) {
 		before = append(before, lab.HashTree(t, d))
 	}
-	base := t.TempDir()
-	start := time.Now()
-	runJSON(t, &recoverJSON{}, "recover", "--json", s.Crashed, "--into", filepath.Join(base, "whole"))
-	full := time.Since(start)
 	isl, _ := filepath.Glob(filepath.Join(s.Crashed, "db", "*.isl"))
 	if len(isl) == 0 {
 		t.Fatal("the scenario has no .isl file")
 	}
 	rel, _ := filepath.Rel(s.Crashed, isl[0])
 	ext := strings.TrimSuffix(rel, ".isl") + ".ibd"
-	points := []struct {
-		name  string
-		ready func(copyDir string) bool
-		after time.Duration
+	base := t.TempDir()
+	for _, p := range []struct {
+		name     string
+		path     func(copyDir string) string // the file whose first operation ...
+		syscalls string                      // ... of these kills the run
+		whole    bool                        // the kill comes after the commit point
 	}{
-		{"marked", func(string) bool { return true }, 0},
-		{".isl written", func(d string) bool { _, err := os.Stat(filepath.Join(d, rel)); return err == nil }, 0},
-		{"external file", func(d string) bool {
-			_, err := os.Stat(filepath.Join(d+".external", "1", ext))
-			return err == nil
-		}, 0},
-		{"half", func(string) bool { return true }, full / 2},
-		{"three quarters", func(string) bool { return true }, full * 3 / 4},
-	}
-	killed := 0
-	for i, p := range points {
-		copyDir := filepath.Join(base, fmt.Sprint("killed", i))
-		marker := filepath.Join(copyDir, replay.IncompleteMarker)
-		c := startCLI(t, "recover", s.Crashed, "--into", copyDir)
-		deadline := time.Now().Add(30 * time.Second)
-		for time.Now().Before(deadline) {
-			if _, err := os.Stat(marker); err == nil && p.ready(copyDir) {
-				break
+		{"marked", func(d string) string { return filepath.Join(d, "ib_logfile0") }, "all", false},
+		{"ibdata1 opened", func(d string) string { return filepath.Join(d, "ibdata1") }, "all", false},
+		{"external file opened", func(d string) string { return filepath.Join(d+".external", "1", ext) }, "all", false},
+		{"before the commit point", func(d string) string { return filepath.Join(d, "ib_logfile0.innoscope-tmp") }, "all", false},
+		{"after the commit point", func(d string) string { return filepath.Join(d, replay.IncompleteMarker) }, "unlink,unlinkat", true},
+	} {
+		t.Run(strings.ReplaceAll(p.name, " ", "_"), func(t *testing.T) {
+			copyDir := filepath.Join(base, strings.ReplaceAll(p.name, " ", "_"))
+			c := exec.Command("strace", "-f", "-qq", "-o", "/dev/null", "-P", p.path(copyDir),
+				"-e", "inject="+p.syscalls+":signal=KILL:when=1",
+				os.Args[0], "--", "recover", s.Crashed, "--into", copyDir)
+			c.Env = append(os.Environ(), "INNOSCOPE_AS_CLI=1")
+			out, err := c.CombinedOutput()
+			// strace ends itself with the signal that ended the command.
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != -1 || !strings.Contains(ee.Error(), "killed") {
+				t.Fatalf("recover under strace was not killed at %q: %v\n%s", p.name, err, out)
 			}
-		}
-		time.Sleep(p.after)
-		c.Process.Kill()
-		err := c.Wait()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != -1 {
-			t.Logf("kill at %q came too late: the run had ended (%v)", p.name, err)
-			continue
-		}
-		killed++
-		if b, err := os.ReadFile(filepath.Join(copyDir, rel)); err == nil && strings.Contains(string(b), s.Dir) {
-			t.Errorf("killed at %q: the copy's %s points into the source: %s", p.name, rel, b)
-		}
-		started, errLog := tryServer(t, copyDir, onCopy...)
-		if started {
-			t.Errorf("killed at %q: the server started on the half-made copy", p.name)
-		}
-		t.Logf("killed at %q: server started %v; %s", p.name, started, lastLines(errLog, "ERROR", 2))
-		for i, d := range sourceTrees(s) {
-			if !mapsEqual(before[i], lab.HashTree(t, d)) {
-				t.Fatalf("killed at %q: the server on the half-made copy changed the source %s", p.name, d)
+			if _, err := os.Stat(filepath.Join(copyDir, replay.IncompleteMarker)); err != nil {
+				t.Fatalf("killed at %q: the copy is not marked incomplete: %v", p.name, err)
 			}
-		}
-	}
-	if killed < 3 {
-		t.Errorf("only %d of %d runs were killed before they ended (an uninterrupted run takes %v)", killed, len(points), full)
+			if b, err := os.ReadFile(filepath.Join(copyDir, rel)); err == nil && strings.Contains(string(b), s.Dir) {
+				t.Errorf("killed at %q: the copy's %s points into the source: %s", p.name, rel, b)
+			}
+			_, errs, code := run("recover", s.Crashed, "--into", copyDir)
+			if code != ExitError || !strings.Contains(errs, "interrupted recovery") {
+				t.Errorf("killed at %q: a second run on the copy: exit %d, %s", p.name, code, errs)
+			}
+			if p.whole {
+				v := s.ServerVerdict(t, copyDir)
+				if !v.Started || v.CrashRecovery || !v.TablesOK || v.Checksums != s.Checksums(t) {
+					t.Errorf("killed at %q: the server on the finished copy: started=%v crash_recovery=%v tables_ok=%v\n%s\n%s",
+						p.name, v.Started, v.CrashRecovery, v.TablesOK, v.Checksums, serverLines(t, v.ErrLog))
+				}
+			} else {
+				started, errLog := tryServer(t, copyDir, onCopy...)
+				if started {
+					t.Errorf("killed at %q: the server started on the half-made copy", p.name)
+				}
+				t.Logf("killed at %q: server started %v; %s", p.name, started, lastLines(errLog, "ERROR", 2))
+			}
+			for i, d := range sourceTrees(s) {
+				if !mapsEqual(before[i], lab.HashTree(t, d)) {
+					t.Fatalf("killed at %q: the server on the copy changed the source %s", p.name, d)
+				}
+			}
+		})
 	}
 }
 

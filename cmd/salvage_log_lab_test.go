@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // midLogWrite picks the last data byte of a WRITE record in the second half of the log (the
@@ -37,17 +37,8 @@ func midLogWrite(t *testing.T, l *logformat.Log, cp uint64) (byteLSN, mtrLSN uin
 
 // zeroLogFrom overwrites the log of dir with zeros from LSN from to end (the log cut there).
 func zeroLogFrom(t *testing.T, dir string, from, end uint64) {
-	p := filepath.Join(dir, "ib_logfile0")
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, l := openLog(t, dir, os.O_RDWR)
 	defer f.Close()
-	fi, _ := f.Stat()
-	l, _, err := logformat.Open(f, fi.Size(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for lsn := from; lsn < end; lsn++ {
 		if _, err := f.WriteAt([]byte{0}, l.FileOffset(lsn)); err != nil {
 			t.Fatal(err)
@@ -58,8 +49,10 @@ func zeroLogFrom(t *testing.T, dir string, from, end uint64) {
 // TestSalvageDamagedLog: a byte flipped inside a mini-transaction in the middle of a real
 // crash's log, after the end the checkpoint promises. The real server starts and silently stops
 // at the damaged mini-transaction, losing the whole ones after it; diagnose reports LOG_DAMAGED
-// (a warning: where, how many bytes and mini-transactions follow); plain recover does what the
-// server does; `recover --salvage` recovers up to the damage and declares log_truncated
+// (an error: more than a 4 KiB block of whole mini-transactions follows, which no crash leaves,
+// so committed work is lost; where, how many bytes and mini-transactions follow) and a verdict
+// that the server starts and loses committed work; plain recover refuses naming the salvage;
+// `recover --salvage` recovers up to the damage and declares log_truncated
 // with the LSN range; the server on the copy runs no crash recovery, logs no error and gives
 // every table the CHECK TABLE and CHECKSUM TABLE of its own recovery of the log cut at the
 // damage.
@@ -81,14 +74,17 @@ func TestSalvageDamagedLog(t *testing.T) {
 	}
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_DAMAGED")
-	if code != ExitClean || len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != mtrLSN || fs[0].Severity != report.Warning {
-		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want one warning at LSN %d (the server starts)", code, fs, mtrLSN)
+	if code != ExitFindings || len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != mtrLSN || fs[0].Severity != finding.Error {
+		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want one error at LSN %d (the server starts and loses committed work)", code, fs, mtrLSN)
 	}
 	t.Logf("diagnose: %s", fs[0].Message)
 	if strings.Contains(fs[0].Message, "unfinished tail") {
 		t.Errorf("damage in the middle of the log called a possible unfinished tail: %s", fs[0].Message)
 	}
-	sv := runSalvage(t, d, salvageCase{want: map[string]int{replay.SalvageLogTruncated: 1}, plainRecovers: true})
+	if table, _, _ := run("diagnose", d.dir); !strings.HasPrefix(table, "mariadbd will start, but its recovery stops early and loses committed work: LOG_DAMAGED") {
+		t.Errorf("verdict: %.200s", table)
+	}
+	sv := runSalvage(t, d, salvageCase{want: map[string]int{replay.SalvageLogTruncated: 1}})
 	var cut uint64
 	for _, a := range sv.j.Salvage {
 		if a.Action == replay.SalvageLogTruncated {
@@ -241,7 +237,8 @@ func TestLogDamagedFraming(t *testing.T) {
 	d := &damaged{s: s, base: t.TempDir(), dir: dir}
 	j, code := d.diagnose(t)
 	fs := findings(j, "LOG_DAMAGED")
-	if code != ExitClean || len(fs) != 1 || fs[0].Severity != report.Warning || *fs[0].LSN != at || !strings.Contains(fs[0].Message, "follow from LSN "+strconv.FormatUint(next, 10)+" ") {
+	// Error: far more than a 4 KiB block of whole mini-transactions follows (TestLogDamagedSeverity).
+	if code != ExitFindings || len(fs) != 1 || fs[0].Severity != finding.Error || *fs[0].LSN != at || !strings.Contains(fs[0].Message, "follow from LSN "+strconv.FormatUint(next, 10)+" ") {
 		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want the damage at %d and whole ones from %d", code, fs, at, next)
 	}
 	t.Logf("diagnose: %s", fs[0].Message)
@@ -325,7 +322,7 @@ func TestLogDamagedLastMTR(t *testing.T) {
 	}
 	t.Logf("diagnose: exit %d: %s", code, fs[0].Message)
 	m := regexp.MustCompile(`follow from LSN (\d+) to (\d+)`).FindStringSubmatch(fs[0].Message)
-	if code != ExitClean || len(fs) != 1 || *fs[0].LSN != last || fs[0].Severity != report.Warning || m == nil {
+	if code != ExitClean || len(fs) != 1 || *fs[0].LSN != last || fs[0].Severity != finding.Warning || m == nil {
 		t.Fatalf("diagnose: exit %d, %+v", code, fs)
 	}
 	if from, _ := strconv.ParseUint(m[1], 10, 64); from < s.Verdict.EndLSN {
@@ -344,5 +341,71 @@ func serverEndsAt(t *testing.T, s *lab.Scenario, dir string, lsn uint64) {
 	lab.CopyDir(t, dir, server)
 	if v := s.ServerVerdict(t, server); !v.Started || v.EndLSN != lsn {
 		t.Fatalf("the server: started=%v, end of log %d; the damaged mini-transaction is at %d", v.Started, v.EndLSN, lsn)
+	}
+}
+
+// TestLogDamagedSeverity: a data byte flipped inside a mini-transaction of a real crash's log,
+// past the end the checkpoint promises, at two places chosen from the log: the last
+// mini-transaction whose whole successors (to the log's end) fill more than one 4 KiB block,
+// and the first whose successors fill at most one. The real server starts on each and silently
+// stops at the damaged one (its end of log), short of its own recovery of the undamaged crash.
+// A crash leaves whole mini-transactions after a damaged one only inside the block of its last
+// write: more than a block of them is LOG_DAMAGED as an error (committed work is lost: exit 1);
+// within a block it stays a warning (exit 0). It was a warning at both places.
+func TestLogDamagedSeverity(t *testing.T) {
+	s := lab.Get(t, "dml")
+	// Every mini-transaction from the checkpoint: its LSN, and the last data byte of its first
+	// record when that is a WRITE (0: not one to flip).
+	var all [][2]uint64
+	f, l := openLog(t, s.Crashed, os.O_RDONLY)
+	defer f.Close()
+	cp, _ := l.Checkpoint()
+	for sc := l.Scan(cp.LSN, logformat.ScanOptions{}); sc.Next(); {
+		if m := sc.MTR(); len(m.Records) > 0 && m.Records[0].Type == logformat.Write && len(m.Records[0].Data) >= 2 {
+			r := m.Records[0]
+			all = append(all, [2]uint64{m.LSN, m.LSN + uint64(r.Pos+r.Len-1)})
+		} else {
+			all = append(all, [2]uint64{m.LSN, 0})
+		}
+	}
+	var st statsJSON
+	runJSON(t, &st, "log", "stats", "--json", s.Crashed)
+	// The successors of the mini-transaction at index i end at the end of the log; they start
+	// at all[i+1].
+	var over, within int = -1, -1
+	for i := 0; i+1 < len(all); i++ {
+		if all[i][1] == 0 {
+			continue
+		}
+		if all[i][0] < cp.EndLSN {
+			continue // before the end the checkpoint promises: the server refuses (TestSalvageDamageBeforeCheckpointEnd)
+		}
+		if st.EndLSN-all[i+1][0] > 4096 {
+			over = i
+		} else if within < 0 {
+			within = i
+		}
+	}
+	if over < 0 || within < 0 {
+		t.Fatalf("no WRITE mini-transaction on both sides of the last 4 KiB of the log (end %d)", st.EndLSN)
+	}
+	for _, c := range []struct {
+		name string
+		i    int
+		sev  finding.Severity
+		code int
+	}{{"more than a block follows", over, finding.Error, ExitFindings}, {"at most a block follows", within, finding.Warning, ExitClean}} {
+		t.Run(c.name, func(t *testing.T) {
+			m := all[c.i]
+			dir, _ := flipInLog(t, s, func(*logformat.Log, uint64) uint64 { return m[1] })
+			serverEndsAt(t, s, dir, m[0])
+			d := &damaged{s: s, base: t.TempDir(), dir: dir}
+			j, code := d.diagnose(t)
+			fs := findings(j, "LOG_DAMAGED")
+			if len(fs) != 1 || fs[0].Severity != c.sev || *fs[0].LSN != m[0] || code != c.code {
+				t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v; want one %s at LSN %d (whole ones follow to %d, the end of the log)", code, fs, c.sev, m[0], st.EndLSN)
+			}
+			t.Logf("diagnose: %s", fs[0].Message)
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/report"
 	"innoscope/report/view"
 )
@@ -45,7 +46,7 @@ func spacesAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		return show(c, func(out *report.Output) ([]report.Finding, error) { return nil, view.SpaceAnswer(out, a) })
+		return show(c, func(out *report.Output) ([]finding.Finding, error) { return nil, view.SpaceAnswer(out, a) })
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) { return fs, view.Spaces(out, ts, src, fs) })
+	return show(c, func(out *report.Output) ([]finding.Finding, error) { return fs, view.Spaces(out, ts, src, fs) })
 }

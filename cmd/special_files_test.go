@@ -229,7 +229,7 @@ func TestUnreadableDirectory(t *testing.T) {
 	}
 }
 
-// findingJSON is a finding as printed (report.Finding with its severity as text).
+// findingJSON is a finding as printed (finding.Finding with its severity as text).
 type findingJSON struct {
 	Severity string `json:"severity"`
 	Code     string `json:"code"`
@@ -301,6 +301,7 @@ func TestSpecialFiles(t *testing.T) {
 		{name: "ibdata1", scenario: "dml", file: "ibdata1", args: []string{"diagnose", "DIR"}, mustName: true},
 		{name: "ibd", scenario: "dml", file: "db/t1.ibd", args: []string{"spaces", "DIR"}, mustName: true, dirOK: true},
 		{name: "frm", scenario: "clean", file: "db/t.frm", args: []string{"rows", "DIR", "db.t"}, mustName: true},
+		{name: "frm-diagnose", scenario: "clean", file: "db/t.frm", args: []string{"diagnose", "DIR"}},
 		{name: "par", scenario: "tmp_partition", file: "db/ph.par", args: []string{"rows", "--allow-live", "DIR", "db.ph"}},
 		{name: "ddl_recovery.log", scenario: "dml", file: "ddl_recovery.log", args: []string{"diagnose", "DIR"}, mustName: true, warns: true},
 		{name: "defaults-file", scenario: "clean", file: "my.cnf", args: []string{"spaces", "--defaults-file", "FILE"}, mustName: true},

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // TestSweep1006ISLNamesOtherDatabaseFolder is crash-sweep seed 1006: after RENAME TABLE of a
@@ -103,11 +103,11 @@ func sweep1006(t *testing.T, s *lab.Scenario, otherLink, noISL bool) {
 	mislinked := 0
 	for _, f := range j.Findings {
 		switch {
-		case f.Code == "MISLINKED_TABLE" && f.Severity == report.Warning && f.File == isl && strings.Contains(f.Message, discovery.ResolvePath(file)):
+		case f.Code == "MISLINKED_TABLE" && f.Severity == finding.Warning && f.File == isl && strings.Contains(f.Message, discovery.ResolvePath(file)):
 			mislinked++
 		case f.Code == "STALE_ISL" && f.File == isl:
 			t.Errorf("diagnose calls %s a stale link the server ignores: %s", isl, f.Message)
-		case f.Severity == report.Error:
+		case f.Severity == finding.Error:
 			t.Errorf("diagnose: %s %s: %s (the server's crash recovery opens every table)", f.Code, f.File, f.Message)
 		}
 	}

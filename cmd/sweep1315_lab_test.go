@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // TestSweep1315FilesTheLogCreates: crash-sweep seed 1315 was killed between the redo log's
@@ -51,7 +51,7 @@ func TestSweep1315FilesTheLogCreates(t *testing.T) {
 			removed, va.Started, va.CrashRecovery, va.TablesOK, serverLines(t, va.ErrLog))
 	}
 	for _, x := range j.Findings {
-		if x.Severity >= report.Warning {
+		if x.Severity >= finding.Warning {
 			t.Errorf("diagnose: %s %s %s: %s (the server recovers and every table passes CHECK TABLE)", x.Severity, x.Code, x.File, x.Message)
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // TestSweep2206AlterPartitionedCopyCut is crash-sweep seed 2206: SIGKILL cut ALTER TABLE db1.s1t3
@@ -106,11 +106,11 @@ func judgeAlterRecovery(t *testing.T, base, crashed string, wantLoss bool) {
 	if (len(lost) > 0) != wantLoss {
 		t.Fatalf("the server's own recovery lost %v; the crash was made for a loss: %v", lost, wantLoss)
 	}
-	var fails []report.Finding
+	var fails []finding.Finding
 	for _, f := range j.Findings {
 		if f.Code == "DDL_RECOVERY_FAILS" {
 			fails = append(fails, f)
-		} else if f.Severity == report.Error {
+		} else if f.Severity == finding.Error {
 			t.Errorf("diagnose: %s %s: %s", f.Code, f.File, f.Message)
 		}
 	}
@@ -118,7 +118,7 @@ func judgeAlterRecovery(t *testing.T, base, crashed string, wantLoss bool) {
 	table := regexp.MustCompile(`cannot complete ALTER TABLE (\S+) `)
 	for _, f := range fails {
 		m := table.FindStringSubmatch(f.Message)
-		if f.Severity != report.Error || m == nil || !lost[m[1]] {
+		if f.Severity != finding.Error || m == nil || !lost[m[1]] {
 			t.Errorf("DDL_RECOVERY_FAILS (%s) names no table the server's CHECK TABLE fails (%v): %s", f.Severity, lost, f.Message)
 			continue
 		}

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // TestSweep1451PartitionReplaceBlocked is crash-sweep seeds 1242, 1312, 1451 and 1480: the crash
@@ -202,12 +202,12 @@ func judgeDDLRecovery(t *testing.T, base, crashed string, s *lab.Scenario, wantL
 		t.Fatalf("the server's own recovery lost a table: %v, the crash was made for %v", lost, wantLoss)
 	}
 	serverErrs := errorMessages(t, v.ErrLog)
-	var fails []report.Finding
+	var fails []finding.Finding
 	for _, f := range j.Findings {
 		if f.Code == "DDL_RECOVERY_FAILS" {
 			fails = append(fails, f)
 		}
-		if f.Severity == report.Error && f.Code != "DDL_RECOVERY_FAILS" {
+		if f.Severity == finding.Error && f.Code != "DDL_RECOVERY_FAILS" {
 			t.Errorf("diagnose: %s %s: %s", f.Code, f.File, f.Message)
 		}
 	}
@@ -216,7 +216,7 @@ func judgeDDLRecovery(t *testing.T, base, crashed string, s *lab.Scenario, wantL
 	}
 	quoted := regexp.MustCompile(`"\[ERROR\] ([^"]*)"`)
 	for _, f := range fails {
-		if f.Severity != report.Error {
+		if f.Severity != finding.Error {
 			t.Errorf("DDL_RECOVERY_FAILS is %s, want error", f.Severity)
 		}
 		q := quoted.FindAllStringSubmatch(f.Message, -1)

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // The crash-sweep seeds 1051, 1053, 1055 and 1146 were killed inside a DDL statement after its
@@ -158,7 +158,7 @@ func cutDDL(t *testing.T, c ddlCut) {
 		if f.Code == "UNCOMMITTED_DDL" {
 			named++
 		}
-		if f.Severity == report.Error && va.TablesOK {
+		if f.Severity == finding.Error && va.TablesOK {
 			t.Errorf("diagnose: %s %s: %s (the server's own recovery passed every table)", f.Code, f.File, f.Message)
 		}
 	}

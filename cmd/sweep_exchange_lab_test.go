@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,13 +48,13 @@ INSERT INTO db2.q SELECT seq, seq, 'q2' FROM seq_3001_to_3100;
 UPDATE db1.y SET a = a + 1;
 `
 
-// exchangeCrash makes the crash of exchangeWorkload laid out as the crash sweep lays one out
-// (islCrashScript: crashed/, ext-crashed/, the server's own recovery A and its verdict), with
-// innoscope's copy B and the server's verdict on it beside A's.
-func exchangeCrash(t *testing.T, workload string) string {
+// sweepCrash makes, with the lab server srv, the crash of workload (@EXT@ is the DATA DIRECTORY)
+// laid out as the crash sweep lays one out (islCrashScript: crashed/, ext-crashed/, the
+// server's own recovery A and its verdict) in a new directory W, which it returns.
+func sweepCrash(t *testing.T, srv *lab.Server, workload string) string {
 	t.Helper()
-	lab.Require(t)
-	base, err := os.MkdirTemp("", "innoscope-exchange-")
+	srv.Require(t)
+	base, err := os.MkdirTemp("", "innoscope-sweep-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +68,54 @@ func exchangeCrash(t *testing.T, workload string) string {
 		t.Fatal(err)
 	}
 	labScript := filepath.Join(lab.Root(), "scripts", "mariadb-lab.sh")
-	args := append([]string{"-c", islCrashScript, "exchange", w, labScript}, islOptions...)
-	if b, err := exec.Command("bash", args...).CombinedOutput(); err != nil {
-		t.Fatalf("making the crash: %v\n%s", err, b)
+	cmd := exec.Command("bash", append([]string{"-c", islCrashScript, "sweep", w, labScript}, islOptions...)...)
+	cmd.Env = srv.Env()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("making the crash with %s: %v\n%s", srv, err, b)
 	}
 	return w
+}
+
+// sweepCopy runs `recover W/crashed --into W/B`, which must exit 0 and leave the source
+// (crashed/, ext-crashed/) unchanged.
+func sweepCopy(t *testing.T, w string) {
+	t.Helper()
+	if msg := recoverSweepCopy(t, w); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+// recoverSweepCopy is sweepCopy's work: what went wrong, "" when nothing did.
+func recoverSweepCopy(t *testing.T, w string) string {
+	t.Helper()
+	src := []string{filepath.Join(w, "crashed"), filepath.Join(w, "ext-crashed")}
+	var before []map[string]string
+	for _, d := range src {
+		before = append(before, lab.HashTree(t, d))
+	}
+	out, errs, code := run("recover", filepath.Join(w, "crashed"), "--into", filepath.Join(w, "B"))
+	if code != ExitClean {
+		return fmt.Sprintf("recover: exit %d\n%s\n%s", code, out, errs)
+	}
+	t.Logf("recover: %s", errs)
+	for i, d := range src {
+		if !reflect.DeepEqual(before[i], lab.HashTree(t, d)) {
+			return d + " changed"
+		}
+	}
+	return ""
+}
+
+// sweepServerOnCopy starts srv on innoscope's copy W/B (B.err, B.txt, B.checks, B.checksums
+// beside A's, for islJudge).
+func sweepServerOnCopy(t *testing.T, srv *lab.Server, w string) {
+	t.Helper()
+	script := `set -euo pipefail; source "$2" functions; shift 2; verdict_of "$W/B" "$W/B" "$@"`
+	cmd := exec.Command("bash", append([]string{"-c", script, "sweep", "", filepath.Join(lab.Root(), "scripts", "mariadb-lab.sh")}, islOptions...)...)
+	cmd.Env = append(srv.Env(), "W="+w)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s on the copy: %v\n%s", srv, err, b)
+	}
 }
 
 // TestSweep1249ExchangedPartitionRenamedAcrossDatabases is crash-sweep seed 1249: a DATA
@@ -86,7 +130,7 @@ func exchangeCrash(t *testing.T, workload string) string {
 // (and the same for db2/q#P#p0). The copy's links must name the copies of EXT/db1/x.ibd and
 // EXT/db1/q#P#p0.ibd, and the server on the copy must do what its own recovery did.
 func TestSweep1249ExchangedPartitionRenamedAcrossDatabases(t *testing.T) {
-	w := exchangeCrash(t, exchangeWorkload)
+	w := sweepCrash(t, lab.MariaDB1011, exchangeWorkload)
 	a, err := os.ReadFile(filepath.Join(w, "A.checks"))
 	if err != nil {
 		t.Fatal(err)
@@ -104,31 +148,12 @@ func TestSweep1249ExchangedPartitionRenamedAcrossDatabases(t *testing.T) {
 			t.Fatalf("the server's own recovery does not pass CHECK TABLE %s:\n%s", tb, a)
 		}
 	}
-	src := []string{filepath.Join(w, "crashed"), filepath.Join(w, "ext-crashed")}
-	var before []map[string]string
-	for _, d := range src {
-		before = append(before, lab.HashTree(t, d))
-	}
-	out, errs, code := run("recover", filepath.Join(w, "crashed"), "--into", filepath.Join(w, "B"))
-	if code != ExitClean {
-		t.Fatalf("recover: exit %d\n%s\n%s", code, out, errs)
-	}
-	t.Logf("recover: %s", errs)
-	for i, d := range src {
-		if !reflect.DeepEqual(before[i], lab.HashTree(t, d)) {
-			t.Errorf("%s changed", d)
-		}
-	}
+	sweepCopy(t, w)
 	for _, tb := range []string{"x", "q#P#p0"} {
 		if got := islTarget(t, w, "db2/"+tb); !strings.HasSuffix(got, "/db1/"+tb+".ibd") || !strings.HasPrefix(got, filepath.Join(w, "B.external")) {
 			t.Errorf("the copy's db2/%s.isl names %q, want the copy of EXT/db1/%s.ibd", tb, got, tb)
 		}
 	}
-	script := `set -euo pipefail; source "$2" functions; shift 2; verdict_of "$W/B" "$W/B" "$@"`
-	cmd := exec.Command("bash", append([]string{"-c", script, "exchange", "", filepath.Join(lab.Root(), "scripts", "mariadb-lab.sh")}, islOptions...)...)
-	cmd.Env = append(os.Environ(), "W="+w)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the server on the copy: %v\n%s", err, b)
-	}
+	sweepServerOnCopy(t, lab.MariaDB1011, w)
 	islJudge(t, w, "db2/x", "x.ibd", "db2/q", "q#P#p0", "multiple places", "Refusing")
 }

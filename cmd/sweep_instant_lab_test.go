@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // TestSweep1810InstantMetadataCut is crash-sweep seed 1810: the crash cut ALTER TABLE ... DROP
@@ -164,7 +164,7 @@ func judgeInstantMetadata(t *testing.T, base, crashed string, want bool) {
 			continue
 		}
 		t.Logf("diagnose: %s %s: %s", f.Code, f.File, f.Message)
-		if f.Severity != report.Error {
+		if f.Severity != finding.Error {
 			t.Errorf("INSTANT_METADATA_UNRECOGNIZED is %s, want error", f.Severity)
 		}
 		var m []string

@@ -2,11 +2,9 @@ package cmd
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -136,22 +134,8 @@ func islCopy(t *testing.T) string {
 	t.Helper()
 	w := islCrash(t)
 	islCopyOnce.Do(func() {
-		src := []string{filepath.Join(w, "crashed"), filepath.Join(w, "ext-crashed")}
-		var before []map[string]string
-		for _, d := range src {
-			before = append(before, lab.HashTree(t, d))
-		}
-		out, errs, code := run("recover", filepath.Join(w, "crashed"), "--into", filepath.Join(w, "B"))
-		if code != ExitClean {
-			islCopyError = fmt.Sprintf("recover: exit %d\n%s\n%s", code, out, errs)
+		if islCopyError = recoverSweepCopy(t, w); islCopyError != "" {
 			return
-		}
-		t.Logf("recover: %s", errs)
-		for i, d := range src {
-			if !reflect.DeepEqual(before[i], lab.HashTree(t, d)) {
-				islCopyError = d + " changed"
-				return
-			}
 		}
 		script := `set -euo pipefail; source "$2" functions; shift 2; verdict_of "$W/B" "$W/B" "$@"`
 		cmd := exec.Command("bash", append([]string{"-c", script, "isl", "", filepath.Join(lab.Root(), "scripts", "mariadb-lab.sh")}, islOptions...)...)

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // TestSweep1070CompressedBlankPage0 is crash-sweep seed 1070: a ROW_FORMAT=COMPRESSED
@@ -127,7 +127,7 @@ func sweep1070(t *testing.T, s *lab.Scenario, z zipTable) {
 
 	j, code := d.diagnose(t)
 	for _, f := range j.Findings {
-		if f.Severity >= report.Warning {
+		if f.Severity >= finding.Warning {
 			t.Errorf("diagnose: %s %s %s: %s (the server recovers the directory)", f.Severity, f.Code, f.File, f.Message)
 		}
 	}

@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // The third new-user trial of the front end: each test failed before its fix.
@@ -93,12 +93,12 @@ func TestVerifyKeepNamesItsFlags(t *testing.T) {
 // counted, and a log that needs no recovery gets no UNCLEAN_SHUTDOWN from a range scan.
 func TestLogStatsFromLSNWording(t *testing.T) {
 	type stats struct {
-		CheckpointLSN uint64           `json:"checkpoint_lsn"`
-		StartLSN      uint64           `json:"start_lsn"`
-		PageRecords   int              `json:"page_records"`
-		PagesTouched  int              `json:"pages_touched"`
-		CrashRecovery bool             `json:"crash_recovery"`
-		Findings      []report.Finding `json:"findings"`
+		CheckpointLSN uint64            `json:"checkpoint_lsn"`
+		StartLSN      uint64            `json:"start_lsn"`
+		PageRecords   int               `json:"page_records"`
+		PagesTouched  int               `json:"pages_touched"`
+		CrashRecovery bool              `json:"crash_recovery"`
+		Findings      []finding.Finding `json:"findings"`
 	}
 	unclean := func(j stats) string {
 		for _, f := range j.Findings {
@@ -314,7 +314,7 @@ func TestToLSNSaysWhereItStopped(t *testing.T) {
 		StopReason    string `json:"stop_reason"`
 		RecordCount   int    `json:"record_count"`
 	}
-	for _, s := range []*lab.Scenario{lab.Get(t, "dml"), lab.Get105(t, "dml105")} {
+	for _, s := range []*lab.Scenario{lab.Get(t, "dml"), lab.MariaDB105.Get(t, "dml105")} {
 		where, _ := splitOptions(s.Options)
 		var whole, part stats
 		runJSON(t, &whole, append([]string{"log", "stats", "--json", s.Crashed}, where...)...)
@@ -343,7 +343,7 @@ func TestToLSNSaysWhereItStopped(t *testing.T) {
 // format identifier in decimal (1346918739) where the server's sources write it in hex
 // (0x50485953, "PHYS"). JSON keeps the number.
 func TestLogHeader105Records(t *testing.T) {
-	s := lab.Get105(t, "dml105")
+	s := lab.MariaDB105.Get(t, "dml105")
 	out, errs, code := run("log", "header", s.Crashed)
 	rows := map[string]string{}
 	for _, l := range strings.Split(out, "\n") {

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"innoscope/analysis"
+	"innoscope/finding"
 	"innoscope/internal/lab"
 	"innoscope/replay"
-	"innoscope/report"
 )
 
 // TestCorruptPageTheLogDoesNotChange: a crash whose table holds a corrupt index page that
@@ -109,7 +109,7 @@ func TestCorruptChangeBufferBitmap(t *testing.T) {
 	}
 	j, code := d.diagnose(t)
 	fs := findings(j, "CORRUPT_PAGE")
-	if code != ExitClean || len(fs) != 1 || fs[0].Severity != report.Warning || !strings.Contains(fs[0].Message, "page 1 (a change buffer bitmap page)") {
+	if code != ExitClean || len(fs) != 1 || fs[0].Severity != finding.Warning || !strings.Contains(fs[0].Message, "page 1 (a change buffer bitmap page)") {
 		t.Fatalf("diagnose: exit %d, CORRUPT_PAGE %+v; want one warning for page 1", code, fs)
 	}
 }

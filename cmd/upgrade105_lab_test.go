@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // serverErrors are the [ERROR] lines of a server error log without their timestamps.
@@ -38,7 +38,7 @@ func serverErrors(t *testing.T, path string) []string {
 func TestCrashUpgrade105(t *testing.T) {
 	for _, name := range scenarios105 {
 		t.Run(name, func(t *testing.T) {
-			s := lab.Get105(t, name)
+			s := lab.MariaDB105.Get(t, name)
 			before := lab.HashTree(t, s.Crashed)
 			tmp := t.TempDir()
 			copyDir := filepath.Join(tmp, "copy")
@@ -74,8 +74,8 @@ func TestCrashUpgrade105(t *testing.T) {
 			// crashed directory itself (CRASH_UPGRADE_REFUSED, on every crash: not clean105).
 			out, errs, code := run("verify", "--json", s.Crashed)
 			var vj struct {
-				PagesVerified int64            `json:"pages_verified"`
-				Findings      []report.Finding `json:"findings"`
+				PagesVerified int64             `json:"pages_verified"`
+				Findings      []finding.Finding `json:"findings"`
 			}
 			if err := json.Unmarshal([]byte(out), &vj); err != nil {
 				t.Fatalf("verify: exit %d: %v\n%s", code, err, errs)
@@ -84,7 +84,7 @@ func TestCrashUpgrade105(t *testing.T) {
 			for _, f := range vj.Findings {
 				if f.Code == "CRASH_UPGRADE_REFUSED" {
 					refusals++
-				} else if f.Severity == report.Error {
+				} else if f.Severity == finding.Error {
 					t.Errorf("verify: %s: %s", f.Code, f.Message)
 				}
 			}

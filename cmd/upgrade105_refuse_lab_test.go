@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/finding"
 	"innoscope/internal/lab"
-	"innoscope/report"
 )
 
 // quoted is the server message a finding quotes in its parentheses.
@@ -24,7 +24,7 @@ var quoted = regexp.MustCompile(`\(("(?:[^"\\]|\\.)*")\)`)
 func TestUpgradeRefusal105(t *testing.T) {
 	for _, name := range scenarios105 {
 		t.Run(name, func(t *testing.T) {
-			s := lab.Get105(t, name)
+			s := lab.MariaDB105.Get(t, name)
 			before := lab.HashTree(t, s.Crashed)
 			copyDir := filepath.Join(t.TempDir(), "copy")
 			lab.CopyDir(t, s.Crashed, copyDir)
@@ -43,11 +43,11 @@ func TestUpgradeRefusal105(t *testing.T) {
 			}
 
 			j := diagnoseJSONOf(t, s.Crashed)
-			var got *report.Finding
+			var got *finding.Finding
 			for i, f := range j.Findings {
 				if f.Code == "CRASH_UPGRADE_REFUSED" {
 					got = &j.Findings[i]
-				} else if f.Severity == report.Error {
+				} else if f.Severity == finding.Error {
 					t.Errorf("diagnose error %s: %s", f.Code, f.Message)
 				}
 			}
@@ -68,7 +68,7 @@ func TestUpgradeRefusal105(t *testing.T) {
 				if m != nil {
 					q, _ = strconv.Unquote(m[1])
 				}
-				if q == "" || !strings.HasPrefix(refusal, q) || got.Severity != report.Error {
+				if q == "" || !strings.HasPrefix(refusal, q) || got.Severity != finding.Error {
 					t.Errorf("the finding quotes %q, 10.11 logged %q: %s", q, refusal, got.Message)
 				}
 				for _, w := range []string{"refuse to start", "MariaDB 10.5-10.7", "shut it down cleanly", "innoscope recover"} {

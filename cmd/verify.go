@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
+	"innoscope/finding"
 	"innoscope/internal/regular"
 	"innoscope/replay"
 	"innoscope/report"
@@ -93,7 +94,7 @@ func verifyAction(c *cli.Context) error {
 	if err := j.Judge(c.String("fail-on")); err != nil { // OK/FAILED by the rule of the exit status
 		return err
 	}
-	return show(c, func(out *report.Output) ([]report.Finding, error) { return j.Findings, view.Verification(out, j) })
+	return show(c, func(out *report.Output) ([]finding.Finding, error) { return j.Findings, view.Verification(out, j) })
 }
 
 // verifyLock is the file in verify's temporary directory that the run holds a lock on (flock)

@@ -82,13 +82,44 @@ func (t *File) readPage(no uint32) ([]byte, error) {
 	return p, nil
 }
 
-// walkRedundantTree calls fn for every record of the leaf level of the B-tree rooted at root,
-// in key order: it descends along the first node pointer of each level, then follows the leaves'
-// FIL_PAGE_NEXT links.
-func (t *File) walkRedundantTree(root uint32, fn func(page uint32, fields [][]byte, info byte) error) error {
+// dictPage reads page no of the dictionary table what (SYS_TABLES, ...) from the system
+// tablespace. A file read from disk has each page checked as the server checks a page it reads
+// (buf_page_is_corrupted): a page that fails is an error naming it, never bytes to decode. (The
+// recovery's in-memory view of the system tablespace, NewFile over its page images, holds pages
+// it has checked or rebuilt itself.)
+func (t *File) dictPage(what string, no uint32) ([]byte, error) {
+	p, err := t.readPage(no)
+	if err != nil || !t.verified {
+		return p, err
+	}
+	if v := CheckPage(p, t.FSP.Flags, no, t.FSP.SpaceID); v.Corrupt {
+		return nil, &DictPageError{Path: t.Path, Table: what, Page: no, Offset: int64(no) * int64(t.Physical), Reason: v.Reason}
+	}
+	return p, nil
+}
+
+// DictPageError is a page of the data dictionary that fails its checksum: the server refuses
+// to use it ("Database page corruption" at start-up), and so does innoscope.
+type DictPageError struct {
+	Path   string // the system tablespace file
+	Table  string // SYS_TABLES, SYS_COLUMNS, SYS_INDEXES, SYS_FIELDS or "dictionary header"
+	Page   uint32
+	Offset int64
+	Reason string
+}
+
+func (e *DictPageError) Error() string {
+	return fmt.Sprintf("%s: offset %d: page %d (%s) fails its checksum (%s): the data dictionary cannot be trusted, and the server refuses the page too; restore the system tablespace from a backup (`innoscope pages %s --verify` lists its corrupt pages)",
+		e.Path, e.Offset, e.Page, e.Table, e.Reason, e.Path)
+}
+
+// walkRedundantTree calls fn for every record of the leaf level of the B-tree of the dictionary
+// table what rooted at root, in key order: it descends along the first node pointer of each
+// level, then follows the leaves' FIL_PAGE_NEXT links.
+func (t *File) walkRedundantTree(what string, root uint32, fn func(page uint32, fields [][]byte, info byte) error) error {
 	no := root
 	for depth := 0; ; depth++ {
-		p, err := t.readPage(no)
+		p, err := t.dictPage(what, no)
 		if err != nil {
 			return err
 		}
@@ -115,7 +146,7 @@ func (t *File) walkRedundantTree(root uint32, fn func(page uint32, fields [][]by
 			return fmt.Errorf("%s: page %d: the leaf chain loops", t.Path, no)
 		}
 		seen[no] = true
-		p, err := t.readPage(no)
+		p, err := t.dictPage(what, no)
 		if err != nil {
 			return err
 		}
@@ -141,13 +172,13 @@ func (t *File) walkRedundantTree(root uint32, fn func(page uint32, fields [][]by
 // ReadDictTables reads SYS_TABLES from the system tablespace file t as it is on disk (changes
 // still in the redo log are not in it). Delete-marked rows are returned flagged.
 func ReadDictTables(t *File) ([]DictTable, error) {
-	hdr, err := t.readPage(dictHdrPage)
+	hdr, err := t.dictPage("dictionary header", dictHdrPage)
 	if err != nil {
 		return nil, err
 	}
 	root := binary.BigEndian.Uint32(hdr[dictHdrTables:])
 	var out []DictTable
-	err = t.walkRedundantTree(root, func(page uint32, f [][]byte, info byte) error {
+	err = t.walkRedundantTree("SYS_TABLES", root, func(page uint32, f [][]byte, info byte) error {
 		// NAME, DB_TRX_ID, DB_ROLL_PTR, ID, N_COLS, TYPE, MIX_ID, MIX_LEN, CLUSTER_NAME, SPACE
 		if len(f) != 10 || len(f[3]) != 8 || len(f[4]) != 4 || len(f[5]) != 4 || len(f[9]) != 4 {
 			return fmt.Errorf("%s: page %d: SYS_TABLES record with %d fields", t.Path, page, len(f))
@@ -185,12 +216,12 @@ type DictIndex struct {
 // ReadDictIndexes reads SYS_INDEXES: TABLE_ID, ID, DB_TRX_ID, DB_ROLL_PTR, NAME, N_FIELDS,
 // TYPE, SPACE, PAGE_NO and (since MySQL 5.7 / MariaDB 10.2) MERGE_THRESHOLD.
 func ReadDictIndexes(t *File) ([]DictIndex, error) {
-	hdr, err := t.readPage(dictHdrPage)
+	hdr, err := t.dictPage("dictionary header", dictHdrPage)
 	if err != nil {
 		return nil, err
 	}
 	var out []DictIndex
-	err = t.walkRedundantTree(binary.BigEndian.Uint32(hdr[dictHdrIndexes:]), func(page uint32, f [][]byte, info byte) error {
+	err = t.walkRedundantTree("SYS_INDEXES", binary.BigEndian.Uint32(hdr[dictHdrIndexes:]), func(page uint32, f [][]byte, info byte) error {
 		if len(f) < 9 || len(f[0]) != 8 || len(f[1]) != 8 || len(f[5]) != 4 || len(f[6]) != 4 || len(f[7]) != 4 || len(f[8]) != 4 {
 			return fmt.Errorf("%s: page %d: SYS_INDEXES record with %d fields", t.Path, page, len(f))
 		}
@@ -198,40 +229,6 @@ func ReadDictIndexes(t *File) ([]DictIndex, error) {
 		out = append(out, DictIndex{TableID: be.Uint64(f[0]), ID: be.Uint64(f[1]), Name: string(f[4]),
 			NFields: be.Uint32(f[5]), Type: be.Uint32(f[6]), SpaceID: be.Uint32(f[7]), PageNo: be.Uint32(f[8]),
 			Deleted: info&recInfoDeleted != 0, TrxID: uint48(f[2])})
-		return nil
-	})
-	return out, err
-}
-
-// doublewriteFirst is the first page of the system tablespace's doublewrite buffer, which is
-// its extents 1 and 2 (innochecksum's is_page_doublewritebuffer): an extent is 1 MiB, or 64
-// pages for pages above 16 KiB.
-func doublewriteFirst(pageSize int) int64 {
-	if pageSize > 16384 {
-		return 64
-	}
-	return int64(1<<20) / int64(pageSize)
-}
-
-// DoublewriteCopy is a page image in the system tablespace's doublewrite buffer.
-type DoublewriteCopy struct {
-	Space, Page uint32
-	LSN         uint64
-	Image       []byte
-}
-
-// DoublewriteCopies returns the non-empty pages of the doublewrite buffer (extents 1 and 2 of
-// the system tablespace), keyed by the page id each copy carries.
-func DoublewriteCopies(sys *File) (map[[2]uint32][]DoublewriteCopy, error) {
-	first := doublewriteFirst(sys.FSP.Flags.PageSize)
-	out := map[[2]uint32][]DoublewriteCopy{}
-	err := sys.EachPage(first, 3*first, func(no int64, p []byte) error {
-		if IsZero(p) {
-			return nil
-		}
-		h, _ := ParseFilHeader(p)
-		k := [2]uint32{h.SpaceID, h.PageNo}
-		out[k] = append(out[k], DoublewriteCopy{h.SpaceID, h.PageNo, h.LSN, append([]byte(nil), p...)})
 		return nil
 	})
 	return out, err

@@ -44,7 +44,7 @@ type DictField struct {
 
 // dictRoot reads the root page number at off of the dictionary header page.
 func dictRoot(t *File, off int) (uint32, error) {
-	hdr, err := t.readPage(dictHdrPage)
+	hdr, err := t.dictPage("dictionary header", dictHdrPage)
 	if err != nil {
 		return 0, err
 	}
@@ -60,7 +60,7 @@ func ReadDictColumns(t *File) ([]DictColumn, error) {
 	}
 	var out []DictColumn
 	be := binary.BigEndian
-	err = t.walkRedundantTree(root, func(page uint32, f [][]byte, info byte) error {
+	err = t.walkRedundantTree("SYS_COLUMNS", root, func(page uint32, f [][]byte, info byte) error {
 		if len(f) != 9 || len(f[0]) != 8 || len(f[1]) != 4 || len(f[5]) != 4 || len(f[6]) != 4 || len(f[7]) != 4 || len(f[8]) != 4 {
 			return fmt.Errorf("%s: page %d: SYS_COLUMNS record with %d fields", t.Path, page, len(f))
 		}
@@ -81,7 +81,7 @@ func ReadDictFields(t *File) ([]DictField, error) {
 	}
 	var out []DictField
 	be := binary.BigEndian
-	err = t.walkRedundantTree(root, func(page uint32, f [][]byte, info byte) error {
+	err = t.walkRedundantTree("SYS_FIELDS", root, func(page uint32, f [][]byte, info byte) error {
 		if len(f) != 5 || len(f[0]) != 8 || len(f[1]) != 4 {
 			return fmt.Errorf("%s: page %d: SYS_FIELDS record with %d fields", t.Path, page, len(f))
 		}

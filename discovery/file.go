@@ -19,6 +19,9 @@ type File struct {
 	Vendor   Vendor
 	page0    []byte // the first page, as read by NewFile
 	r        io.ReaderAt
+	// verified: the file is read from disk (OpenFile), so the dictionary pages read from it
+	// are checked against their checksums before they are used (dictPage).
+	verified bool
 	closer   io.Closer
 	// data lists the data extents of r when it is an *os.File (holeInfo set; see extents).
 	holesOnce sync.Once
@@ -28,21 +31,29 @@ type File struct {
 
 // OpenFile opens a datafile read-only and decodes its first page. Anything but a regular
 // file is refused without blocking (see regular.Open).
-func OpenFile(path string) (*File, error) {
+func OpenFile(path string) (*File, error) { return openFile(path, nil) }
+
+// openFile is OpenFile, with the first len(page0) bytes read from page0 instead of the file when
+// it is not nil (OpenFileWithPage0).
+func openFile(path string, page0 []byte) (*File, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	fi, err := f.Stat()
 	var tf *File
-	if err == nil {
+	if err == nil && page0 == nil {
 		tf, err = NewFile(f, fi.Size(), path)
+	} else if err == nil {
+		if tf, err = NewFile(page0Overlay{f, page0}, fi.Size(), path); err == nil {
+			tf.holesOnce.Do(func() { tf.holeInfo, tf.data = true, withData(DataExtents(f, fi.Size()), int64(len(page0))) })
+		}
 	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	tf.closer = f
+	tf.closer, tf.verified = f, true
 	return tf, nil
 }
 

@@ -38,6 +38,10 @@ const (
 // or torn).
 const NotePage0Zero = "page 0 is all zero"
 
+// NotePage0Doublewrite is the Note of a datafile whose page 0 is all zero and which crash
+// recovery restores from the doublewrite buffer before it reads it (RestoredTablespace).
+const NotePage0Doublewrite = "page 0 is all zero; crash recovery restores it from the doublewrite buffer"
+
 // MinPhysicalPageSize is the smallest page a tablespace file has on disk: 1 KiB, the
 // ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=1 page (the server's UNIV_ZIP_SIZE_MIN).
 const MinPhysicalPageSize = 1 << 10
@@ -161,7 +165,7 @@ func Scan(s Layout) ([]Tablespace, error) {
 	}
 	walked := map[string]bool{} // directories already walked, resolved
 	for _, d := range scanDirs {
-		cands = walk(d, s.Datadir, walked, cands)
+		cands = walk(d, s.Datadir, 0, walked, cands)
 	}
 	// One entry per file: the first way it was found wins, except that an .isl adds its name.
 	seen := map[string]int{}
@@ -207,13 +211,28 @@ func Scan(s Layout) ([]Tablespace, error) {
 	return out, nil
 }
 
-// walk adds the datafiles and .isl links under dir to cands. It follows symbolic links to
+// ServerDepth is how deep below the data directory (and each innodb_directories entry) the
+// server opens files: its tables are named db/table, so it reads the files at the top and in
+// each database directory (a subdirectory, or a link to one), never deeper. A directory below
+// that (an old copy of a data directory kept inside it, a link to /) is not read.
+const ServerDepth = 1
+
+// HoldsDir reports whether the directory p is dir or one of its ancestors (through links): a
+// link in a data directory to / or to the data directory itself is no database directory of
+// its own, and is not read.
+func HoldsDir(p, dir string) bool {
+	rp, rd := ResolvePath(p), ResolvePath(dir)
+	return rp == rd || Within(rd, rp)
+}
+
+// walk adds the datafiles and .isl links in dir (at depth below the scanned directory) to
+// cands, and those of its subdirectories down to ServerDepth. It follows symbolic links to
 // files and to directories, as the server does when it opens ./db/t.ibd (a database directory
 // that is a link elsewhere is the documented way to move a database); each directory is walked
 // once, so a cycle of links ends. A directory that cannot be read is added as a FoundDirectory
 // candidate carrying the OS error. .isl targets that are relative are relative to datadir
 // (the server's working directory).
-func walk(dir string, datadir string, walked map[string]bool, cands []candidate) []candidate {
+func walk(dir string, datadir string, depth int, walked map[string]bool, cands []candidate) []candidate {
 	rd := ResolvePath(dir)
 	if walked[rd] {
 		return cands
@@ -238,8 +257,8 @@ func walk(dir string, datadir string, walked map[string]bool, cands []candidate)
 		}
 		switch {
 		case typ.IsDir():
-			if !strings.HasPrefix(name, "#innodb_") {
-				cands = walk(p, datadir, walked, cands)
+			if depth < ServerDepth && !strings.HasPrefix(name, "#innodb_") && !HoldsDir(p, datadir) {
+				cands = walk(p, datadir, depth+1, walked, cands)
 			}
 		case strings.HasSuffix(name, ".ibd"):
 			cands = append(cands, candidate{path: p, foundBy: FoundScan}) // not regular: opening it says so
@@ -303,6 +322,12 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) (Tab
 		return t, err
 	}
 	defer f.Close()
+	t.fill(f)
+	return t, nil
+}
+
+// fill describes t from its opened file f: page 0's id, flags, sizes, checksum scheme and note.
+func (t *Tablespace) fill(f *File) {
 	fl := f.FSP.Flags
 	t.SpaceID, t.Flags, t.PageSize, t.PhysicalPageSize = f.FSP.SpaceID, fl, fl.PageSize, f.Physical
 	t.Pages, t.FSPSize, t.FirstPageLSN = f.Pages(), f.FSP.Size, f.Header.LSN
@@ -310,7 +335,7 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) (Tab
 		t.Encryption = scheme
 	}
 	v := CheckPage(f.page0, fl, 0, f.FSP.SpaceID)
-	if (c.foundBy == FoundScan || c.foundBy == FoundISL) && BlankPage0(f.page0) {
+	if (t.FoundBy == FoundScan || t.FoundBy == FoundISL) && BlankPage0(f.page0) {
 		// A blank ROW_FORMAT=COMPRESSED page 0 followed by written pages is not one 16 KiB page.
 		v = Verdict{Algorithm: AlgEmpty}
 	}
@@ -320,7 +345,7 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) (Tab
 	}
 	if v.Algorithm == AlgEmpty {
 		t.ChecksumAlgorithm = ""
-		if c.foundBy == FoundTemporary {
+		if t.FoundBy == FoundTemporary {
 			t.SpaceID, t.Note = tmpSpaceID, "page 0 not written yet; the server recreates the temporary tablespace at every start"
 		} else {
 			t.Note = NotePage0Zero
@@ -329,5 +354,21 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) (Tab
 	if fl.FullCRC32 {
 		t.ChecksumAlgorithm = string(AlgFullCRC32)
 	}
-	return t, nil
+}
+
+// RestoredTablespace is t, a datafile whose page 0 is all zero, described as crash recovery
+// sees it once it has written img, a doublewrite copy of page 0 (DoublewritePage0), over that
+// page: with the copy's id and flags, and the note NotePage0Doublewrite.
+func RestoredTablespace(t Tablespace, img []byte) (Tablespace, error) {
+	f, err := OpenFileWithPage0(t.Path, img)
+	if err != nil {
+		return t, err
+	}
+	defer f.Close()
+	r := Tablespace{Path: t.Path, FoundBy: t.FoundBy, ISL: t.ISL, Location: t.Location}
+	r.fill(f)
+	if r.Note == "" {
+		r.Note = NotePage0Doublewrite
+	}
+	return r, nil
 }

@@ -267,23 +267,38 @@ func (s *Scanner) StopBefore(lsn uint64) { s.opt.ToLSN = lsn }
 // another reason, such as the end of the written data). It reads the first mini-transaction
 // again, apart from the scan's own state (a scanner decoded beforehand only looks).
 func (s *Scanner) FirstFault() (reason StopReason, detail string, ok bool) {
-	if s.pre != nil || s.preStop != "" {
-		reason, detail = s.preStop, s.preDetail
-		if len(s.pre) > 0 {
-			return "", "", false
-		}
-	} else {
-		p := s.log.Scan(s.lsn, s.opt)
-		if p.Next() {
-			return "", "", false
-		}
-		reason, detail, _ = p.Stop()
-	}
-	switch reason {
-	case StopChecksum, StopLength, StopMalformed, StopSequenceBit:
+	reason, detail, read := s.firstStop()
+	switch {
+	case read:
+	case reason == StopChecksum, reason == StopLength, reason == StopMalformed, reason == StopSequenceBit:
 		return reason, detail, true
 	}
 	return "", "", false
+}
+
+// FirstZero says whether the scan stops at once where it starts on a zero byte (StopZero), the
+// end of the log when the scan starts at a mini-transaction's start; as FirstFault, it does not
+// change the scan.
+func (s *Scanner) FirstZero() (reason StopReason, detail string, ok bool) {
+	reason, detail, read := s.firstStop()
+	if read || reason != StopZero {
+		return "", "", false
+	}
+	return reason, detail, true
+}
+
+// firstStop reads the first mini-transaction where the scan starts, apart from the scan's own
+// state: read, or why it could not be.
+func (s *Scanner) firstStop() (reason StopReason, detail string, read bool) {
+	if s.pre != nil || s.preStop != "" {
+		return s.preStop, s.preDetail, len(s.pre) > 0
+	}
+	p := s.log.Scan(s.lsn, s.opt)
+	if p.Next() {
+		return "", "", true
+	}
+	reason, detail, _ = p.Stop()
+	return reason, detail, false
 }
 
 // nextDecoded is Next over mini-transactions decoded beforehand.

@@ -40,6 +40,9 @@ type Copy struct {
 	pending  []extFile // external datafiles whose .isl is already written
 	// places caches Sources.
 	places *discovery.Places
+	// plan is what of the data directory the copy takes (planTree, made before anything is
+	// written).
+	plan *copyPlan
 	// deferred are the pages left out of the copy for the replay to write (deferred.go).
 	deferred *deferredFiles
 	// dirs are the copy's directories (target, external), open from before the first file is
@@ -66,7 +69,7 @@ type CopyStats struct {
 	Bytes    int64 `json:"bytes"`      // logical size of the copied files
 	External int   `json:"external"`   // datafiles copied from outside the data directory
 	Relinked int   `json:"relinked"`   // .isl files rewritten to point into the copy
-	Skipped  int   `json:"skipped"`    // sockets and other non-regular files
+	Skipped  int   `json:"skipped"`    // what the server never opens: links to nothing, sockets, FIFOs, directories below the database ones
 	Holes    int64 `json:"hole_bytes"` // holes of the source left holes (and all-zero blocks, where copied by read and write)
 }
 
@@ -142,12 +145,15 @@ func (c *Copy) Make(progress func(bytes int64)) (CopyStats, error) {
 		return st, err
 	}
 	cp := &copier{st: &st, progress: progress,
-		skip:    []string{discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())},
 		logPath: discovery.ResolvePath(srcLog), isl: c.relink, deferred: c.deferred, mkdir: c.mkdir}
-	src := c.Source
-	if err := cp.tree(src.Datadir, c.Target); err != nil {
+	pl, err := c.planTree()
+	if err != nil {
 		return st, err
 	}
+	if err := cp.tree(pl); err != nil {
+		return st, err
+	}
+	src := c.Source
 	if err := c.newLinks(&st); err != nil {
 		return st, err
 	}
@@ -322,8 +328,7 @@ type copier struct {
 	st       *CopyStats
 	progress func(int64)
 	buf      []byte
-	skip     []string // resolved directories never to copy from (the copy itself)
-	logPath  string   // the resolved source redo log, not copied (Make writes a placeholder)
+	logPath  string // the resolved source redo log, not copied (Make writes a placeholder)
 	// isl writes the copy's .isl file for a source one; false: copy it as it is.
 	isl func(src, dst string) (bool, error)
 	// noRange: copy_file_range failed as unsupported once; read and write from then on.
@@ -336,56 +341,6 @@ type copier struct {
 
 // Span is a byte range of a file.
 type Span struct{ Off, Len int64 }
-
-// tree copies the directory src into dst, following links to directories and files; each
-// directory is copied once (a cycle of links ends), and the copy itself is never entered.
-func (cp *copier) tree(src, dst string) error {
-	root := discovery.ResolvePath(src)
-	if slices.Contains(cp.skip, root) {
-		return nil
-	}
-	cp.skip = append(cp.skip, root)
-	// Walked from the resolved root: WalkDir does not descend into a root that is a link.
-	return filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == root {
-			return cp.mkdir(dst)
-		}
-		rel, _ := filepath.Rel(root, p)
-		out := filepath.Join(dst, rel)
-		fi, err := os.Stat(p) // follows symbolic links
-		if err != nil {
-			return err
-		}
-		switch {
-		case fi.IsDir() && e.Type()&fs.ModeSymlink != 0:
-			return cp.tree(p, out) // WalkDir does not descend into links itself
-		case fi.IsDir():
-			rp := discovery.ResolvePath(p)
-			if slices.Contains(cp.skip, rp) {
-				return filepath.SkipDir
-			}
-			cp.skip = append(cp.skip, rp)
-			return cp.mkdir(out)
-		case fi.Mode().IsRegular() && cp.logPath != "" && discovery.ResolvePath(p) == cp.logPath:
-			return nil // the placeholder Make wrote
-		case fi.Mode().IsRegular() && cp.isl != nil && strings.HasSuffix(p, ".isl"):
-			if done, err := cp.isl(p, out); done || err != nil {
-				if done {
-					cp.st.Relinked++
-				}
-				return err
-			}
-			return cp.file(p, out)
-		case fi.Mode().IsRegular():
-			return cp.file(p, out)
-		}
-		cp.st.Skipped++ // sockets, pipes, devices
-		return nil
-	})
-}
 
 // file copies one regular file, keeping its permission bits.
 func (cp *copier) file(src, dst string) error {

@@ -3,7 +3,7 @@ package replay
 import (
 	"innoscope/analysis"
 	"innoscope/discovery"
-	"innoscope/report"
+	"innoscope/finding"
 )
 
 // CopyDiagnosis is what the server will meet when it is started on a finished copy: the
@@ -11,8 +11,8 @@ import (
 // replay does not change: a table whose file is missing or carries another id, a missing .frm,
 // the DDL recovery and the rollback the server does at start, orphan files, ...).
 type CopyDiagnosis struct {
-	Verdict  report.Verdict   `json:"verdict"`
-	Findings []report.Finding `json:"findings"`
+	Verdict  finding.Verdict   `json:"verdict"`
+	Findings []finding.Finding `json:"findings"`
 	// FailingTables are the tables the server will not be able to open, and why (the code
 	// of the finding that says so).
 	FailingTables []analysis.FailingTable `json:"failing_tables"`
@@ -20,14 +20,15 @@ type CopyDiagnosis struct {
 
 // DiagnoseCopy diagnoses the copy laid out as l (Outcome.CopyLayout). Like recover's replay it
 // reads only the pages of the dictionary and the undo logs, not every page (`verify` does):
-// the --skip-pages note is left out.
+// the --skip-pages note is left out; allPages checks every page (a salvage that replayed
+// nothing, SalvagePlan.NewLog).
 //
 // rolledBack are the file effects of the uncommitted DDL transactions the replay rolled back in
 // the copy (RecoverResult.RolledBackDDL): the copy's dictionary still holds those transactions'
 // rows, which the server's rollback undoes when it starts, so what it says of their tables
 // (a file missing, renamed, of another id) is not what the server meets; it is left out.
-func DiagnoseCopy(l discovery.Layout, rolledBack []analysis.RolledBackDDL) (*CopyDiagnosis, error) {
-	d, err := analysis.Run(l, analysis.Options{Policy: analysis.PolicyMariaDB, SkipPages: true, Undo: RecoveredUndo})
+func DiagnoseCopy(l discovery.Layout, rolledBack []analysis.RolledBackDDL, allPages bool) (*CopyDiagnosis, error) {
+	d, err := analysis.Run(l, analysis.Options{Policy: analysis.PolicyMariaDB, SkipPages: !allPages, Undo: RecoveredUndo})
 	if err != nil {
 		return nil, err
 	}
@@ -40,12 +41,12 @@ func DiagnoseCopy(l discovery.Layout, rolledBack []analysis.RolledBackDDL) (*Cop
 			tables[analysis.TableName(e.To)] = true
 		}
 	}
-	fs := []report.Finding{}
+	fs := []finding.Finding{}
 	for _, f := range d.Findings {
 		if f.Code == "PAGES_NOT_CHECKED" && f.File == l.Datadir && f.SpaceID == nil { // --skip-pages's
 			continue
 		}
-		if f.Severity > report.Info && (f.SpaceID != nil && spaces[*f.SpaceID] || tables[analysis.TableName(f.File)]) {
+		if f.Severity > finding.Info && (f.SpaceID != nil && spaces[*f.SpaceID] || tables[analysis.TableName(f.File)]) {
 			continue // a table of a DDL transaction the server rolls back at start
 		}
 		fs = append(fs, f)
@@ -54,5 +55,5 @@ func DiagnoseCopy(l discovery.Layout, rolledBack []analysis.RolledBackDDL) (*Cop
 	if ft == nil {
 		ft = []analysis.FailingTable{}
 	}
-	return &CopyDiagnosis{Verdict: report.MakeVerdict(fs, d.Outcome()), Findings: fs, FailingTables: ft}, nil
+	return &CopyDiagnosis{Verdict: finding.MakeVerdict(fs, d.Outcome()), Findings: fs, FailingTables: ft}, nil
 }

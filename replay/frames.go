@@ -86,9 +86,9 @@ func (s *frameSlab) block() []byte {
 }
 
 // get returns a frame of n bytes (its contents undefined).
-func (s *frameSlab) get(n int) frame {
+func (s *frameSlab) get(n int) []byte {
 	if n > slabChunk {
-		return make(frame, n)
+		return make([]byte, n)
 	}
 	if len(s.cur) < n {
 		if s.next == len(s.chunks) {
@@ -99,7 +99,7 @@ func (s *frameSlab) get(n int) frame {
 	}
 	f := s.cur[:n:n]
 	s.prev, s.cur = s.cur, s.cur[n:]
-	return frame(f)
+	return f
 }
 
 // putBack returns f, the frame get returned last, when it is no longer used.

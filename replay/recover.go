@@ -1,7 +1,9 @@
 // Package replay does crash recovery in a working copy: it copies a data directory, applies the
-// redo log's records to the pages as the server's recovery does (page and row operations, file
-// operations, undo truncation, the rollback of uncommitted DDL) and gives the copy a log with
-// nothing to recover. What to apply, and whether to refuse, comes from package analysis.
+// redo log's records to the pages as the server's recovery does (which page image each record
+// goes to, the page LSN rule, the doublewrite buffer, writing pages; package pageapply changes
+// their bytes), carries out the file operations, undo truncation and the rollback of
+// uncommitted DDL, and gives the copy a log with nothing to recover. What to apply, and
+// whether to refuse, comes from package analysis.
 package replay
 
 import (
@@ -90,7 +92,7 @@ type RecoverResult struct {
 type cached struct {
 	ts      *tsFile
 	no      uint32 // page number
-	data    frame  // nil: not read and not yet initialised by INIT_PAGE
+	data    []byte // nil: not read and not yet initialised by INIT_PAGE
 	diskLSN uint64 // FIL_PAGE_LSN when read (0 when rebuilt from INIT_PAGE)
 	endLSN  uint64 // end LSN of the last mini-transaction touching the page
 	dirty   bool   // records were applied since the page was read
@@ -110,10 +112,13 @@ type recovery struct {
 	written map[analysis.PageID]bool // pages this run wrote to the copy (their disk image is recovered)
 	applied map[analysis.PageID]bool
 	dblwr   map[[2]uint32][]discovery.DoublewriteCopy
-	found   map[uint32][]string         // space id -> files with that id on page 0 (scan of the copy)
-	bound   map[uint32]analysis.Binding // the file recovery opens for each space the log names
-	res     RecoverResult
-	done    int
+	// sysPage0 is the doublewrite copy written over the system tablespace's blank page 0 (nil:
+	// page 0 is there).
+	sysPage0 []byte
+	found    map[uint32][]string         // space id -> files with that id on page 0 (scan of the copy)
+	bound    map[uint32]analysis.Binding // the file recovery opens for each space the log names
+	res      RecoverResult
+	done     int
 	// readOnly opens the files read-only and never writes (RecoveredUndo); only, when set,
 	// limits recovery to those tablespaces (the others' records are skipped).
 	readOnly bool
@@ -368,6 +373,14 @@ func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 
 // read loads a page from the copy, from the doublewrite buffer when the file's copy is torn.
 func (r *recovery) read(p *cached, id analysis.PageID) error {
+	if t := p.ts; t.cut > 0 && int64(id.Page) >= t.cut && !r.written[id] {
+		fi, _ := t.segs[0].f.Stat()
+		var fsp uint32
+		if b, err := t.read(0); err == nil {
+			fsp = binary.BigEndian.Uint32(b[discovery.FSPSize:])
+		}
+		return &TruncatedError{Space: id.Space, Path: t.path, Page: id.Page, Pages: fi.Size() / int64(t.phys), Cut: t.cut, Phys: t.phys, FSPSize: fsp}
+	}
 	if r.keep != nil && r.frames.pf == nil {
 		r.frames.pf = r.keep.ready // the blocks prepared for the pages to keep
 	}
@@ -380,7 +393,7 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	fl := p.ts.flags
 	if kept.checked && p.ts.flagsSet && fl.Raw == kept.raw && kept.space == id.Space {
 		// The pre-flight read found these bytes sound under these flags (keptPage).
-		p.data, p.diskLSN = img, binary.BigEndian.Uint64(img[filPageLSN:])
+		p.data, p.diskLSN = img, binary.BigEndian.Uint64(img[discovery.FilPageLSN:])
 		return nil
 	}
 	checked := false
@@ -406,7 +419,7 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	}
 	r.keepRead(p.ts, id.Page, raw, &img[0] == &raw[0], checked)
 	p.data = img
-	p.diskLSN = binary.BigEndian.Uint64(img[filPageLSN:])
+	p.diskLSN = binary.BigEndian.Uint64(img[discovery.FilPageLSN:])
 	return nil
 }
 

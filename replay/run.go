@@ -2,15 +2,13 @@ package replay
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/logformat/redo"
-	"innoscope/report"
 )
 
 // Source is a data directory opened read-only and analysed for recovery: its log, the
@@ -30,6 +28,9 @@ type Source struct {
 	// decoded are the mini-transactions the pre-pass decoded, for the replay (nil: the replay
 	// decodes the log again).
 	decoded *redo.Decoded
+	// standIn is the new log a salvage gives a copy whose source has none (nil: the source's
+	// log is replayed); Close removes it.
+	standIn *newLog
 }
 
 // Open opens the log of the data directory laid out as s and runs the pre-pass. It refuses,
@@ -45,9 +46,15 @@ func open(s discovery.Layout, scan redo.ScanOptions, so salvageOptions) (*Source
 	if err := s.CheckDatadir(); err != nil {
 		return nil, err
 	}
-	l, err := analysis.OpenLog(s, "")
-	if err != nil {
-		return nil, err
+	l, err := analysis.OpenLog(s, so.logArg())
+	if redo.Encrypted(err) { // the server reads it with its key management plugin
+		return nil, Unsupported{err}
+	} else if err != nil {
+		return nil, noLogHint(s, err, so.salvageWord())
+	}
+	if err := l.Replayable(); err != nil { // a format innoscope does not replay: its limit, not the server's
+		l.Close()
+		return nil, Unsupported{err}
 	}
 	a, dec, cpLSN, fs, err := analysis.Prepass(l, scan, decodedLimit)
 	if err != nil {
@@ -80,9 +87,9 @@ func openDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions, so salvageOptio
 	if err != nil {
 		return nil, err
 	}
-	if err := l.Replayable(); err != nil {
+	if err := l.Replayable(); err != nil { // a format innoscope does not replay: its limit, not the server's
 		l.Close()
-		return nil, err
+		return nil, Unsupported{err}
 	}
 	if err := l.RecoveryStart(); err != nil {
 		l.Close()
@@ -95,15 +102,18 @@ func openDiagnosed(d *analysis.Diagnosis, scan redo.ScanOptions, so salvageOptio
 // redirects; it closes l when it refuses. read, when not nil, is a diagnosis's reading of the same
 // directory: its tablespaces are used instead of scanning the directory again. SYS_TABLES is read
 // once, for the .isl redirects and the salvage.
-func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64, fs []report.Finding, scan redo.ScanOptions, so salvageOptions, read *analysis.Input) (*Source, error) {
+func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64, fs []finding.Finding, scan redo.ScanOptions, so salvageOptions, read *analysis.Input) (*Source, error) {
 	var err error
 	for _, f := range fs {
-		if f.Severity == report.Error && !(so.salvage && salvageable(f.Code)) && f.Code != "CRASH_UPGRADE_REFUSED" { // the refusal recovery into a copy is the way out of
+		if f.Severity == finding.Error && !(so.salvage && salvageable(f.Code)) && f.Code != "CRASH_UPGRADE_REFUSED" { // the refusal recovery into a copy is the way out of
 			err = fmt.Errorf("%s: %s: %s%s", f.File, f.Code, f.Message, salvageHint(s, f.Code, so.salvageWord()))
 			break
 		}
 	}
 	if err == nil { // the server cannot start without its system tablespace: name it before copying
+		err = analysis.SystemFileRefusal(s)
+	}
+	if err == nil {
 		_, err = discovery.SystemPageSize(s.SystemFile())
 	}
 	var ts []discovery.Tablespace
@@ -121,7 +131,7 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		err = refuseEncrypted(ts, a)
 	}
 	if err == nil && !so.salvage { // a torn page 0 the server cannot recover past: say so before copying (the salvage quarantines it)
-		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}), so.salvageWord())
+		err = page0Hint(s, analysis.Page0Refusal(analysis.Input{Datadir: s.Datadir, Analysis: a, Spaces: ts}, l.PageSize), so.salvageWord())
 	}
 	var plan *SalvagePlan
 	// The pages the pre-flight read keeps for the replay (none for a salvage: it moves files
@@ -140,8 +150,11 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 	return &Source{Layout: s, Log: l, CheckpointLSN: cpLSN, Analysis: a, Redirects: islRedirects(s, a, ts, dict, dictErr), Salvage: plan, scan: scan, spaces: ts, kept: so.keep}, nil
 }
 
-// Close closes the source's log.
-func (p *Source) Close() error { return p.Log.Close() }
+// Close closes the source's log (and removes a salvage's stand-in for a missing one).
+func (p *Source) Close() error {
+	p.standIn.remove()
+	return p.Log.Close()
+}
 
 // islRedirects returns the .isl files the copy points at the file the log names
 // (analysis.ISLRedirects, from SYS_TABLES: the tables the .isl files belong to); none if SYS_TABLES
@@ -253,7 +266,8 @@ func (p *Source) CheckTarget(opt RunOptions) error {
 	if err := cp.CheckTarget(opt.Force, opt.Flags); err != nil {
 		return TargetError{err}
 	}
-	return nil
+	_, err := cp.planTree()
+	return err
 }
 
 // Run copies the source into opt.Target, replays the log into the copy and resets the copy's
@@ -275,18 +289,19 @@ func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 		cp.deferred = planDeferred(p.spaces, p.Analysis, p.kept)
 	}
 	p.kept = nil // the replay takes them (or no one)
+	if err := cp.checkOverlaps(opt.Flags.orDefault()); err != nil {
+		return nil, TargetError{err} // before the plan: it must never walk into the copy
+	}
+	pl, err := cp.planTree() // what cannot be copied is refused before anything is written
+	if err != nil {
+		return nil, err
+	}
 	lock, err := cp.Lock(opt.Force, opt.Flags)
 	if err != nil {
 		return nil, TargetError{err}
 	}
 	defer lock.Unlock()
-	var total int64
-	filepath.Walk(s.Datadir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			total += fi.Size()
-		}
-		return nil
-	})
+	total := pl.bytes
 	var lastMTRs chan map[[2]uint32]uint64
 	if p.decoded != nil { // the pages' last mini-transactions, found on another core during the copy
 		d := p.decoded

@@ -8,16 +8,30 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
-	"innoscope/report"
 )
 
 // OpenSalvage is Open for a salvage: what Open refuses and the salvage repairs or cuts losses in
 // is planned (Source.Salvage) instead; into is the copy the plan names.
 func OpenSalvage(s discovery.Layout, scan redo.ScanOptions, into string) (*Source, error) {
 	so := salvageOptions{salvage: true, into: into}
+	nl, err := standInLog(s)
+	if err != nil {
+		return nil, err
+	}
+	if nl != nil { // no log to replay: the copy gets a new one (nolog.go)
+		so.newLog = nl
+		p, err := open(s, scan, so)
+		if err != nil {
+			nl.remove()
+			return nil, err
+		}
+		p.standIn = nl
+		return p, nil
+	}
 	if scan.From == 0 && scan.To == 0 {
 		if d := damagedCheckpointRecord(s); d != nil {
 			scan.From, scan.Exact, so.skipped = d.Resume, true, d
@@ -37,6 +51,16 @@ type salvageOptions struct {
 	keep   *pageStore // the pages the pre-flight read keeps for the replay (nil: none)
 	// skipped is the damaged FILE_CHECKPOINT mini-transaction the scan starts after (nil: none).
 	skipped *logcheck.Damage
+	// newLog is the stand-in for a missing log, read instead of it (nil: the log is there).
+	newLog *newLog
+}
+
+// logArg is the log open reads: the stand-in for a missing one, or the layout's ("").
+func (so salvageOptions) logArg() string {
+	if so.newLog != nil {
+		return so.newLog.path()
+	}
+	return ""
 }
 
 // damagedCheckpointRecord finds, in a MariaDB 10.8+ log whose checkpoint LSN is where its
@@ -70,15 +94,18 @@ func damagedCheckpointRecord(s discovery.Layout) *logcheck.Damage {
 // planSalvage plans the salvage of the source (PlanSalvage, with the records each lost
 // tablespace had). Without salvage, a plan with a refusal is an error naming the salvage that
 // would apply, and the plan is dropped.
-func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []report.Finding, scan redo.ScanOptions, so salvageOptions, sysTables []discovery.DictTable) (*SalvagePlan, error) {
+func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []finding.Finding, scan redo.ScanOptions, so salvageOptions, sysTables []discovery.DictTable) (*SalvagePlan, error) {
 	into, salvage := so.into, so.salvage
 	var dict []discovery.DictTable
 	if salvage { // only the salvage relocates what the dictionary alone names (the server starts)
 		dict = sysTables
 	}
-	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into, Dict: dict, keep: so.keep})
+	pl, err := PlanSalvage(SalvageInput{Source: s, PageSize: l.PageSize, Analysis: a, Into: into, Dict: dict, keep: so.keep, log: l.V108()})
 	if err != nil {
 		return nil, err
+	}
+	if so.newLog != nil {
+		pl.Actions = append(pl.Actions, so.newLog.action())
 	}
 	if d := so.skipped; d != nil {
 		pl.Actions = append(pl.Actions, SalvageAction{Action: SalvageCheckpointSkipped, File: l.Path, LSN: d.At, EndLSN: d.Resume, refused: true,
@@ -93,7 +120,7 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 		if f.Code != "LOG_DAMAGED" || f.LSN == nil {
 			continue
 		}
-		if !salvage && f.Severity != report.Error {
+		if !salvage && f.Severity != finding.Error {
 			continue // past the end the checkpoint promises: recovery stops at the damage, as the server's does
 		}
 		if *f.LSN <= a.Map.FromLSN {
@@ -104,7 +131,7 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 			return nil, fmt.Errorf("%s: the damage at LSN %d: %v", l.Path, *f.LSN, err)
 		}
 		pl.Actions = append(pl.Actions, SalvageAction{Action: SalvageLogTruncated, File: l.Path, LSN: d.At, EndLSN: d.End,
-			Pages: d.Pages, Records: d.Records, refused: f.Severity == report.Error,
+			Pages: d.Pages, Records: d.Records, refused: f.Severity == finding.Error,
 			Detail: fmt.Sprintf("recovery stops at LSN %d, the end of the last whole mini-transaction before the damage; LSN %d-%d (%d bytes, %d whole mini-transactions after the damaged one, %d records on %d pages) are lost",
 				d.At, d.At, d.End, d.Bytes(), d.MTRs, d.Records, d.Pages)})
 		if err := pl.quarantineAhead(s, d.At, into); err != nil {
@@ -126,7 +153,7 @@ func planSalvage(s discovery.Layout, l *redo.Log, a *analysis.Analysis, fs []rep
 		return nil, pl.Refusal(so.salvageWord())
 	}
 	for _, a := range pl.Actions {
-		if a.from == "" || a.Action == SalvageRelocated || into == "" {
+		if a.from == "" || a.relocates() || into == "" {
 			continue
 		}
 		if _, err := os.Lstat(a.MovedTo); err == nil {
@@ -165,7 +192,7 @@ func (p *SalvagePlan) ApplyToCopy(copyPath func(string) string) error {
 		}
 		from := copyPath(a.from)
 		to := a.MovedTo
-		if a.Action == SalvageRelocated {
+		if a.relocates() {
 			to = copyPath(a.to)
 		}
 		// Every file leaves its place before any arrives (two files swapped).

@@ -11,6 +11,7 @@ import (
 	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/internal/regular"
+	"innoscope/logformat"
 )
 
 // Salvage actions: what `recover --salvage` does instead of refusing.
@@ -110,6 +111,8 @@ func (a SalvageAction) verb() string {
 	switch a.Action {
 	case SalvageRelocated:
 		return fmt.Sprintf("relocate %s to %s (nothing lost)", a.File, a.MovedTo)
+	case SalvageRelocatedUnproven:
+		return fmt.Sprintf("relocate %s to %s, a guess", a.File, a.MovedTo)
 	case SalvageSkippedRecords:
 		return fmt.Sprintf("skip its %d records on %d pages and keep its dictionary entry", a.Records, a.Pages)
 	case SalvageQuarantined:
@@ -137,6 +140,9 @@ type SalvageInput struct {
 	// expected at its dictionary name.
 	Dict []discovery.DictTable
 	keep *pageStore // keeps the pages read for the replay (deferred.go)
+	// log is the source's MariaDB 10.8+ log, read for the evidence of each relocation (nil:
+	// none is read, every relocation is a guess).
+	log *logformat.Log
 }
 
 // PlanSalvage decides, before anything is copied, what recovery of the source would refuse and
@@ -231,10 +237,13 @@ func PlanSalvage(in SalvageInput) (*SalvagePlan, error) {
 		}
 	}
 	r.planDictionary(pl, in.Dict, path, into, taken)
+	if err := r.checkRelocations(pl, in.log); err != nil {
+		return nil, err
+	}
 	// A file a relocation displaces from its place, and that nothing relocates in turn,
 	// would stand in for the tablespace named there: it leaves the copy.
 	for _, a := range pl.Actions {
-		if a.Action != SalvageRelocated {
+		if !a.relocates() {
 			continue
 		}
 		occ := discovery.ResolvePath(path(a.to))
@@ -279,8 +288,8 @@ func quarantinePath(q, datadir, p string) string {
 
 // planCorrupt reads every page recovery must read from its file (by the recovery's own read:
 // a torn page is taken from the doublewrite buffer); a tablespace with a page that is corrupt
-// and has no valid doublewrite copy is quarantined, or refused for the system and undo
-// tablespaces.
+// and has no valid doublewrite copy, or that lies beyond the end of a file cut short, is
+// quarantined, or refused for the system and undo tablespaces.
 func (r *recovery) planCorrupt(pl *SalvagePlan, pages map[uint32]int, records map[uint32]int, q string, taken map[string]bool) error {
 	need := make([]analysis.PageID, 0, len(r.an.Pages))
 	for id, read := range r.an.Pages {
@@ -319,9 +328,12 @@ func (r *recovery) planCorrupt(pl *SalvagePlan, pages map[uint32]int, records ma
 		if err == nil {
 			continue
 		}
-		img, rerr := t.read(id.Page)
-		if rerr != nil || !t.flagsSet || !discovery.CheckPage(img, t.flags, id.Page, id.Space).Corrupt {
-			return err
+		var cut *TruncatedError
+		if !errors.As(err, &cut) {
+			img, rerr := t.read(id.Page)
+			if rerr != nil || !t.flagsSet || !discovery.CheckPage(img, t.flags, id.Page, id.Space).Corrupt {
+				return err
+			}
 		}
 		if id.Space == 0 || r.an.Map.Spaces[id.Space] == nil {
 			return fmt.Errorf("%w; no salvage for the system or an undo tablespace", err)
@@ -407,12 +419,14 @@ func (r *recovery) planDictionary(pl *SalvagePlan, dict []discovery.DictTable, p
 }
 
 // zeroPage0 is the refusal of the file p of tablespace id when its page 0 is blank, the log does
-// not rebuild it and must read other pages of it (refuseZeroPage0); nil when there is none.
+// not rebuild it and must read other pages of it, and the doublewrite buffer has no copy of it
+// (zeroPage0Of); nil when there is none.
 func (r *recovery) zeroPage0(id uint32, p string) (refusal, err error) {
 	f, err := regular.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return r.refuseZeroPage0(id, p, f), nil
+	_, refusal = r.zeroPage0Of(id, p, f)
+	return refusal, nil
 }

@@ -2,23 +2,22 @@ package replay
 
 import (
 	"fmt"
+	"innoscope/finding"
 	"strings"
-
-	"innoscope/report"
 )
 
 // Findings are one finding per action: a warning for each loss, information for a relocation.
-func (pl *SalvagePlan) Findings() []report.Finding {
+func (pl *SalvagePlan) Findings() []finding.Finding {
 	if pl == nil {
 		return nil
 	}
-	var fs []report.Finding
+	var fs []finding.Finding
 	for _, a := range pl.Actions {
-		sev := report.Warning
+		sev := finding.Warning
 		if !a.Lost() {
-			sev = report.Info
+			sev = finding.Info
 		}
-		f := report.Finding{Severity: sev, Code: "SALVAGE_" + strings.ToUpper(a.Action), SpaceID: a.SpaceID, File: a.File, Message: a.Detail}
+		f := finding.Finding{Severity: sev, Code: "SALVAGE_" + strings.ToUpper(a.Action), SpaceID: a.SpaceID, File: a.File, Message: a.Detail}
 		if a.MovedTo != "" {
 			f.Message += "; moved to " + a.MovedTo
 		}
@@ -44,7 +43,10 @@ func (pl *SalvagePlan) Rows() [][]string {
 		}
 		lsn := ""
 		if a.LSN != 0 {
-			lsn = fmt.Sprintf("%d-%d", a.LSN, a.EndLSN)
+			lsn = fmt.Sprint(a.LSN)
+		}
+		if a.EndLSN != 0 {
+			lsn += fmt.Sprintf("-%d", a.EndLSN)
 		}
 		rows = append(rows, []string{a.Action, id, a.File, a.MovedTo, lsn, fmt.Sprint(a.Pages), fmt.Sprint(a.Records), a.Detail})
 	}

@@ -29,13 +29,13 @@ func (r *recovery) openSpaces() error {
 	if err != nil {
 		return fmt.Errorf("system tablespace: %w", err)
 	}
-	if err := refuseZeroSystemPage0(sys.Path, r.opt.PageSize); err != nil {
-		sys.Close()
-		return err
-	}
-	defer sys.Close()
-	if r.dblwr, err = discovery.DoublewriteCopies(sys); err != nil {
+	r.dblwr, err = discovery.DoublewriteCopies(sys)
+	sys.Close()
+	if err != nil {
 		return fmt.Errorf("doublewrite buffer: %w", err)
+	}
+	if r.sysPage0, err = r.systemPage0(sys.Path); err != nil {
+		return err
 	}
 	found, err := discovery.Scan(s)
 	if err != nil {
@@ -112,10 +112,10 @@ func pageZero(p string, pageSize int) (analysis.FileState, error) {
 	defer f.Close()
 	b := make([]byte, pageSize)
 	n, _ := f.ReadAt(b, 0)
-	if n < filPageSpaceID+4 {
+	if n < discovery.FilPageSpaceID+4 {
 		return analysis.FileState{Exists: true, Deferred: true}, nil
 	}
-	return analysis.FileState{Exists: true, Deferred: discovery.BlankPage0(b[:n]), SpaceID: binary.BigEndian.Uint32(b[filPageSpaceID:])}, nil
+	return analysis.FileState{Exists: true, Deferred: discovery.BlankPage0(b[:n]), SpaceID: binary.BigEndian.Uint32(b[discovery.FilPageSpaceID:])}, nil
 }
 
 // bindSpaces binds every tablespace the log names to its file in the copy, as the server's
@@ -192,15 +192,25 @@ func (r *recovery) openPath(id uint32, p string, created bool) (*tsFile, error) 
 	t := &tsFile{id: id, path: p, segs: []segment{{f: f, path: p, count: -1, def: r.opt.deferred.of(p)}}, logical: r.opt.PageSize,
 		phys: r.opt.PageSize, created: created, trimTo: -1}
 	r.spaces[id] = t // so that an error below still closes the file
-	if err := r.refuseZeroPage0(id, p, f); err != nil && !created {
+	img, err := r.zeroPage0Of(id, p, f)
+	if err != nil && !created {
 		return nil, err
 	}
-	b := make([]byte, fspSpaceFlags+4)
+	if img != nil && !created {
+		return t, r.restorePage0(t, img)
+	}
+	b := make([]byte, discovery.FSPFlags+4)
 	if n, _ := f.ReadAt(b, 0); n == len(b) && !discovery.IsZero(b) {
 		t.setFlags(b)
 		if !t.flagsSet {
 			return nil, fmt.Errorf("%s: offset %d: FSP flags 0x%x do not fit innodb_page_size=%d",
-				p, fspSpaceFlags, binary.BigEndian.Uint32(b[fspSpaceFlags:]), r.opt.PageSize)
+				p, discovery.FSPFlags, binary.BigEndian.Uint32(b[discovery.FSPFlags:]), r.opt.PageSize)
+		}
+		_, trimmed := r.an.Trims[id]
+		if fi, err := f.Stat(); err == nil && !created && !trimmed {
+			if cut, short := discovery.CutShort(fi.Size()/int64(t.phys), binary.BigEndian.Uint32(b[discovery.FSPSize:]), t.phys, t.logical); short {
+				t.cut = cut
+			}
 		}
 	}
 	return t, nil
@@ -231,12 +241,15 @@ func (r *recovery) openSystem() (*tsFile, error) {
 		t.segs = append(t.segs, seg)
 	}
 	t.path = t.segs[0].path
-	b := make([]byte, fspSpaceFlags+4)
+	if r.sysPage0 != nil {
+		return t, r.restorePage0(t, r.sysPage0)
+	}
+	b := make([]byte, discovery.FSPFlags+4)
 	if _, err := t.segs[0].f.ReadAt(b, 0); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.path, err)
 	}
 	if t.setFlags(b); !t.flagsSet {
-		return nil, fmt.Errorf("%s: offset %d: invalid FSP flags 0x%x", t.path, fspSpaceFlags, binary.BigEndian.Uint32(b[fspSpaceFlags:]))
+		return nil, fmt.Errorf("%s: offset %d: invalid FSP flags 0x%x", t.path, discovery.FSPFlags, binary.BigEndian.Uint32(b[discovery.FSPFlags:]))
 	}
 	return t, nil
 }
@@ -330,7 +343,7 @@ func (r *recovery) extend(t *tsFile) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	want := int64(binary.BigEndian.Uint32(p0[fspSize:]))
+	want := int64(binary.BigEndian.Uint32(p0[discovery.FSPSize:]))
 	have, err := t.pages()
 	if err != nil {
 		return 0, err

@@ -23,6 +23,28 @@ type tsFile struct {
 	created  bool // recovery created the file
 	written  int  // pages written
 	trimTo   int64
+	// cut is where the server finds the end of a file shorter than the FSP_SIZE its page 0
+	// gives (discovery.CutShort), 0 for a file that is not cut short (page 0 is in it).
+	cut int64
+	// page0 is page 0 restored from the doublewrite buffer in memory, for a read-only recovery
+	// (nil: page 0 is read from the file).
+	page0 []byte
+}
+
+// TruncatedError is a page recovery must read (no INIT_PAGE rebuilds it) that lies beyond the end
+// of a file cut short: the server refuses to start ("Unable to apply log to corrupted page").
+type TruncatedError struct {
+	Space      uint32
+	Path       string
+	Page       uint32
+	Pages, Cut int64 // the file's whole pages, and where the server finds its end
+	Phys       int   // bytes per page
+	FSPSize    uint32
+}
+
+func (e *TruncatedError) Error() string {
+	return fmt.Sprintf("%s: offset %d: tablespace %d: recovery must read page %d, beyond the end of the file: it holds %d pages (the server counts %d, whole extents) where the FSP_SIZE of its page 0 says %d: the file was cut short, and the server refuses to start (\"Unable to apply log to corrupted page %d\"); restore the whole file",
+		e.Path, e.Pages*int64(e.Phys), e.Space, e.Page, e.Pages, e.Cut, e.FSPSize, e.Cut)
 }
 
 // segment is one file of a tablespace: pages [first, first+count) live in it (count < 0: the
@@ -56,6 +78,11 @@ func (t *tsFile) read(no uint32) ([]byte, error) {
 
 // readInto reads page no into p (t.phys bytes; zero beyond the end of the file).
 func (t *tsFile) readInto(no uint32, p []byte) error {
+	if no == 0 && t.page0 != nil {
+		copy(p, t.page0)
+		clear(p[min(len(p), len(t.page0)):])
+		return nil
+	}
 	s, off := t.locate(no)
 	if s == nil {
 		return fmt.Errorf("%s: page %d is beyond the system tablespace files", t, no)
@@ -107,7 +134,7 @@ func (t *tsFile) write(no uint32, p []byte) error {
 
 // setFlags adopts the flags of page 0 once it holds valid ones.
 func (t *tsFile) setFlags(page0 []byte) {
-	raw := binary.BigEndian.Uint32(page0[fspSpaceFlags:])
+	raw := binary.BigEndian.Uint32(page0[discovery.FSPFlags:])
 	if fl, err := discovery.DecodeFlags(raw); err == nil && fl.PageSize == t.logical {
 		t.flags, t.flagsSet = fl, true
 		if fl.ZipSize != 0 {

@@ -10,8 +10,8 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/logformat/redo"
-	"innoscope/report"
 )
 
 // Verification is what Verify found: the diagnosis's findings and those of the replay and of
@@ -34,11 +34,11 @@ type Verification struct {
 	PagesVerified int64  `json:"pages_verified"` // pages of the copy checked
 	Copy          string `json:"copy,omitempty"` // the kept copy
 	// StartCommand starts mariadbd on the kept copy (the caller clears it for a temporary one).
-	StartCommand string           `json:"start_command,omitempty"`
-	Findings     []report.Finding `json:"findings"`
+	StartCommand string            `json:"start_command,omitempty"`
+	Findings     []finding.Finding `json:"findings"`
 	// Outcome is the diagnosis's forecast of the server's recovery (pages, rollback), which the
 	// verdict line states as diagnose does.
-	Outcome report.Outcome `json:"-"`
+	Outcome finding.Outcome `json:"-"`
 }
 
 // Verify diagnoses the data directory laid out as s (opt: the diagnosis's options), replays
@@ -54,7 +54,7 @@ func Verify(s discovery.Layout, opt analysis.Options, run RunOptions) (*Verifica
 		Outcome: d.Outcome()}
 	end := v.EndLSN
 	fail := func(code, file, msg string) {
-		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Code: code, File: file, LSN: &end, Message: msg})
+		v.Findings = append(v.Findings, finding.Finding{Severity: finding.Error, Code: code, File: file, LSN: &end, Message: msg})
 	}
 	// verify has no --salvage: a refusal names recover's
 	if p, err := openDiagnosed(d, opt.Scan, salvageOptions{advice: SalvageAdvice(d.Layout.Datadir)}); IsUnsupported(err) {
@@ -86,11 +86,11 @@ func Verify(s discovery.Layout, opt analysis.Options, run RunOptions) (*Verifica
 // Judge sets OK by the severity failOn (info, warning, error or none, as --fail-on): OK when no
 // finding is at or above it, the rule by which the command's exit status is 0.
 func (v *Verification) Judge(failOn string) error {
-	level, err := report.ParseSeverity(failOn)
+	level, err := finding.ParseSeverity(failOn)
 	if err != nil {
 		return err
 	}
-	w, any := report.Worst(v.Findings)
+	w, any := finding.Worst(v.Findings)
 	v.OK, v.FailOn = !any || w < level, strings.ToLower(failOn)
 	return nil
 }

@@ -2,80 +2,17 @@ package report
 
 import (
 	"fmt"
-	"strings"
+
+	"innoscope/finding"
 )
 
-// Severity orders findings; commands exit 1 when one is at or above --fail-on.
-type Severity int
-
-// Severities, lowest first.
-const (
-	Info Severity = iota
-	Warning
-	Error
-)
-
-var severityNames = []string{"info", "warning", "error"}
-
-func (s Severity) String() string { return severityNames[s] }
-
-// MarshalText makes severities JSON strings.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText reads a severity name back.
-func (s *Severity) UnmarshalText(b []byte) error {
-	v, err := ParseSeverity(string(b))
-	if err == nil && v > Error {
-		err = fmt.Errorf("unknown severity %q", b)
-	}
-	*s = v
-	return err
-}
-
-// ParseSeverity reads "info", "warning" or "error"; "none" gives a level above every finding.
-func ParseSeverity(s string) (Severity, error) {
-	for i, n := range severityNames {
-		if strings.EqualFold(s, n) {
-			return Severity(i), nil
-		}
-	}
-	if strings.EqualFold(s, "none") {
-		return Error + 1, nil
-	}
-	return 0, fmt.Errorf("unknown severity %q (info, warning, error, none)", s)
-}
-
-// Finding is one thing the tool reports about a data directory or log.
-type Finding struct {
-	Severity Severity `json:"severity"`
-	Code     string   `json:"code"`
-	SpaceID  *uint32  `json:"space_id"` // nil when no tablespace is concerned
-	File     string   `json:"file"`
-	LSN      *uint64  `json:"lsn"` // nil when no LSN is concerned
-	Message  string   `json:"message"`
-}
-
-// Worst returns the highest severity among fs, and false if fs is empty.
-func Worst(fs []Finding) (Severity, bool) {
-	if len(fs) == 0 {
-		return 0, false
-	}
-	w := fs[0].Severity
-	for _, f := range fs[1:] {
-		if f.Severity > w {
-			w = f.Severity
-		}
-	}
-	return w, true
-}
-
-// Tone is the colour of a severity.
-func (s Severity) Tone() Tone { return [...]Tone{Plain, Warn, Bad}[s] }
+// SeverityTone is the colour of a severity.
+func SeverityTone(s finding.Severity) Tone { return [...]Tone{Plain, Warn, Bad}[s] }
 
 // Findings prints findings as a table (severity coloured on a terminal).
-func (o *Output) Findings(fs []Finding) error {
+func (o *Output) Findings(fs []finding.Finding) error {
 	rows := make([][]string, 0, len(fs))
-	for _, f := range SortFindings(fs) {
+	for _, f := range finding.SortFindings(fs) {
 		sp, lsn := "-", "-"
 		if f.SpaceID != nil {
 			sp = fmt.Sprint(*f.SpaceID)
@@ -83,7 +20,7 @@ func (o *Output) Findings(fs []Finding) error {
 		if f.LSN != nil {
 			lsn = fmt.Sprint(*f.LSN)
 		}
-		rows = append(rows, []string{o.Paint(f.Severity.Tone(), f.Severity.String()), f.Code, sp, f.File, lsn, f.Message})
+		rows = append(rows, []string{o.Paint(SeverityTone(f.Severity), f.Severity.String()), f.Code, sp, f.File, lsn, f.Message})
 	}
 	return o.Table([]string{"SEVERITY", "CODE", "SPACE", "FILE", "LSN", "MESSAGE"}, rows)
 }

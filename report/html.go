@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"innoscope/finding"
 	"io"
 	"sort"
 	"strings"
@@ -13,8 +14,8 @@ import (
 type Page struct {
 	Title    string // the data directory
 	Version  string // innoscope's version
-	Verdict  Verdict
-	Findings []Finding
+	Verdict  finding.Verdict
+	Findings []finding.Finding
 	// Summary counts findings per severity name.
 	Summary map[string]int
 	// Timeline is the redo log from the checkpoint to its end, with the file operations.
@@ -75,17 +76,17 @@ func HeatOf(lsns []uint64) ([]uint64, int64) {
 
 // WriteHTML writes the report as one HTML document.
 func WriteHTML(w io.Writer, p *Page) error {
-	fs := SortFindings(p.Findings)
+	fs := finding.SortFindings(p.Findings)
 	sort.SliceStable(p.Spaces, func(i, j int) bool { return p.Spaces[i].PagesToRecover > p.Spaces[j].PagesToRecover })
 	data := struct {
 		*Page
-		Sorted   []Finding
+		Sorted   []finding.Finding
 		Tone     string
 		Timeline template.HTML
 		Heat     []heatView
 		Legend   template.HTML
 	}{Page: p, Sorted: fs, Tone: [...]string{"ok", "warn", "bad"}[p.Verdict.Severity], Timeline: timelineSVG(&p.Timeline)}
-	if p.Verdict.Severity == Info {
+	if p.Verdict.Severity == finding.Info {
 		data.Tone = "ok"
 	}
 	for i := range p.Spaces {
@@ -219,7 +220,7 @@ func timelineSVG(t *Timeline) template.HTML {
 	}
 	fmt.Fprintf(&b, `<circle cx="%d" cy="36" r="6" fill="#2563eb"><title>checkpoint %d</title></circle>`, left, t.Checkpoint)
 	fmt.Fprintf(&b, `<circle cx="%d" cy="36" r="6" fill="#111827"><title>end of log %d</title></circle>`, w-right, t.End)
-	fmt.Fprintf(&b, `<text x="%d" y="60" class="ev">%s bytes of log, %d file operations</text>`, left, Thousands(int64(t.End-t.Checkpoint)), len(t.Events))
+	fmt.Fprintf(&b, `<text x="%d" y="60" class="ev">%s bytes of log, %d file operations</text>`, left, finding.Thousands(int64(t.End-t.Checkpoint)), len(t.Events))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }
@@ -249,7 +250,7 @@ var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return fmt.Sprint(*p)
 	},
-	"thousands": func(n int64) string { return Thousands(n) },
+	"thousands": func(n int64) string { return finding.Thousands(n) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>

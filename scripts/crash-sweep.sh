@@ -2,7 +2,10 @@
 # crash-sweep.sh — a randomized crash-point sweep: innoscope recover against the server's own
 # crash recovery, on crashes no hand-written test makes.
 #
-#   scripts/crash-sweep.sh N SEED [OUT]
+#   scripts/crash-sweep.sh [--server VERSION] N SEED [OUT]
+#
+# VERSION (default 10.11, the machine's): the lab server that makes and judges every crash
+# (scripts/mariadb-server.sh versions: 10.11, 11.8; 11.8 keeps all its defaults).
 #
 # For each crash i in 1..N, with the seed SEED+i (`go run ./internal/sweepgen -seed S` prints
 # its workload again): a fresh throw-away MariaDB server (scripts/mariadb-lab.sh's fresh_server:
@@ -36,11 +39,13 @@
 set -euo pipefail
 export SQL_TIMEOUT=${SQL_TIMEOUT:-300} # a stalled server's statement fails, not the sweep
 
-[ $# -ge 2 ] || { sed -n '2,33p' "$0" >&2; exit 2; }
+if [ "${1:-}" = --server ]; then export LAB_SERVER=${2:?--server needs a version}; shift 2; fi
+[ $# -ge 2 ] || { sed -n '2,37p' "$0" >&2; exit 2; }
 N=$1 SEED=$2 OUT=${3:-/tmp/crash-sweep-$2}
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=mariadb-lab.sh
-source "$root/scripts/mariadb-lab.sh" functions
+source "$root/scripts/mariadb-lab.sh" functions # LAB_SERVER's programs first in PATH
+echo "crash sweep with $(mariadbd --no-defaults --version | sed 's/.*Ver //; s/ .*//')"
 export PATH="$PATH:/usr/local/go/bin"
 
 mkdir -p "$OUT/bin"

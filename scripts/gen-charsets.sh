@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gen-charsets.sh — regenerate discovery/rows/charset_tables.go from the installed MariaDB server:
+# gen-charsets.sh — regenerate rows/charset_tables.go from the installed MariaDB server:
 # every collation id with its character set and bytes per character, and, for each single-byte
 # character set, the Unicode code point the server converts each of its 256 bytes to (what a
 # client with the utf8mb4 character set receives; '?' where the server has none).
@@ -28,6 +28,6 @@ q() { mariadb --no-defaults -S "$s" -uroot -N --batch -e "$1"; }
     q "INSERT INTO cs.t_$cs (c) VALUES (_$cs X'$all')"
     q "SELECT 'M', '$cs', HEX(CONVERT(c USING utf32)) FROM cs.t_$cs"
   done
-} | go run "$root/internal/charsetgen" >"$root/discovery/rows/charset_tables.go"
-gofmt -w "$root/discovery/rows/charset_tables.go"
-echo "wrote discovery/rows/charset_tables.go"
+} | go run "$root/internal/charsetgen" >"$root/rows/charset_tables.go"
+gofmt -w "$root/rows/charset_tables.go"
+echo "wrote rows/charset_tables.go"

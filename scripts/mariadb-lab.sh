@@ -2,8 +2,12 @@
 # mariadb-lab.sh — throw-away MariaDB servers that make real crashed data directories.
 #
 # Every server runs with --no-defaults, its own socket, --skip-networking, and is stopped by pid.
+# LAB_SERVER (default 10.11, the system's) picks the server version of every command: 11.8 (or
+# 10.5) is fetched and run through its wrappers by scripts/mariadb-server.sh, the same scenarios
+# and verdicts with that server.
 #
-#   scripts/mariadb-lab.sh install              install mariadb-server, mariadb-backup (apt-get) if absent
+#   scripts/mariadb-lab.sh install              install the server (LAB_SERVER; the system's 10.11:
+#                                               mariadb-server, mariadb-backup by apt-get if absent)
 #   scripts/mariadb-lab.sh list                 list the scenarios
 #   scripts/mariadb-lab.sh scenario NAME OUT    make scenario NAME under the new directory OUT
 #   scripts/mariadb-lab.sh verdict DIR OUT [OPT...]  start mariadbd on DIR (a disposable copy), write
@@ -16,7 +20,8 @@
 #   scripts/mariadb-lab.sh bench-recover OUT PAGES  a crashed directory (OUT/crashed) whose log
 #                                               changes >= PAGES pages after its checkpoint
 #   source scripts/mariadb-lab.sh functions     define the functions (start, crash, verdict_of,
-#                                               fresh_server, ...) in the calling shell (crash-sweep.sh)
+#                                               fresh_server, ...) in the calling shell (crash-sweep.sh),
+#                                               LAB_SERVER's programs first in PATH
 #
 # A scenario directory OUT holds:
 #   crashed/        the data directory exactly as SIGKILL left it (what innoscope reads)
@@ -28,6 +33,8 @@
 #   server.err      the error log of that recovery run
 #   verdict.txt     key=value lines read off server.err: crash_recovery (0|1), checkpoint_lsn,
 #                   end_lsn, to_recover_pages (empty when the server printed none)
+#                   (dblwr_page0: killed as it was about to write page 0 of ibdata1, whose new
+#                   image is in the doublewrite buffer, newer than the checkpoint)
 #   later/          (dml only) server/ after more committed work: datafiles newer than crashed/'s log
 #   checksums.tsv   CHECKSUM TABLE of every user table after the server's recovery (table<TAB>checksum)
 #   checks.tsv      CHECK TABLE of every user table after the server's recovery (table<TAB>verdict)
@@ -39,25 +46,18 @@
 #   options.txt     the extra mariadbd options the scenario used (one per line)
 #   workload.sql    the SQL that ran before the crash
 set -euo pipefail
+# shellcheck source=scripts/mariadb-server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mariadb-server.sh" functions
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd dblwr_page0 defaults"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
-install() {
-  if command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 \
-    && command -v innochecksum >/dev/null 2>&1 && command -v mariadb-backup >/dev/null 2>&1 \
-    && command -v strace >/dev/null 2>&1; then
-    return 0
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  # strace holds a server right after a file operation of a DDL statement (the DDL-cut tests).
-  apt-get install -y -qq mariadb-server mariadb-backup strace >/dev/null
-}
+# opts_for NAME: extra server options of a scenario (used at install and at every start): its
+# own and the server version's (server_opts).
+opts_for() { echo "$(scenario_opts "$1") $(server_opts "${LAB_SERVER:-10.11}" "$1")"; }
 
-# opts_for NAME: extra server options of a scenario (used at install and at every start).
-opts_for() {
+scenario_opts() {
   case "$1" in
     undo) echo "--innodb-undo-tablespaces=3 --innodb-undo-log-truncate=ON --innodb-max-undo-log-size=10M --innodb-log-file-size=64M" ;;
     wrapped|fixture) echo "--innodb-log-file-size=4M" ;;
@@ -73,8 +73,11 @@ opts_for() {
     compressed_new) echo "--innodb-log-file-size=64M" ;;
     compressed_new_4k) echo "--innodb-checksum-algorithm=crc32 --innodb-page-size=4k --innodb-log-file-size=64M" ;;
     formats_64k) echo "--innodb-page-size=64k" ;;
+    # Synchronous page writes (pwrite from I/O threads, not io_uring) so that killat.so sees them.
+    dblwr_page0) echo "--innodb-log-file-size=16M --innodb-use-native-aio=0" ;;
     bench) echo "--innodb-log-file-size=1G --innodb-buffer-pool-size=2G" ;;
     bench_recover) echo "--innodb-log-file-size=4G --innodb-buffer-pool-size=4G --innodb-adaptive-flushing=OFF --innodb-max-dirty-pages-pct=99 --innodb-io-capacity=100" ;;
+    defaults) ;;
     *) echo "--innodb-log-file-size=16M" ;;
   esac
 }
@@ -331,6 +334,41 @@ UPDATE db.rb SET v = 'after' WHERE id < 50;
 INSERT INTO db2.mover SELECT seq, 'late' FROM seq_301_to_400;
 EOF
     ;;
+    # Every default of the server (no option: 11.8's utf8mb4, 3 undo tablespaces, its default log
+    # size), its column types (UUID, INET4, INET6; on 11.8 VECTOR with a vector index), DML and
+    # DDL after the checkpoint.
+    defaults) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.t1 (id INT PRIMARY KEY, v VARCHAR(200), n INT, KEY(v)) ENGINE=InnoDB;
+CREATE TABLE db.types (id INT PRIMARY KEY, u UUID, a INET4, b INET6, s VARCHAR(40)) ENGINE=InnoDB;
+CREATE TABLE db.old (id INT PRIMARY KEY, v VARCHAR(50)) ENGINE=InnoDB;
+INSERT INTO db.t1 SELECT seq, REPEAT(_utf8mb4 X'C3A9', 1 + seq % 150), seq FROM seq_1_to_3000;
+INSERT INTO db.types SELECT seq, UUID(), CONCAT('10.0.', seq DIV 256, '.', seq % 256), CONCAT('2001:db8::', HEX(seq)), CONCAT(_utf8mb4 X'C3BC', seq) FROM seq_1_to_2000;
+INSERT INTO db.old SELECT seq, 'o' FROM seq_1_to_500;
+EOF
+      [ "${LAB_SERVER:-10.11}" = 11.8 ] && cat <<'EOF'
+CREATE TABLE db.vec (id INT PRIMARY KEY, e VECTOR(4) NOT NULL, VECTOR INDEX (e)) ENGINE=InnoDB;
+INSERT INTO db.vec SELECT seq, VEC_FromText(CONCAT('[', seq, ',', seq / 2, ',1,', seq % 7, ']')) FROM seq_1_to_500;
+EOF
+      cat <<'EOF'
+SET GLOBAL innodb_log_checkpoint_now=1;
+INSERT INTO db.t1 SELECT seq, REPEAT(_utf8mb4 X'C39F', seq % 100), seq FROM seq_3001_to_5000;
+UPDATE db.t1 SET n = n * 2 WHERE id % 3 = 0;
+DELETE FROM db.t1 WHERE id % 11 = 0;
+UPDATE db.types SET u = UUID(), a = '192.168.0.1' WHERE id % 4 = 0;
+INSERT INTO db.types SELECT seq, UUID(), NULL, '::1', 'new' FROM seq_2001_to_2500;
+ALTER TABLE db.types ADD COLUMN z INT NOT NULL DEFAULT 5, ALGORITHM=INSTANT;
+RENAME TABLE db.old TO db.renamed;
+DROP TABLE db.renamed;
+CREATE TABLE db.again (id INT PRIMARY KEY, v VARCHAR(50)) ENGINE=InnoDB;
+INSERT INTO db.again SELECT seq, 'a' FROM seq_1_to_300;
+EOF
+      [ "${LAB_SERVER:-10.11}" = 11.8 ] && cat <<'EOF'
+INSERT INTO db.vec SELECT seq, VEC_FromText(CONCAT('[', seq, ',0,0,', seq % 5, ']')) FROM seq_501_to_800;
+DELETE FROM db.vec WHERE id % 9 = 0;
+EOF
+      true
+    ;;
     clean) cat <<'EOF'
 CREATE DATABASE db;
 CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
@@ -380,6 +418,19 @@ SET GLOBAL innodb_log_checkpoint_now=1;
 UPDATE db.pr SET v = 'late' WHERE id % 10 = 0;
 EOF
     ;;
+    # The UPDATE's undo log grows the system tablespace (innodb_undo_tablespaces=0): page 0 of
+    # ibdata1 changes after the checkpoint; the scenario then kills the server at its write.
+    dblwr_page0) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.t1 (id INT PRIMARY KEY, v VARCHAR(200), n INT) ENGINE=InnoDB;
+CREATE TABLE db.t2 (id INT PRIMARY KEY, v VARCHAR(200), KEY(v)) ENGINE=InnoDB;
+INSERT INTO db.t1 SELECT seq, REPEAT(CHAR(65 + seq % 26), 100), seq FROM seq_1_to_3000;
+INSERT INTO db.t2 SELECT seq, CONCAT('row', seq) FROM seq_1_to_1000;
+SET GLOBAL innodb_log_checkpoint_now=1;
+UPDATE db.t1 SET n = n * 2, v = REPEAT('u', 120);
+INSERT INTO db.t2 SELECT seq, CONCAT('late', seq) FROM seq_1001_to_1500;
+EOF
+    ;;
     tmp_partition*) cat <<'EOF'
 CREATE DATABASE db;
 CREATE TABLE db.ph (id INT PRIMARY KEY, v VARCHAR(100), KEY(v)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 3;
@@ -395,6 +446,8 @@ EOF
 }
 
 # kill_at OUT: build OUT/killat.so, an LD_PRELOAD library that kills the process with SIGKILL
+# right before it writes page 0 of ibdata1 (offset 0) once the file $LAB_KILL_PAGE0_ARM exists
+# (the page is then in the doublewrite buffer, newer than the checkpoint, and not yet in place),
 # right after it renamed a file whose old name has "#TMP#" and whose new name ends with
 # $LAB_KILL_AFTER_RENAME_TO, or created a file whose name ends with $LAB_KILL_AFTER_CREATE: a
 # crash at an exact point between a file operation and the commit of its transaction (InnoDB
@@ -407,6 +460,7 @@ kill_at() {
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -414,6 +468,28 @@ static int ends(const char *s, const char *env) {
   const char *w = getenv(env);
   size_t n = w ? strlen(w) : 0, m = strlen(s);
   return n && m >= n && !strcmp(s + m - n, w);
+}
+static int page0_of_ibdata1(int fd, off_t off) {
+  const char *arm = getenv("LAB_KILL_PAGE0_ARM");
+  if (off != 0 || !arm || access(arm, F_OK) != 0) return 0;
+  char link[64], path[4096];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  if (n < 8) return 0;
+  path[n] = 0;
+  return !strcmp(path + n - 8, "/ibdata1");
+}
+ssize_t pwrite64(int fd, const void *buf, size_t count, off_t off) {
+  static ssize_t (*next)(int, const void *, size_t, off_t);
+  if (!next) next = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
+  if (page0_of_ibdata1(fd, off)) kill(getpid(), SIGKILL);
+  return next(fd, buf, count, off);
+}
+ssize_t pwrite(int fd, const void *buf, size_t count, off_t off) {
+  static ssize_t (*next)(int, const void *, size_t, off_t);
+  if (!next) next = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+  if (page0_of_ibdata1(fd, off)) kill(getpid(), SIGKILL);
+  return next(fd, buf, count, off);
 }
 int rename(const char *from, const char *to) {
   static int (*next)(const char *, const char *);
@@ -448,6 +524,21 @@ EOF
 
 # be64 FILE OFFSET: the big-endian 64-bit integer at OFFSET.
 be64() { echo $((16#$(od -An -tx1 -j"$2" -N8 "$1" | tr -d ' \n'))); }
+
+# be32 FILE OFFSET: the big-endian 32-bit integer at OFFSET.
+be32() { echo $((16#$(od -An -tx1 -j"$2" -N4 "$1" | tr -d ' \n'))); }
+
+# dblwr_holds_page0 DATADIR: whether the doublewrite buffer of DATADIR/ibdata1 (16 KiB pages:
+# pages 64..191) holds a copy of page 0 of the system tablespace not older than the checkpoint.
+dblwr_holds_page0() {
+  local f=$1/ibdata1 cp i off; cp=$(log_checkpoint "$1")
+  for i in $(seq 64 191); do
+    off=$((i * 16384))
+    [ "$(be32 "$f" $((off + 34)))" = 0 ] && [ "$(be32 "$f" $((off + 4)))" = 0 ] \
+      && [ "$(be64 "$f" $((off + 16)))" -ge "$cp" ] && return 0
+  done
+  return 1
+}
 
 # ring_pass DATADIR LSN: which pass through the ring of ib_logfile0 the byte at LSN is on.
 ring_pass() {
@@ -583,6 +674,8 @@ scenario() {
       LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_RENAME_TO='#P#p1.ibd' fresh_server "$out" "${opts[@]}" ;;
     tmp_partition_create) kill_at "$out"
       LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_CREATE='#P#p1#TMP#.ibd' fresh_server "$out" "${opts[@]}" ;;
+    dblwr_page0) kill_at "$out"
+      LD_PRELOAD=$out/killat.so LAB_KILL_PAGE0_ARM=$out/arm fresh_server "$out" "${opts[@]}" ;;
     tmp_partition_dd) kill_at "$out"
       LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_RENAME_TO='#P#p1a.ibd' fresh_server "$out" "${opts[@]}" ;;
     *) fresh_server "$out" "${opts[@]}" ;;
@@ -639,6 +732,15 @@ scenario() {
       [ -f "$d/db/ph#P#p0#TMP#.ibd" ] && [ -f "$d/db/ph#P#p1#TMP#.ibd" ] && [ ! -e "$d/db/ph#P#p2#TMP#.ibd" ] ||
         die "the crash did not come after the creation of ph#P#p1#TMP#: $(ls "$d/db")"
     fi
+  elif [ "$name" = dblwr_page0 ]; then
+    # A checkpoint flushes every dirty page through the doublewrite buffer; killat.so kills the
+    # server as it is about to write page 0 of ibdata1 in place.
+    local pid; pid=$(cat "$d/lab.pid")
+    touch "$out/arm"
+    sql "$s" "SET GLOBAL innodb_log_checkpoint_now=1" >/dev/null 2>&1 && die "the server was not killed at its write of page 0"
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    rm -f "$d/lab.pid" "$out/arm"
+    dblwr_holds_page0 "$d" || die "the doublewrite buffer holds no copy of page 0 newer than the checkpoint"
   elif [ "$name" = wrapped ]; then wrap_until_straddle "$d" "$s" "$out"
   elif [ "$name" = clean ] || [ "${name#formats_}" != "$name" ]; then stop_clean "$d" "$s"
   else crash "$d"; fi
@@ -745,8 +847,15 @@ bench_recover() {
   echo "rows=$rows" >"$out/bench.txt"
 }
 
+# Every command runs LAB_SERVER's programs; so do the functions a caller sources (another server
+# than the system's only: the system's needs no install check).
 case "${1:-}" in
-  install) install ;;
+  install | list) ;;
+  functions) [ "${LAB_SERVER:-10.11}" = 10.11 ] || use_server "$LAB_SERVER" ;;
+  *) use_server "${LAB_SERVER:-10.11}" ;;
+esac
+case "${1:-}" in
+  install) install_server "${LAB_SERVER:-10.11}" >/dev/null ;;
   list) echo "$SCENARIOS" | tr ' ' '\n' ;;
   scenario) [ $# -eq 3 ] || die "usage: $0 scenario NAME OUT"; scenario "$2" "$3" ;;
   verdict) [ $# -ge 3 ] || die "usage: $0 verdict DIR OUT [MARIADBD-OPTIONS...]"; verdict_of "${@:2}" ;;

@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # mariadb105.sh — a private MariaDB 10.5 server for the lab, and real 10.5 crashes.
 #
-# Nothing is installed system-wide: the Debian bullseye packages mariadb-server-core-10.5,
-# mariadb-client-core-10.5 and libssl1.1 are fetched by the ordinary apt client through a
-# private configuration (its own sources list, package lists and cache) and unpacked with
-# dpkg -x under the lab cache. The archive is the one this machine's apt sources name (read at
-# run time from /etc/apt/sources.list and /etc/apt/sources.list.d/*.list|*.sources).
+# Nothing is installed system-wide: scripts/mariadb-server.sh fetches Debian bullseye's 10.5
+# packages through a private apt configuration and unpacks them under the lab cache.
 #
 #   scripts/mariadb105.sh install             fetch and unpack once (cached); print the directory
 #                                             of the wrappers (bin/mariadbd, bin/mariadb-install-db)
@@ -14,8 +11,7 @@
 #   scripts/mariadb105.sh scenario NAME OUT   make 10.5 scenario NAME under the new directory OUT
 #   scripts/mariadb105.sh verdict DIR OUT [OPT...]  as mariadb-lab.sh verdict, with the 10.5 server
 #
-# The cache: $INNOSCOPE_LAB_DIR (default $TMPDIR or /tmp, then innoscope-lab)/mariadb-10.5-bullseye;
-# a second run finds it complete (its .done file) and fetches nothing. Runs are serialised by flock.
+# The cache: $INNOSCOPE_LAB_DIR (default $TMPDIR or /tmp, then innoscope-lab)/mariadb-10.5-bullseye.
 # A scenario directory has the layout of mariadb-lab.sh's (crashed/, server/, server.err,
 # verdict.txt, checks.tsv, checksums.tsv, options.txt, workload.sql). The 10.5 release build has
 # no innodb_log_checkpoint_now: where a workload asks for a checkpoint ("-- lab:checkpoint"), the
@@ -28,109 +24,12 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/mariadb-lab.sh" functions
 
 SCENARIOS105="dml105 ddl105 instant105 rebuild105 uncommitted105 clean105 fresh105"
-SUITE=bullseye
-PACKAGES="mariadb-server-core-10.5 mariadb-client-core-10.5 libssl1.1"
-CACHE=${INNOSCOPE_LAB_DIR:-${TMPDIR:-/tmp}/innoscope-lab}/mariadb-10.5-$SUITE
 
 die105() { echo "mariadb105: $*" >&2; exit 2; }
 
-# codename: the release codename of this machine (bookworm), from /etc/os-release.
-codename() { (. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}"); }
-
-# archive_uri: the URI (and its Signed-By keyring, after a tab) of the enabled apt source that
-# serves this machine's release suite with component main: one-line .list entries and deb822
-# .sources stanzas. No host name is written here: it comes from the machine's configuration.
-archive_uri() {
-  local rel; rel=$(codename)
-  [ -n "$rel" ] || die105 "no VERSION_CODENAME in /etc/os-release"
-  local f files=()
-  [ -f /etc/apt/sources.list ] && files+=(/etc/apt/sources.list)
-  for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] && files+=("$f")
-  done
-  [ ${#files[@]} -gt 0 ] || die105 "no apt sources on this machine"
-  local found
-  found=$(for f in "${files[@]}"; do
-    case "$f" in
-      *.sources) awk -v rel="$rel" '
-        function flush() { if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " rel " ") &&
-                               (" " comps " ") ~ / main / && enabled != "no") {
-                             split(uris, u, " "); print u[1] "\t" key; exit }
-                           types = uris = suites = comps = key = enabled = "" }
-        /^[ \t]*#/ { next }
-        /^[ \t]*$/ { flush(); next }
-        { k = tolower($1); sub(/:$/, "", k); $1 = ""; sub(/^ +/, "")
-          if (k == "types") types = $0; else if (k == "uris") uris = $0
-          else if (k == "suites") suites = $0; else if (k == "components") comps = $0
-          else if (k == "signed-by") key = $0; else if (k == "enabled") enabled = tolower($0) }
-        END { flush() }' "$f" ;;
-      *) awk -v rel="$rel" '
-        /^[ \t]*#/ || $1 != "deb" { next }
-        { i = 2; key = ""
-          if ($2 ~ /^\[/) { while (i <= NF) { o = $i; if (o ~ /signed-by=/) { key = o; sub(/.*signed-by=/, "", key); sub(/\]$/, "", key) }
-                                              i++; if (o ~ /\]$/) break } }
-          if ($(i+1) == rel) { for (j = i + 2; j <= NF; j++) if ($j == "main") { print $i "\t" key; exit } } }' "$f" ;;
-    esac
-  done | head -1)
-  [ -n "$found" ] || die105 "no enabled apt source for suite '$rel' with component main in ${files[*]}"
-  echo "$found"
-}
-
-# install105: fetch and unpack the packages once under $CACHE; print the wrappers' directory.
-install105() {
-  mkdir -p "$CACHE"
-  exec 9>"$CACHE/.lock"
-  flock 9
-  if [ ! -f "$CACHE/.done" ]; then
-    rm -rf "$CACHE/apt" "$CACHE/deb" "$CACHE/root" "$CACHE/bin"
-    mkdir -p "$CACHE/apt/lists/partial" "$CACHE/apt/cache/archives/partial" "$CACHE/deb" "$CACHE/root" "$CACHE/bin"
-    local found uri key
-    found=$(archive_uri)
-    uri=${found%%$'\t'*} key=${found#*$'\t'}
-    [ -n "$key" ] || key=/usr/share/keyrings/debian-archive-keyring.gpg
-    echo "deb [signed-by=$key] $uri $SUITE main" >"$CACHE/apt/sources.list"
-    local o=(-o "Dir::Etc::sourcelist=$CACHE/apt/sources.list" -o "Dir::Etc::sourceparts=-"
-             -o "Dir::State::Lists=$CACHE/apt/lists" -o "Dir::Cache=$CACHE/apt/cache")
-    # As root apt fetches as the _apt user, which cannot write into the private cache.
-    [ "$(id -u)" = 0 ] && o+=(-o "APT::Sandbox::User=root")
-    apt-get "${o[@]}" -qq update >"$CACHE/apt/update.log" 2>&1 || { cat "$CACHE/apt/update.log" >&2; die105 "apt-get update of $uri $SUITE failed"; }
-    # shellcheck disable=SC2086
-    (cd "$CACHE/deb" && apt-get "${o[@]}" -qq download $PACKAGES) >"$CACHE/apt/download.log" 2>&1 \
-      || { cat "$CACHE/apt/download.log" >&2; die105 "apt-get download $PACKAGES failed"; }
-    local d
-    for d in "$CACHE"/deb/*.deb; do dpkg -x "$d" "$CACHE/root"; done
-    local r=$CACHE/root lib=$CACHE/root/usr/lib/x86_64-linux-gnu
-    # Every library the 10.5 binaries need must resolve (bookworm lacks libssl1.1: it is unpacked).
-    if LD_LIBRARY_PATH=$lib ldd "$r/usr/sbin/mariadbd" | grep -q 'not found'; then
-      LD_LIBRARY_PATH=$lib ldd "$r/usr/sbin/mariadbd" | grep 'not found' >&2
-      die105 "$r/usr/sbin/mariadbd: libraries not found"
-    fi
-    # Wrappers: the lab's functions call mariadbd and mariadb-install-db from PATH, the first
-    # option being --no-defaults; the 10.5 paths are added after it.
-    cat >"$CACHE/bin/mariadbd" <<EOF
-#!/bin/sh
-first=; if [ "\${1:-}" = --no-defaults ]; then first=--no-defaults; shift; fi
-LD_LIBRARY_PATH=$lib exec $r/usr/sbin/mariadbd \$first --basedir=$r/usr --lc-messages-dir=$r/usr/share/mysql "\$@"
-EOF
-    cat >"$CACHE/bin/mariadb-install-db" <<EOF
-#!/bin/sh
-first=; if [ "\${1:-}" = --no-defaults ]; then first=--no-defaults; shift; fi
-LD_LIBRARY_PATH=$lib exec $r/usr/bin/mariadb-install-db \$first --basedir=$r/usr "\$@"
-EOF
-    chmod +x "$CACHE/bin/mariadbd" "$CACHE/bin/mariadb-install-db"
-    "$CACHE/bin/mariadbd" --no-defaults --version | grep -q ' 10\.5\.' || die105 "the unpacked server is not 10.5"
-    touch "$CACHE/.done"
-  fi
-  exec 9>&-
-  echo "$CACHE/bin"
-}
-
-# use105: put the 10.5 wrappers first in PATH (the client programs stay the system's).
-use105() {
-  local bin; bin=$(install105)
-  PATH=$bin:$PATH
-  export PATH
-}
+# use105: put the 10.5 wrappers first in PATH (scripts/mariadb-server.sh; the client programs
+# stay the system's).
+use105() { use_server 10.5; }
 
 opts105() {
   case "$1" in
@@ -302,7 +201,7 @@ verdict105() {
 }
 
 case "${1:-}" in
-  install) install105 ;;
+  install) install_server 10.5 ;;
   version) use105; mariadbd --no-defaults --version ;;
   list) echo "$SCENARIOS105" | tr ' ' '\n' ;;
   scenario) [ $# -eq 3 ] || die105 "usage: $0 scenario NAME OUT"; scenario105 "$2" "$3" ;;
@@ -310,5 +209,5 @@ case "${1:-}" in
     use105; verdict_of "${@:2}"
     verdict105 "$3.err" >"$3.v105"; grep -v '^\(crash_recovery\|checkpoint_lsn\|end_lsn\|to_recover_pages\)=' "$3.txt" >>"$3.v105"
     mv "$3.v105" "$3.txt" ;;
-  *) sed -n '2,22p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,19p' "$0" >&2; exit 2 ;;
 esac

@@ -7,6 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
 bash scripts/mariadb-lab.sh install
+# The lab's other servers, MariaDB 11.8 and 10.5: Debian packages fetched through a private apt
+# configuration and unpacked under the lab cache, once (scripts/mariadb-server.sh; the tests would
+# install them on first use too). INNOSCOPE_NO_118=1 / INNOSCOPE_NO_105=1 skip them.
+[ "${INNOSCOPE_NO_118:-}" = 1 ] || bash scripts/mariadb-server.sh install 11.8 >/dev/null
+[ "${INNOSCOPE_NO_105:-}" = 1 ] || bash scripts/mariadb-server.sh install 10.5 >/dev/null
 # Headless Chromium renders `innoscope report`'s HTML in TestReportInChromium (skipped without it).
 if ! command -v chromium >/dev/null 2>&1; then
   { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \

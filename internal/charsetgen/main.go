@@ -1,4 +1,4 @@
-// Command charsetgen writes discovery/rows/charset_tables.go from what scripts/gen-charsets.sh
+// Command charsetgen writes rows/charset_tables.go from what scripts/gen-charsets.sh
 // asked the server (stdin): "C id charset maxlen" lines, one per collation, and "M charset hex"
 // lines, the UTF-32 code points of a single-byte character set's 256 bytes.
 package main

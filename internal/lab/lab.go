@@ -30,7 +30,8 @@ type Scenario struct {
 	Crashed string // the data directory as SIGKILL left it
 	Verdict Verdict
 	Options []string // extra mariadbd options of the scenario
-	script  string   // the lab script that made it (and starts its server)
+	// Server made the crash and is the one ServerVerdict starts (nil: MariaDB1011).
+	Server *Server
 }
 
 // Verdict is what the server said while recovering a copy.
@@ -69,34 +70,15 @@ func Require(t testing.TB) {
 	}
 }
 
-// cacheDir is where scenarios of this script and server version live.
-func cacheDir(t testing.TB) string {
-	src, err := os.ReadFile(script())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ver, err := exec.Command("mariadbd", "--version").Output()
-	if err != nil {
-		t.Fatalf("mariadbd --version: %v", err)
-	}
-	h := sha256.Sum256(append(src, ver...))
-	base := os.Getenv("INNOSCOPE_LAB_DIR")
-	if base == "" {
-		base = filepath.Join(os.TempDir(), "innoscope-lab")
-	}
-	return filepath.Join(base, hex.EncodeToString(h[:6]))
-}
-
-// Get returns scenario name, generating it if needed. Generation is serialised across test
-// processes with a lock file.
+// Get returns scenario name of the machine's own server (MariaDB1011.Get), generating it if
+// needed. Generation is serialised across test processes with a lock file.
 func Get(t testing.TB, name string) *Scenario {
 	t.Helper()
-	Require(t)
-	return generate(t, script(), cacheDir(t), name)
+	return MariaDB1011.Get(t, name)
 }
 
-// generate returns scenario name of the lab script scr, cached under dir.
-func generate(t testing.TB, scr, dir, name string) *Scenario {
+// generate returns scenario name of server v, cached under dir.
+func generate(t testing.TB, v *Server, dir, name string) *Scenario {
 	t.Helper()
 	if _, err := os.Stat(dir); os.IsNotExist(err) {
 		for _, d := range prune(dir) {
@@ -123,7 +105,9 @@ func generate(t testing.TB, scr, dir, name string) *Scenario {
 			// the scenario (the first failure is kept in the test log).
 			for try := 1; ; try++ {
 				os.RemoveAll(tmp)
-				b, err := exec.Command("bash", scr, "scenario", name, tmp).CombinedOutput()
+				cmd := exec.Command("bash", v.script(), "scenario", name, tmp)
+				cmd.Env = v.Env()
+				b, err := cmd.CombinedOutput()
 				if err == nil {
 					break
 				}
@@ -139,7 +123,7 @@ func generate(t testing.TB, scr, dir, name string) *Scenario {
 			}
 		}
 	}
-	s := &Scenario{Name: name, Dir: out, Crashed: filepath.Join(out, "crashed"), script: scr}
+	s := &Scenario{Name: name, Dir: out, Crashed: filepath.Join(out, "crashed"), Server: v}
 	var err error
 	if s.Verdict, err = ReadVerdict(filepath.Join(out, "verdict.txt")); err != nil {
 		t.Fatal(err)
@@ -192,17 +176,18 @@ func ReadVerdict(path string) (Verdict, error) {
 	return v, sc.Err()
 }
 
-// ServerVerdict starts the real server on dir (a disposable copy: recovery writes to it) with
-// the scenario's options and returns what it said.
+// ServerVerdict starts the scenario's server on dir (a disposable copy: recovery writes to it)
+// with the scenario's options and returns what it said.
 func (s *Scenario) ServerVerdict(t testing.TB, dir string) Verdict {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "verdict")
-	scr := s.script
-	if scr == "" {
-		scr = script()
+	srv := s.Server
+	if srv == nil {
+		srv = MariaDB1011
 	}
-	args := append([]string{scr, "verdict", dir, out}, s.Options...)
-	if b, err := exec.Command("bash", args...).CombinedOutput(); err != nil {
+	cmd := exec.Command("bash", append([]string{srv.script(), "verdict", dir, out}, s.Options...)...)
+	cmd.Env = srv.Env()
+	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("lab verdict on %s: %v\n%s", dir, err, b)
 	}
 	v, err := ReadVerdict(out + ".txt")
@@ -283,4 +268,22 @@ func HashTree(t testing.TB, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// PeerFixtures is the directory of the real MySQL files shared beside the repository
+// (../shared/peer-fixtures). In a linked git worktree, whose directory is not beside the main
+// repository, it is the one beside the main worktree (the parent of the common .git
+// directory). "" when neither exists.
+func PeerFixtures() string {
+	dirs := []string{filepath.Join(Root(), "..", "shared", "peer-fixtures")}
+	if out, err := exec.Command("git", "-C", Root(), "rev-parse", "--path-format=absolute", "--git-common-dir").Output(); err == nil {
+		common := strings.TrimSpace(string(out))
+		dirs = append(dirs, filepath.Join(filepath.Dir(common), "..", "shared", "peer-fixtures"))
+	}
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return filepath.Clean(d)
+		}
+	}
+	return ""
 }

@@ -16,8 +16,9 @@ import (
 // PruneAfter is how long an unused scenario set is kept.
 const PruneAfter = 48 * time.Hour
 
-// setName matches the scenario set directories generate makes (not the 10.5 package folder).
-var setName = regexp.MustCompile(`^(mariadb105-)?[0-9a-f]{12}$`)
+// setName matches the scenario set directories generate makes (a server's prefix, mariadb118-,
+// then a hash), not the folders of the fetched servers (mariadb-11.8-trixie).
+var setName = regexp.MustCompile(`^(mariadb[0-9]+-)?[0-9a-f]{12}$`)
 
 var marked sync.Map // set directory → struct{}: marked used by this process
 

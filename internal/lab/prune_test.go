@@ -28,7 +28,8 @@ func TestPrune(t *testing.T) {
 	}
 	stale, stale105 := mk("0123456789ab", old), mk("mariadb105-0123456789ac", old)
 	recent, locked := mk("0123456789ad", time.Now()), mk("0123456789ae", old)
-	pkg := mk("mariadb-10.5-bullseye", old)
+	stale118 := mk("mariadb118-0123456789af", old)
+	pkg, pkg118 := mk("mariadb-10.5-bullseye", old), mk("mariadb-11.8-trixie", old)
 	lock, err := os.OpenFile(filepath.Join(locked, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -38,10 +39,10 @@ func TestPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	removed := prune(filepath.Join(base, "fedcba987654"))
-	if len(removed) != 2 {
-		t.Errorf("removed %v, want the two stale sets", removed)
+	if len(removed) != 3 {
+		t.Errorf("removed %v, want the three stale sets", removed)
 	}
-	for d, want := range map[string]bool{stale: false, stale105: false, recent: true, locked: true, pkg: true} {
+	for d, want := range map[string]bool{stale: false, stale105: false, stale118: false, recent: true, locked: true, pkg: true, pkg118: true} {
 		if _, err := os.Stat(d); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", d, err == nil, want)
 		}

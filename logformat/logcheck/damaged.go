@@ -2,10 +2,11 @@ package logcheck
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
+	"innoscope/finding"
 	"innoscope/logformat"
-	"innoscope/report"
 )
 
 // resyncWindow is how far past a damaged mini-transaction the next whole one is looked for (a
@@ -110,9 +111,10 @@ func damagedWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage,
 // DamageFinding is LOG_DAMAGED: the scan of the log at path stops at damage that whole
 // mini-transactions follow. cp is the checkpoint recovery starts from: damage before the end
 // LSN its block promises makes the server refuse the log; after it, the server silently stops
-// there. Damage that is the checkpoint's FILE_CHECKPOINT mini-transaction alone
+// there, a warning when the whole ones fill at most one 4 KiB block (a crash's last write), an
+// error past that (committed work is lost). Damage that is the checkpoint's FILE_CHECKPOINT mini-transaction alone
 // (CheckpointRecordOnly) loses nothing to the salvage, and the message says so.
-func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail string, cp logformat.Checkpoint) report.Finding {
+func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail string, cp logformat.Checkpoint) finding.Finding {
 	promised := cp.EndLSN
 	// Past the end the checkpoint promises, the server starts and stops at the damage. A crash
 	// leaves this too: real SIGKILL crashes of MariaDB 10.11 end with a mini-transaction that
@@ -120,14 +122,21 @@ func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail str
 	// which the server's recovery drops as the unfinished tail it is. So it is a warning there,
 	// and recover does what the server does; only --salvage declares the range.
 	what := "the server's recovery silently stops there and loses them (a crash during the log's last write leaves this too; a flipped byte in a written log looks the same)"
-	sev := report.Warning
-	if d.At < promised {
+	sev := finding.Warning
+	switch {
+	case d.At < promised:
 		what = fmt.Sprintf("this is before the end LSN %d the checkpoint promises, so the server refuses to start", promised)
-		sev = report.Error
+		sev = finding.Error
+	case d.End-d.Resume > tailBlock:
+		// A crash leaves whole mini-transactions after a damaged one only inside the block of
+		// its last write; more than a block of them is a log written on past the damage.
+		what = fmt.Sprintf("that is more than one %d-byte block of whole mini-transactions, which no crash leaves after a damaged one (only the block of its last write can hold such a tail): "+
+			"the log was written on past the damage, and the server's recovery silently stops there and loses the committed work they hold", tailBlock)
+		sev = finding.Error
 	}
 	at := d.At
 	if d.CheckpointRecordOnly(stop, cp) {
-		return report.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: fmt.Sprintf(
+		return finding.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: fmt.Sprintf(
 			"the log is damaged at LSN %d (%s: %s): the %d bytes to LSN %d are the mini-transaction of the FILE_CHECKPOINT record the checkpoint block names, and %d whole mini-transactions (%d records) follow to LSN %d; "+
 				"the server refuses the log, `recover --salvage` replays them all from LSN %d and loses nothing",
 			d.At, stop, detail, d.Resume-d.At, d.Resume, d.MTRs, d.Records, d.End, d.Resume)}
@@ -135,11 +144,50 @@ func DamageFinding(path string, d *Damage, stop logformat.StopReason, detail str
 	salvage := fmt.Sprintf("`recover --salvage` recovers up to LSN %d and declares LSN %d-%d lost", d.At, d.At, d.End)
 	msg := fmt.Sprintf("the log is damaged at LSN %d (%s: %s), but %d whole mini-transactions (%d records) follow from LSN %d to %d (%d bytes from the damage): %s"+salvageSep+"%s",
 		d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, d.Bytes(), what, salvage)
-	if d.SameBlock && sev == report.Warning {
+	if d.SameBlock && sev == finding.Warning { // (the whole ones are within one block: d.End-d.Resume <= tailBlock)
 		msg = fmt.Sprintf("the log is damaged at LSN %d (%s: %s); %d whole mini-transactions (%d records) follow from LSN %d to %d, in the same %d-byte block of the file: "+
 			"they may be the unfinished tail of the log's last write, which no recovery reads even undamaged (a crash leaves whole mini-transactions past the log's end there, after a zero byte where the next should start), and the damaged one the last the log holds; "+
 			"the server's recovery stops at LSN %d"+salvageSep+"%s",
 			d.At, stop, detail, d.MTRs, d.Records, d.Resume, d.End, tailBlock, d.At, salvage)
 	}
-	return report.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: msg}
+	return finding.Finding{Severity: sev, Code: "LOG_DAMAGED", File: path, LSN: &at, Message: msg}
+}
+
+// EndFinding is what the end of a scan of the MariaDB 10.8+ log l (at path) from its checkpoint
+// says when no whole mini-transaction follows it (Damaged found none): the scan stopped at end
+// for the reason stop (detail), at file offset stopOff. nil for the end marker (a zero byte, a
+// termination byte of the other pass) inside the file. The log format records no size, so the
+// server reads a shortened file as a smaller ring and silently stops where the bytes of the
+// ring's start (its oldest data) fail to continue the log:
+//   - LOG_TRUNCATED (warning): the mini-transaction at end runs past the end of the file (the scan
+//     stopped back at the start of the ring), or end is the end of the file exactly and what
+//     follows is of an earlier pass; a real log is written across its end without a seam.
+//   - LOG_END_DAMAGED (warning): the log ends on a mini-transaction that fails its checksum or
+//     whose lengths are invalid, not on the end marker: a crash's torn last write, or damage
+//     that cut the log short.
+//
+// Pages newer than end in the datafiles make either an error (the caller knows the pages).
+func EndFinding(l *logformat.Log, path string, stop logformat.StopReason, detail string, stopOff int64, end uint64) *finding.Finding {
+	var code, msg string
+	endOff := l.FileOffset(end)
+	crossed := stopOff >= 0 && stopOff < endOff || endOff == logformat.StartOffset && end != l.Header.FirstLSN
+	switch {
+	case stop == logformat.StopZero || stop == logformat.StopLimit || stop == logformat.StopMalformed || stop == "":
+		return nil
+	case crossed:
+		code = "LOG_TRUNCATED"
+		msg = fmt.Sprintf("the log ends at LSN %d (file offset %d) with a mini-transaction that runs past the end of the file (%d bytes): the scan stopped at file offset %d, back at the start of the ring, on %s (%s). "+
+			"The bytes at the start of the ring are older log, so the file is probably shorter than the log it held (cut by truncate, a copy that stopped short, a smaller file put in its place): "+
+			"MariaDB 10.8+ records no log size, the server reads the file as a ring of that size and stops at LSN %d without a word, losing whatever the log held after it. "+
+			"Find the whole %s (a backup, the original disk) before the server starts on this one",
+			end, endOff, l.Size, stopOff, stop, detail, end, filepath.Base(path))
+	case stop == logformat.StopChecksum || stop == logformat.StopLength:
+		code = "LOG_END_DAMAGED"
+		msg = fmt.Sprintf("the log ends at LSN %d (file offset %d) on a mini-transaction that fails (%s: %s), not on the end marker (a zero byte, or a termination byte of the ring's previous pass): "+
+			"a crash during the log's last write leaves this, and so does damage that cut the log short; the server's recovery stops there too without a word, and whatever the log held after it is lost",
+			end, endOff, stop, detail)
+	default:
+		return nil
+	}
+	return &finding.Finding{Severity: finding.Warning, Code: code, File: path, LSN: &end, Message: msg}
 }

@@ -6,36 +6,36 @@ package logcheck
 import (
 	"fmt"
 
+	"innoscope/finding"
 	"innoscope/logformat"
-	"innoscope/report"
 )
 
 // Checkpoints are what the checkpoint blocks cps of the log at path alone say, selected being
 // the index of the one recovery uses (-1: none is valid).
-func Checkpoints(path string, cps []logformat.Checkpoint, selected int) []report.Finding {
-	var fs []report.Finding
+func Checkpoints(path string, cps []logformat.Checkpoint, selected int) []finding.Finding {
+	var fs []finding.Finding
 	for _, c := range cps {
 		if !c.Valid && !(c.Blank && selected >= 0) { // a never-written block beside a valid one is normal
-			fs = append(fs, report.Finding{Severity: report.Warning, Code: "CHECKPOINT_REJECTED", File: path,
+			fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "CHECKPOINT_REJECTED", File: path,
 				Message: fmt.Sprintf("checkpoint block at offset %d is rejected: %s", c.Offset, c.Reason)})
 		}
 	}
 	if selected < 0 {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "NO_VALID_CHECKPOINT", File: path,
+		fs = append(fs, finding.Finding{Severity: finding.Error, Code: "NO_VALID_CHECKPOINT", File: path,
 			Message: "no valid checkpoint block: the server will refuse to start (\"No valid checkpoint was found\")"})
 	}
 	return fs
 }
 
 // CorruptLog is the corrupt record (err) of a MariaDB 10.5+ log that ends it at lsn.
-func CorruptLog(path string, lsn uint64, err error) report.Finding {
-	return report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: path, LSN: &lsn,
+func CorruptLog(path string, lsn uint64, err error) finding.Finding {
+	return finding.Finding{Severity: finding.Error, Code: "CORRUPT_LOG", File: path, LSN: &lsn,
 		Message: err.Error() + "; the server stops recovery here and refuses to start without innodb_force_recovery"}
 }
 
 // CorruptMLog is a corrupt MLOG record that ends the log at lsn.
-func CorruptMLog(path string, lsn uint64, err error) report.Finding {
-	return report.Finding{Severity: report.Error, Code: "CORRUPT_LOG", File: path, LSN: &lsn,
+func CorruptMLog(path string, lsn uint64, err error) finding.Finding {
+	return finding.Finding{Severity: finding.Error, Code: "CORRUPT_LOG", File: path, LSN: &lsn,
 		Message: err.Error() + "; the server stops recovery here"}
 }
 
@@ -46,7 +46,7 @@ func CorruptMLog(path string, lsn uint64, err error) report.Finding {
 // the end of the log ("Missing FILE_CHECKPOINT(N) at M", M being where that parse stopped: after
 // the mini-transaction with page records, or where no valid one starts). nil: found. (Measured on
 // the 10.11 server with the end LSN of a real checkpoint moved to each kind of place.)
-func FileCheckpoint(l *logformat.Log, path string, pageSize int) *report.Finding {
+func FileCheckpoint(l *logformat.Log, path string, pageSize int) *finding.Finding {
 	cp, ok := l.Checkpoint()
 	if !ok {
 		return nil // NO_VALID_CHECKPOINT says it
@@ -71,7 +71,7 @@ func FileCheckpoint(l *logformat.Log, path string, pageSize int) *report.Finding
 	if what == "" {
 		what = fmt.Sprintf("no valid mini-transaction starts at LSN %d", at)
 	}
-	return &report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: path, LSN: &at,
+	return &finding.Finding{Severity: finding.Error, Code: "MISSING_FILE_CHECKPOINT", File: path, LSN: &at,
 		Message: fmt.Sprintf("the checkpoint block at offset %d (checkpoint LSN %d) says its FILE_CHECKPOINT record is at end LSN %d (file offset %d), "+
 			"but %s and none before it holds FILE_CHECKPOINT(%d); the server parses from there first and refuses to start (\"Missing FILE_CHECKPOINT(%d) at %d\")",
 			cp.Offset, cp.LSN, cp.EndLSN, l.FileOffset(cp.EndLSN), what, cp.LSN, cp.LSN, at)}
@@ -80,11 +80,11 @@ func FileCheckpoint(l *logformat.Log, path string, pageSize int) *report.Finding
 // ScanFileCheckpoint is the rule of logs before MariaDB 10.8 read as 10.8 records
 // (10.5-10.7): a scan that started at the checkpoint must meet FILE_CHECKPOINT for it (fcpEnd:
 // the end LSN of the one met, 0 if none). nil: met, or the scan did not start at the checkpoint.
-func ScanFileCheckpoint(path string, startLSN, end, fcpEnd, cpLSN uint64) *report.Finding {
+func ScanFileCheckpoint(path string, startLSN, end, fcpEnd, cpLSN uint64) *finding.Finding {
 	if startLSN != cpLSN || fcpEnd != 0 {
 		return nil
 	}
-	return &report.Finding{Severity: report.Error, Code: "MISSING_FILE_CHECKPOINT", File: path, LSN: &end,
+	return &finding.Finding{Severity: finding.Error, Code: "MISSING_FILE_CHECKPOINT", File: path, LSN: &end,
 		Message: fmt.Sprintf("no FILE_CHECKPOINT(%d) record between the checkpoint and the end of the log; "+
 			"the server refuses to start (\"Missing FILE_CHECKPOINT\")", cpLSN)}
 }
@@ -92,7 +92,7 @@ func ScanFileCheckpoint(path string, startLSN, end, fcpEnd, cpLSN uint64) *repor
 // Scan is the checkpoint blocks' findings fs, then a corrupt record, a missing
 // FILE_CHECKPOINT (fcp, nil if none), and how much recovery has to apply, from a scan sc of the
 // log at path that ended at end.
-func Scan(path string, fs []report.Finding, sc *logformat.Scanner, end uint64, fcp *report.Finding, cpLSN uint64, pageRecs, pages int) []report.Finding {
+func Scan(path string, fs []finding.Finding, sc *logformat.Scanner, end uint64, fcp *finding.Finding, cpLSN uint64, pageRecs, pages int) []finding.Finding {
 	if err := sc.StopError(); err != nil {
 		fs = append(fs, CorruptLog(path, end, err))
 	}
@@ -111,7 +111,7 @@ func Scan(path string, fs []report.Finding, sc *logformat.Scanner, end uint64, f
 // when there is nothing to say: no page records, or a scan of another range of a log that needs
 // no recovery. The message says what was counted: the records recovery applies only when the
 // scan went from the checkpoint to the end of the log.
-func Unclean(path string, start, end, cpLSN uint64, limited, recovery bool, pageRecs, pages int) *report.Finding {
+func Unclean(path string, start, end, cpLSN uint64, limited, recovery bool, pageRecs, pages int) *finding.Finding {
 	whole := start == cpLSN && !limited
 	if pageRecs == 0 || !whole && !recovery {
 		return nil
@@ -125,14 +125,14 @@ func Unclean(path string, start, end, cpLSN uint64, limited, recovery bool, page
 		msg = fmt.Sprintf("%d page records for %d pages counted from LSN %d to %s, the range scanned; "+
 			"crash recovery applies those from checkpoint LSN %d to the end of the log", pageRecs, pages, start, to, cpLSN)
 	}
-	return &report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: path, LSN: &end, Message: msg}
+	return &finding.Finding{Severity: finding.Info, Code: "UNCLEAN_SHUTDOWN", File: path, LSN: &end, Message: msg}
 }
 
 // Clean105 drops MISSING_FILE_CHECKPOINT from the findings on a MariaDB 10.5-10.7 log that
 // ends at its checkpoint LSN (a clean shutdown): 10.5's recv_recovery_from_checkpoint_start
 // asks for FILE_CHECKPOINT only when the scanned log goes on past the checkpoint. (In a 10.8+
 // log the record follows the checkpoint LSN, and a log ending there lacks it.)
-func Clean105(fs []report.Finding, end, cpLSN uint64) []report.Finding {
+func Clean105(fs []finding.Finding, end, cpLSN uint64) []finding.Finding {
 	if end > cpLSN {
 		return fs
 	}
@@ -149,24 +149,46 @@ func Clean105(fs []report.Finding, end, cpLSN uint64) []report.Finding {
 // checkpoint blocks, a corrupt record (scanErr), a missing MLOG_CHECKPOINT where the format has
 // one (mlogCheckpoint: the one for cpLSN was seen), and the page records to apply, the last
 // ending at last.
-func MLog(l *logformat.BlockLog, start, cpLSN, end, last uint64, mlogCheckpoint bool, scanErr error, pageRecs, pages int) []report.Finding {
-	fs := Checkpoints(l.Name, l.Checkpoints, l.Selected)
-	if m := l.MissingFile(); m != "" {
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_REDO_FILE", File: l.Name, LSN: &end, Message: m})
-	}
-	if scanErr != nil {
-		fs = append(fs, CorruptMLog(l.Name, end, scanErr))
-	}
+func MLog(l *logformat.BlockLog, start, cpLSN, end, last uint64, mlogCheckpoint bool, scanErr error, pageRecs, pages int) []finding.Finding {
+	fs := mlogScan(l, end, scanErr)
 	if d := l.Dialect; (d == logformat.DialectMySQL57 || d == logformat.DialectMariaDB) && start == cpLSN && end > cpLSN && !mlogCheckpoint && scanErr == nil {
 		// log0recv.cc, recv_recovery_from_checkpoint_start: these servers write MLOG_CHECKPOINT
 		// after the file names at every checkpoint, and ignore a log that lacks it.
-		fs = append(fs, report.Finding{Severity: report.Error, Code: "MISSING_MLOG_CHECKPOINT", File: l.Name, LSN: &end,
+		fs = append(fs, finding.Finding{Severity: finding.Error, Code: "MISSING_MLOG_CHECKPOINT", File: l.Name, LSN: &end,
 			Message: fmt.Sprintf("no MLOG_CHECKPOINT(%d) record between the checkpoint and the end of the log at %d; "+
 				"the server refuses to start (\"missing MLOG_CHECKPOINT\")", cpLSN, end)})
 	}
 	if pageRecs > 0 && start == cpLSN {
-		fs = append(fs, report.Finding{Severity: report.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Name, LSN: &last,
+		fs = append(fs, finding.Finding{Severity: finding.Info, Code: "UNCLEAN_SHUTDOWN", File: l.Name, LSN: &last,
 			Message: fmt.Sprintf("%d page records for %d pages after checkpoint LSN %d; crash recovery will apply them", pageRecs, pages, cpLSN)})
+	}
+	return fs
+}
+
+// mlogScan is what any scan of an MLOG log that ended at end says: the checkpoint blocks, a
+// missing redo file, and a corrupt record (scanErr) that ended it.
+func mlogScan(l *logformat.BlockLog, end uint64, scanErr error) []finding.Finding {
+	fs := Checkpoints(l.Name, l.Checkpoints, l.Selected)
+	if m := l.MissingFile(); m != "" {
+		fs = append(fs, finding.Finding{Severity: finding.Error, Code: "MISSING_REDO_FILE", File: l.Name, LSN: &end, Message: m})
+	}
+	if scanErr != nil {
+		fs = append(fs, CorruptMLog(l.Name, end, scanErr))
+	}
+	return fs
+}
+
+// MLogRange is what a scan of an MLOG log over another range than recovery's (from another LSN,
+// or to an end LSN) says: mlogScan's findings for it, and of whole, the findings of the scan
+// from the checkpoint to the end (MLog), those that say the server refuses the log: a missing
+// MLOG_CHECKPOINT, and a corrupt record the range did not reach. The page records to apply are
+// the caller's to word (Unclean), as those of the range.
+func MLogRange(l *logformat.BlockLog, end uint64, scanErr error, whole []finding.Finding) []finding.Finding {
+	fs := mlogScan(l, end, scanErr)
+	for _, f := range whole {
+		if f.Code == "MISSING_MLOG_CHECKPOINT" || f.Code == "CORRUPT_LOG" && scanErr == nil {
+			fs = append(fs, f)
+		}
 	}
 	return fs
 }

@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"strings"
 
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
-	"innoscope/report"
 )
 
 // FileCheckpointFinding is a missing FILE_CHECKPOINT, as the log's server looks for it: a
 // MariaDB 10.8+ server at the checkpoint's end LSN (logcheck.FileCheckpoint), a 10.5-10.7 one
 // in a scan from the checkpoint (start) to end that met it at fcpEnd (0: not met); nil: found.
-func (l *Log) FileCheckpointFinding(start, end, fcpEnd, cpLSN uint64) *report.Finding {
+func (l *Log) FileCheckpointFinding(start, end, fcpEnd, cpLSN uint64) *finding.Finding {
 	if l.v108 != nil {
 		return logcheck.FileCheckpoint(l.v108, l.Path, l.PageSize)
 	}
@@ -21,7 +21,7 @@ func (l *Log) FileCheckpointFinding(start, end, fcpEnd, cpLSN uint64) *report.Fi
 
 // AtEnd is the findings fs of a scan that ended at end as the log's server judges them: a
 // MariaDB 10.5-10.7 log that ends at its checkpoint needs no FILE_CHECKPOINT (logcheck.Clean105).
-func (l *Log) AtEnd(fs []report.Finding, end, cpLSN uint64) []report.Finding {
+func (l *Log) AtEnd(fs []finding.Finding, end, cpLSN uint64) []finding.Finding {
 	if l.blocks != nil && l.blocks.Physical() {
 		return logcheck.Clean105(fs, end, cpLSN)
 	}
@@ -30,11 +30,11 @@ func (l *Log) AtEnd(fs []report.Finding, end, cpLSN uint64) []report.Finding {
 
 // OlderFormat is the note on a log of a format before MariaDB 10.8 (nil for 10.8+): its
 // records are read and checked as MariaDB 10.11 checks them; `recover` replays only 10.5-10.7.
-func (l *Log) OlderFormat(cpLSN uint64) *report.Finding {
+func (l *Log) OlderFormat(cpLSN uint64) *finding.Finding {
 	if l.blocks == nil {
 		return nil
 	}
-	note := report.Finding{Severity: report.Info, Code: "OLDER_LOG_FORMAT", File: l.Path, LSN: &cpLSN,
+	note := finding.Finding{Severity: finding.Info, Code: "OLDER_LOG_FORMAT", File: l.Path, LSN: &cpLSN,
 		Message: fmt.Sprintf("%s redo log (created by %q): its records are read, and the checks against the files and the dictionary are those MariaDB 10.11 makes; pages are not replayed for this format",
 			l.Header.FormatName, l.Header.Creator)}
 	if l.blocks.Physical() {
@@ -61,7 +61,7 @@ func (l *Log) RecoveryStart() error {
 // supported" when it does not; the ways out are the older server's own recovery followed by a
 // clean shutdown, or (10.5-10.7) `recover` into a copy. The MySQL 8.0 formats are refused
 // whatever they hold ("Unsupported redo log format"), which this does not report.
-func (l *Log) CrashUpgrade(cpLSN, end uint64) *report.Finding {
+func (l *Log) CrashUpgrade(cpLSN, end uint64) *finding.Finding {
 	if l.blocks == nil || end <= cpLSN {
 		return nil
 	}
@@ -78,7 +78,7 @@ func (l *Log) CrashUpgrade(cpLSN, end uint64) *report.Finding {
 	if l.blocks.Physical() {
 		ways = "two ways out: " + older + "; or run `innoscope recover DIR --into COPY` and start MariaDB 10.8+ on the copy (its log is written in the 10.8 format, as a clean shutdown leaves it)"
 	}
-	return &report.Finding{Severity: report.Error, Code: "CRASH_UPGRADE_REFUSED", File: l.Path, LSN: &end,
+	return &finding.Finding{Severity: finding.Error, Code: "CRASH_UPGRADE_REFUSED", File: l.Path, LSN: &end,
 		Message: fmt.Sprintf("MariaDB 10.8 and later refuse to start on this directory: its %s redo log has %d bytes of log after checkpoint LSN %d (up to LSN %d), and they recover no older log format (%q); %s",
 			l.Header.FormatName, end-cpLSN, cpLSN, end, quote, ways)}
 }

@@ -3,27 +3,27 @@ package redo
 import (
 	"fmt"
 
+	"innoscope/finding"
 	"innoscope/logformat/logcheck"
-	"innoscope/report"
 )
 
 // Description is what the log's header and checkpoint blocks say; its JSON is the --json form
 // of `log header`.
 type Description struct {
-	LogFile        string           `json:"log_file"`
-	Format         string           `json:"format"`
-	FormatID       uint32           `json:"format_id"`
-	Vendor         string           `json:"vendor"`
-	Creator        string           `json:"creator"`
-	FirstLSN       uint64           `json:"first_lsn"`
-	FileSize       int64            `json:"file_size"`
-	Capacity       uint64           `json:"capacity"`
-	Encrypted      bool             `json:"encrypted"`
-	HeaderCRC      uint32           `json:"header_crc"`
-	Checkpoints    []CheckpointInfo `json:"checkpoints"`
-	CheckpointLSN  *uint64          `json:"checkpoint_lsn"`
-	Findings       []report.Finding `json:"findings"`
-	HeaderCRCValid bool             `json:"header_crc_valid"`
+	LogFile        string            `json:"log_file"`
+	Format         string            `json:"format"`
+	FormatID       uint32            `json:"format_id"`
+	Vendor         string            `json:"vendor"`
+	Creator        string            `json:"creator"`
+	FirstLSN       uint64            `json:"first_lsn"`
+	FileSize       int64             `json:"file_size"`
+	Capacity       uint64            `json:"capacity"`
+	Encrypted      bool              `json:"encrypted"`
+	HeaderCRC      uint32            `json:"header_crc"`
+	Checkpoints    []CheckpointInfo  `json:"checkpoints"`
+	CheckpointLSN  *uint64           `json:"checkpoint_lsn"`
+	Findings       []finding.Finding `json:"findings"`
+	HeaderCRCValid bool              `json:"header_crc_valid"`
 	// Blocks: for the 512-byte block formats (MySQL, MariaDB before 10.8), the walk of the blocks.
 	Blocks *BlockWalk `json:"blocks,omitempty"`
 	// RingFiles is the number of ib_logfileN files of a ring log (0: not a ring).
@@ -84,7 +84,7 @@ func (l *Log) Describe() (*Description, error) {
 	}
 	d.Findings = logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected)
 	if l.v108 != nil && !h.CRCValid {
-		d.Findings = append([]report.Finding{{Severity: report.Error, Code: "LOG_UNREADABLE", File: l.Path,
+		d.Findings = append([]finding.Finding{{Severity: finding.Error, Code: "LOG_UNREADABLE", File: l.Path,
 			Message: fmt.Sprintf("the header block fails its CRC-32C (stored 0x%08x, CRC-32C of bytes 0..507 is 0x%08x): the server refuses the log (\"Invalid log header checksum\") and does not start; the fields and checkpoints here are as stored",
 				h.CRC, l.v108.HeaderCRC())}}, d.Findings...)
 	}

@@ -5,9 +5,9 @@ import (
 	"path"
 	"strings"
 
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
-	"innoscope/report"
 )
 
 // Record is one redo record in the shape common to every format; its JSON is a line of
@@ -75,7 +75,7 @@ func (f *Filter) match(name string, space, page uint32) bool {
 // ended, and its findings.
 type Listing struct {
 	End      End
-	Findings []report.Finding
+	Findings []finding.Finding
 	// Quiet: the findings decide the exit status but are not printed (the end line says it).
 	Quiet bool
 }
@@ -89,11 +89,12 @@ type RecordScan struct {
 }
 
 // Records starts a scan of the log's records from the checkpoint or opt.From; an error says
-// why it cannot start (for MLOG logs, Each says it in its findings).
+// why it cannot start (for MLOG logs, a corrupt record is a finding of Each).
 func (l *Log) Records(opt ScanOptions) (*RecordScan, error) {
 	rs := &RecordScan{l: l, opt: opt}
 	if l.blocks != nil && !l.blocks.Physical() {
-		return rs, nil
+		_, _, err := l.blockStart(opt.From)
+		return rs, err
 	}
 	var err error
 	rs.sc, rs.cpLSN, err = l.Scanner(opt)
@@ -128,11 +129,13 @@ func (rs *RecordScan) Each(f Filter, fn func(*Record) error) (*Listing, error) {
 		return nil
 	}
 	if l.blocks == nil {
-		prog := report.NewProgress("scanning redo log", int64(l.v108.Capacity()))
+		capacity := int64(l.v108.Capacity())
 		start := sc.LSN()
 		for sc.Next() {
 			m := sc.MTR()
-			prog.Set(int64(m.EndLSN - start))
+			if rs.opt.Progress != nil {
+				rs.opt.Progress(int64(m.EndLSN-start), capacity)
+			}
 			if m.LSN < rs.opt.From {
 				continue
 			}
@@ -140,7 +143,6 @@ func (rs *RecordScan) Each(f Filter, fn func(*Record) error) (*Listing, error) {
 				return nil, err
 			}
 		}
-		prog.Done()
 		if err := sc.Err(); err != nil {
 			return nil, err
 		}
@@ -188,7 +190,7 @@ func (rs *RecordScan) mlog(f Filter, fn func(*Record) error) (*Listing, error) {
 	}
 	ls := &Listing{End: End{LSN: sc.EndLSN, Reason: sc.Stop, Detail: sc.StopDetail}, Quiet: true}
 	if err != nil {
-		ls.Findings = []report.Finding{logcheck.CorruptMLog(rs.l.Path, sc.EndLSN, err)}
+		ls.Findings = []finding.Finding{logcheck.CorruptMLog(rs.l.Path, sc.EndLSN, err)}
 	}
 	return ls, nil
 }

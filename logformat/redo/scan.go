@@ -9,9 +9,11 @@ import (
 
 // ScanOptions say where a scan starts and ends.
 type ScanOptions struct {
-	// From is where to start instead of the checkpoint (0: at the checkpoint). In a MariaDB
-	// 10.8+ log a From after the checkpoint still starts the scan there (the caller skips what
-	// it does not want); below the checkpoint it must be a mini-transaction start.
+	// From is where to start instead of the checkpoint (0: at the checkpoint). In a log of
+	// page records (MariaDB 10.5+), below the checkpoint it must be a mini-transaction start;
+	// after it, the scan starts at the first mini-transaction that starts at or after From
+	// (found by reading from the checkpoint: Notes says so when that is not From itself), and a
+	// From past the end of the log is refused.
 	From uint64
 	// Exact starts a MariaDB 10.8+ scan at From even after the checkpoint (a salvage resuming
 	// past a damaged mini-transaction).
@@ -21,6 +23,9 @@ type ScanOptions struct {
 	// Notes receives a line when the scan cannot start where asked (an LSN before the oldest
 	// block a ring holds: it starts at that block); nil: none.
 	Notes io.Writer
+	// Progress, if set, is called as a listing of records goes on with the bytes of the log
+	// scanned and the log's capacity.
+	Progress func(done, total int64)
 }
 
 // CheckpointLSN is the LSN of the checkpoint recovery uses, 0 when no block is valid.
@@ -44,12 +49,19 @@ func (l *Log) Scanner(opt ScanOptions) (*logformat.Scanner, uint64, error) {
 			return nil, 0, l.noStart()
 		}
 		start := cp.LSN
-		if opt.From != 0 && (opt.From < cp.LSN || !ok || opt.Exact) {
+		switch {
+		case opt.From == 0 || opt.From == cp.LSN && ok:
+		case opt.From < cp.LSN || !ok || opt.Exact:
 			start = opt.From
+		default:
+			var err error
+			if start, err = l.reach(opt.From, opt.Notes); err != nil {
+				return nil, 0, err
+			}
 		}
 		sc := l.v108.Scan(start, logformat.ScanOptions{PageSize: l.PageSize, ToLSN: opt.To})
-		if start == opt.From {
-			if err := l.startsMTR(sc, start, cp.LSN); err != nil {
+		if start == opt.From && (start < cp.LSN || !ok || opt.Exact) {
+			if err := l.startsMTR(sc, start, cp.LSN, ok && start < cp.LSN && !opt.Exact); err != nil {
 				return nil, 0, err
 			}
 		}
@@ -58,6 +70,11 @@ func (l *Log) Scanner(opt ScanOptions) (*logformat.Scanner, uint64, error) {
 	start, cpLSN, err := l.blockStart(opt.From)
 	if err != nil {
 		return nil, 0, err
+	}
+	if opt.From > cpLSN && l.Selected >= 0 {
+		if start, err = l.reach(opt.From, opt.Notes); err != nil {
+			return nil, 0, err
+		}
 	}
 	walk, before, err := l.ringWalkStart(start, opt.Notes)
 	if err != nil {
@@ -73,8 +90,8 @@ func (l *Log) Scanner(opt ScanOptions) (*logformat.Scanner, uint64, error) {
 		return nil, 0, err
 	}
 	sc.StopBefore(opt.To)
-	if opt.From != 0 && from == opt.From {
-		if err := l.startsMTR(sc, from, cpLSN); err != nil {
+	if opt.From != 0 && from == opt.From && from < cpLSN {
+		if err := l.startsMTR(sc, from, cpLSN, l.Selected >= 0); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -83,9 +100,15 @@ func (l *Log) Scanner(opt ScanOptions) (*logformat.Scanner, uint64, error) {
 
 // startsMTR refuses a --from-lsn at which no mini-transaction starts: the scan of sc, from
 // there, would stop at once on a checksum or a malformed record, which says nothing of the log
-// (its records were read from the middle of one) but would be reported as damage.
-func (l *Log) startsMTR(sc *logformat.Scanner, from, cpLSN uint64) error {
+// (its records were read from the middle of one) but would be reported as damage. below: from
+// is below a valid checkpoint, so the log goes on past it: a zero byte there (the end marker,
+// which a record's space id or page number 0 reads as when from is inside one) is no
+// mini-transaction start either, not the end of the log.
+func (l *Log) startsMTR(sc *logformat.Scanner, from, cpLSN uint64, below bool) error {
 	reason, detail, bad := sc.FirstFault()
+	if !bad && below {
+		reason, detail, bad = sc.FirstZero()
+	}
 	if !bad {
 		return nil
 	}
@@ -93,10 +116,58 @@ func (l *Log) startsMTR(sc *logformat.Scanner, from, cpLSN uint64) error {
 		"such as checkpoint LSN %d or an LSN `log records` lists", l.Path, from, reason, detail, cpLSN)
 }
 
+// reach is where a scan from from, after the checkpoint, starts: the first mini-transaction
+// that starts at or after it, found by reading the log from the checkpoint (a line on notes
+// when from lies inside one). A from past the end of the log is refused: nothing starts there.
+func (l *Log) reach(from uint64, notes io.Writer) (uint64, error) {
+	sc, cpLSN, err := l.Scanner(ScanOptions{To: from})
+	if err != nil {
+		return 0, err
+	}
+	last := cpLSN
+	for sc.Next() {
+		last = sc.MTR().LSN
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	stop, detail, _ := sc.Stop()
+	at := sc.LSN()
+	switch {
+	case at == from:
+		return from, nil
+	case stop == logformat.StopLimit:
+		if notes != nil {
+			fmt.Fprintf(notes, "%s: LSN %d is inside the mini-transaction from LSN %d to %d: reading from LSN %d, the first that starts after it\n",
+				l.Path, from, last, at, at)
+		}
+		return at, nil
+	}
+	return 0, l.pastEnd(from, cpLSN, at, stop, detail)
+}
+
+// pastEnd is the refusal of a --from-lsn from past the end of the log, which a scan from the
+// checkpoint cpLSN found at end (stop: why, detail).
+func (l *Log) pastEnd(from, cpLSN, end uint64, stop logformat.StopReason, detail string) error {
+	return fmt.Errorf("%s: --from-lsn %d is past the end of the log: read from checkpoint LSN %d, it ends at LSN %d (%s: %s); give an LSN up to %d",
+		l.Path, from, cpLSN, end, stop, detail, end)
+}
+
 // blockStart is where a log of blocks is read from: from, else the checkpoint; with the
-// checkpoint LSN.
+// checkpoint LSN. An MLOG log's from past the end of the written data (walked from the
+// checkpoint's block) is refused (a MariaDB 10.5-10.7 log's by reach).
 func (l *Log) blockStart(from uint64) (start, cpLSN uint64, err error) {
 	cpLSN = l.CheckpointLSN()
+	if from > cpLSN && l.Selected >= 0 && !l.blocks.Physical() {
+		l.blocks.SetWalkStart(cpLSN)
+		bs, err := l.blocks.ScanBlocks()
+		if err != nil {
+			return 0, 0, err
+		}
+		if from > bs.EndLSN {
+			return 0, 0, l.pastEnd(from, cpLSN, bs.EndLSN, bs.Stop, bs.StopDetail)
+		}
+	}
 	if from != 0 {
 		return from, cpLSN, nil
 	}

@@ -3,9 +3,9 @@ package redo
 import (
 	"sort"
 
+	"innoscope/finding"
 	"innoscope/logformat"
 	"innoscope/logformat/logcheck"
-	"innoscope/report"
 )
 
 // sizeOfFileCheckpoint is the length of the FILE_CHECKPOINT mini-transaction: a clean log
@@ -15,26 +15,26 @@ const sizeOfFileCheckpoint = logformat.FileCheckpointMTRSize
 // Stats is what a scan of the log from the checkpoint (or ScanOptions.From) counts, and what it
 // says about recovery. Its JSON is the --json form of `log stats`.
 type Stats struct {
-	LogFile              string           `json:"log_file"`
-	Format               string           `json:"format"`
-	PageSize             int              `json:"page_size"`
-	PageSizeSource       string           `json:"page_size_source"`
-	CheckpointLSN        uint64           `json:"checkpoint_lsn"`
-	StartLSN             uint64           `json:"start_lsn"`
-	EndLSN               uint64           `json:"end_lsn"`
-	StopReason           string           `json:"stop_reason"`
-	StopDetail           string           `json:"stop_detail"`
-	StopOffset           int64            `json:"stop_offset"` // -1: the reader does not say
-	Bytes                uint64           `json:"bytes"`
-	MTRCount             int              `json:"mtr_count"`
-	RecordCount          int              `json:"record_count"`
-	RecordsByType        map[string]int   `json:"records_by_type"`
-	PageRecords          int              `json:"page_records"`
-	PagesTouched         int              `json:"pages_touched"`
-	FileCheckpointEndLSN *uint64          `json:"file_checkpoint_end_lsn"`
-	MalformedRecords     int              `json:"malformed_records"`
-	CrashRecovery        bool             `json:"crash_recovery"`
-	Findings             []report.Finding `json:"findings"`
+	LogFile              string            `json:"log_file"`
+	Format               string            `json:"format"`
+	PageSize             int               `json:"page_size"`
+	PageSizeSource       string            `json:"page_size_source"`
+	CheckpointLSN        uint64            `json:"checkpoint_lsn"`
+	StartLSN             uint64            `json:"start_lsn"`
+	EndLSN               uint64            `json:"end_lsn"`
+	StopReason           string            `json:"stop_reason"`
+	StopDetail           string            `json:"stop_detail"`
+	StopOffset           int64             `json:"stop_offset"` // -1: the reader does not say
+	Bytes                uint64            `json:"bytes"`
+	MTRCount             int               `json:"mtr_count"`
+	RecordCount          int               `json:"record_count"`
+	RecordsByType        map[string]int    `json:"records_by_type"`
+	PageRecords          int               `json:"page_records"`
+	PagesTouched         int               `json:"pages_touched"`
+	FileCheckpointEndLSN *uint64           `json:"file_checkpoint_end_lsn"`
+	MalformedRecords     int               `json:"malformed_records"`
+	CrashRecovery        bool              `json:"crash_recovery"`
+	Findings             []finding.Finding `json:"findings"`
 	// Blocks: the log is one of 512-byte blocks (its table says what was decoded, not where
 	// in the file the scan stopped).
 	Blocks bool `json:"-"`
@@ -48,7 +48,7 @@ type Stats struct {
 // Stats scans the log and counts its mini-transactions and records.
 func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 	if l.blocks != nil && !l.blocks.Physical() {
-		return l.mlogStats(opt), nil
+		return l.mlogStats(opt)
 	}
 	sc, cpLSN, err := l.Scanner(opt)
 	if err != nil {
@@ -69,7 +69,7 @@ func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 	}
 	cps := logcheck.Checkpoints(l.Path, l.Checkpoints, l.Selected)
 	stop, _, _ := sc.Stop()
-	unclean := func(fs []report.Finding) []report.Finding { // the counts, worded by the range scanned
+	unclean := func(fs []finding.Finding) []finding.Finding { // the counts, worded by the range scanned
 		if f := logcheck.Unclean(l.Path, st.StartLSN, st.EndLSN, cpLSN, stop == logformat.StopLimit, j.CrashRecovery, pageRecs, st.PagesTouched); f != nil {
 			fs = append(fs, *f)
 		}
@@ -77,24 +77,35 @@ func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 	}
 	if l.blocks == nil {
 		j.CrashRecovery = st.EndLSN != cpLSN+sizeOfFileCheckpoint
+		if stop == logformat.StopLimit { // stopped short of the end: recovery's question is the whole log
+			j.CrashRecovery = l.v108End(cpLSN) != cpLSN+sizeOfFileCheckpoint
+		}
 		j.Findings = unclean(logcheck.Scan(l.Path, cps, sc, st.EndLSN, logcheck.FileCheckpoint(l.v108, l.Path, l.PageSize), cpLSN, 0, 0))
 		j.Findings = append(j.Findings, l.DamageFindings(sc)...)
 		return j, nil
 	}
 	j.Blocks, j.StopOffset = true, -1
 	j.CrashRecovery = pageRecs > 0
-	if st.StartLSN != cpLSN { // counted from another LSN: recovery's question is the log from the checkpoint
-		j.CrashRecovery = l.pageRecordsFrom(cpLSN, opt.To)
+	if st.StartLSN != cpLSN || stop == logformat.StopLimit { // another range: recovery's question is the log from the checkpoint
+		j.CrashRecovery = l.pageRecordsFrom(cpLSN)
 	}
 	j.Findings = logcheck.Clean105(unclean(logcheck.Scan(l.Path, cps, sc, st.EndLSN,
 		logcheck.ScanFileCheckpoint(l.Path, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, 0, 0)), st.EndLSN, cpLSN)
 	return j, nil
 }
 
+// v108End is where the scan of a MariaDB 10.8+ log from its checkpoint (cpLSN) ends.
+func (l *Log) v108End(cpLSN uint64) uint64 {
+	sc := l.v108.Scan(cpLSN, logformat.ScanOptions{PageSize: l.PageSize})
+	for sc.Next() {
+	}
+	return sc.LSN()
+}
+
 // pageRecordsFrom reports whether the log of blocks has page records from its checkpoint
-// (cpLSN) to to (0: the end), which a MariaDB 10.5-10.7 server's recovery applies.
-func (l *Log) pageRecordsFrom(cpLSN, to uint64) bool {
-	sc, _, err := l.Scanner(ScanOptions{To: to})
+// (cpLSN) to its end, which a MariaDB 10.5-10.7 server's recovery applies.
+func (l *Log) pageRecordsFrom(cpLSN uint64) bool {
+	sc, _, err := l.Scanner(ScanOptions{})
 	if err != nil {
 		return false
 	}
@@ -109,8 +120,13 @@ func (l *Log) pageRecordsFrom(cpLSN, to uint64) bool {
 }
 
 // mlogStats is Stats of an MLOG log (MySQL, MariaDB before 10.5), whose page size is not
-// checked: the default is said.
-func (l *Log) mlogStats(opt ScanOptions) *Stats {
+// checked: the default is said. Whether the server runs crash recovery, and whether it refuses
+// the log, are said of the log from the checkpoint to its end whatever range opt gives (a scan
+// of another range counts its own records).
+func (l *Log) mlogStats(opt ScanOptions) (*Stats, error) {
+	if _, _, err := l.blockStart(opt.From); err != nil {
+		return nil, err
+	}
 	byType := map[string]int{}
 	pages := map[[2]uint32]bool{}
 	var mtrs, records, pageRecs int
@@ -142,12 +158,28 @@ func (l *Log) mlogStats(opt ScanOptions) *Stats {
 	if err != nil {
 		malformed = 1
 	}
-	return &Stats{LogFile: l.Path, Format: l.Header.FormatName, PageSize: 16384, PageSizeSource: "default",
+	j := &Stats{LogFile: l.Path, Format: l.Header.FormatName, PageSize: 16384, PageSizeSource: "default",
 		CheckpointLSN: cpLSN, StartLSN: first, EndLSN: last, StopReason: string(sc.Stop), StopDetail: sc.StopDetail,
 		StopOffset: -1, Bytes: last - first, MTRCount: mtrs, RecordCount: records, RecordsByType: byType,
 		PageRecords: pageRecs, PagesTouched: len(pages), MalformedRecords: malformed,
-		CrashRecovery: start == cpLSN && sc.EndLSN > cpLSN, Blocks: true, TypeNames: mlogNames(),
-		Findings: logcheck.MLog(l.blocks, start, cpLSN, sc.EndLSN, last, mlogCheckpoint, err, pageRecs, len(pages))}
+		CrashRecovery: start == cpLSN && sc.EndLSN > cpLSN, Blocks: true, TypeNames: mlogNames(), ToLSN: opt.To}
+	limited := opt.To != 0 && sc.EndLSN > opt.To
+	if start == cpLSN && !limited || l.Selected < 0 {
+		j.Findings = logcheck.MLog(l.blocks, start, cpLSN, sc.EndLSN, last, mlogCheckpoint, err, pageRecs, len(pages))
+		return j, nil
+	}
+	// Another range than recovery's: the verdict is the checkpoint's (a scan from it), the
+	// counts the range's.
+	whole, err2 := l.mlogStats(ScanOptions{})
+	if err2 != nil {
+		return nil, err2
+	}
+	j.CrashRecovery = whole.CrashRecovery
+	j.Findings = logcheck.MLogRange(l.blocks, sc.EndLSN, err, whole.Findings)
+	if f := logcheck.Unclean(l.Path, first, last, cpLSN, limited, j.CrashRecovery, pageRecs, len(pages)); f != nil {
+		j.Findings = append(j.Findings, *f)
+	}
+	return j, nil
 }
 
 // typeNames are the names of the MariaDB 10.5+ record types.

@@ -6,6 +6,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -18,14 +19,16 @@ type DiagnosisJSON struct {
 	// ToRecoverPages is the count the verdict states: what the server prints as "InnoDB: To
 	// recover: N pages" (analysis.Diagnosis.ToRecover); PagesWithRecords is every distinct page
 	// a record after the checkpoint names, those the server drops before applying included.
-	ToRecoverPages   int              `json:"to_recover_pages"`
-	PagesWithRecords int              `json:"pages_with_records"`
-	Findings         []report.Finding `json:"findings"`
-	Summary          map[string]int   `json:"summary"`
+	ToRecoverPages   int               `json:"to_recover_pages"`
+	PagesWithRecords int               `json:"pages_with_records"`
+	Findings         []finding.Finding `json:"findings"`
+	Summary          map[string]int    `json:"summary"`
 	// Dictionary: SYS_TABLES as on disk (changes still in the log are not in it).
 	Dictionary []analysis.DictEntry `json:"dictionary"`
 	// Rollback is what crash recovery will roll back (absent when the undo logs were not read).
 	Rollback *discovery.RollbackForecast `json:"rollback,omitempty"`
+	// Servers: which MariaDB versions recover the directory's log (analysis.Diagnosis.Servers).
+	Servers []analysis.ServerSupport `json:"servers,omitempty"`
 }
 
 // Diagnosis prints `diagnose`: the verdict, the findings by severity and a closing count.
@@ -38,9 +41,9 @@ func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
 		}
 		return out.WriteJSON(DiagnosisJSON{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
 			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: d.RollbackForecast(),
-			ToRecoverPages: d.ToRecover(), PagesWithRecords: len(d.Analysis.Pages)})
+			ToRecoverPages: d.ToRecover(), PagesWithRecords: len(d.Analysis.Pages), Servers: d.Servers()})
 	}
-	out.Verdict(report.MakeVerdict(fs, d.Outcome()))
+	out.Verdict(finding.MakeVerdict(fs, d.Outcome()))
 	if err := findings(out, fs); err != nil {
 		return err
 	}
@@ -48,9 +51,15 @@ func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
 	if d.Input.Analysis == nil {
 		where = "no usable redo log"
 	}
-	_, err := fmt.Fprintf(out.Writer(), "%s: %s, %s, %d info (%s)\n", d.Layout.Datadir,
-		count(sum["error"], "error", "errors"), count(sum["warning"], "warning", "warnings"), sum["info"], where)
-	return err
+	if _, err := fmt.Fprintf(out.Writer(), "%s: %s, %s, %d info (%s)\n", d.Layout.Datadir,
+		count(sum["error"], "error", "errors"), count(sum["warning"], "warning", "warnings"), sum["info"], where); err != nil {
+		return err
+	}
+	if ss := d.Servers(); ss != nil {
+		_, err := fmt.Fprintln(out.Writer(), analysis.ServersLine(ss))
+		return err
+	}
+	return nil
 }
 
 // Verification prints `verify`: the verdict, the findings and one line saying OK or FAILED
@@ -61,8 +70,8 @@ func Verification(out *report.Output, j *replay.Verification) error {
 		return out.WriteJSON(j)
 	}
 	o := j.Outcome
-	o.After = "the replayed copy verified (" + report.Thousands(j.PagesVerified) + " pages)"
-	out.Verdict(report.MakeVerdict(j.Findings, o))
+	o.After = "the replayed copy verified (" + finding.Thousands(j.PagesVerified) + " pages)"
+	out.Verdict(finding.MakeVerdict(j.Findings, o))
 	if err := findings(out, j.Findings); err != nil {
 		return err
 	}
@@ -98,7 +107,7 @@ func firstLine(s string) string {
 }
 
 // ReportWritten prints `report`: the verdict and where the HTML file went.
-func ReportWritten(out *report.Output, path string, p *report.Page, fs []report.Finding) error {
+func ReportWritten(out *report.Output, path string, p *report.Page, fs []finding.Finding) error {
 	if out.JSON {
 		return out.WriteJSON(map[string]any{"out": path, "verdict": p.Verdict, "findings": orEmpty(fs)})
 	}

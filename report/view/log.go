@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"io"
 
+	"innoscope/finding"
 	"innoscope/logformat/redo"
 	"innoscope/report"
 )
 
 // LogHeader prints `log header`: the header's fields, the checkpoints of a log that has
 // checkpoint blocks, then the findings.
-func LogHeader(out *report.Output, d *redo.Description, fs []report.Finding) error {
+func LogHeader(out *report.Output, d *redo.Description, fs []finding.Finding) error {
 	d.Findings = orEmpty(fs)
 	if out.JSON {
 		return out.WriteJSON(d)
@@ -33,7 +34,7 @@ func LogHeader(out *report.Output, d *redo.Description, fs []report.Finding) err
 }
 
 // LogStats prints `log stats`: the scan's fields, the record types and the findings.
-func LogStats(out *report.Output, j *redo.Stats, fs []report.Finding) error {
+func LogStats(out *report.Output, j *redo.Stats, fs []finding.Finding) error {
 	j.Findings = orEmpty(fs)
 	if out.JSON {
 		return out.WriteJSON(j)
@@ -118,7 +119,7 @@ func (rp *Records) End(ls *redo.Listing) error {
 
 // Trailing prints findings after a listing whose JSON form has no place for them: a table, or
 // one line each on stderr.
-func Trailing(out *report.Output, stderr io.Writer, fs []report.Finding) error {
+func Trailing(out *report.Output, stderr io.Writer, fs []finding.Finding) error {
 	if !out.JSON {
 		return findings(out, fs)
 	}
@@ -129,7 +130,7 @@ func Trailing(out *report.Output, stderr io.Writer, fs []report.Finding) error {
 }
 
 // findings prints a findings table, or nothing when there are none.
-func findings(out *report.Output, fs []report.Finding) error {
+func findings(out *report.Output, fs []finding.Finding) error {
 	if len(fs) == 0 {
 		return nil
 	}
@@ -137,9 +138,9 @@ func findings(out *report.Output, fs []report.Finding) error {
 }
 
 // orEmpty makes a nil findings list print as [] rather than null.
-func orEmpty(fs []report.Finding) []report.Finding {
+func orEmpty(fs []finding.Finding) []finding.Finding {
 	if fs == nil {
-		return []report.Finding{}
+		return []finding.Finding{}
 	}
 	return fs
 }

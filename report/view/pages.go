@@ -6,8 +6,9 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
-	"innoscope/discovery/rows"
+	"innoscope/finding"
 	"innoscope/report"
+	"innoscope/rows"
 )
 
 // Pages prints `pages`: one row per page as the file is read (with --verify, only the bad
@@ -23,7 +24,7 @@ type Pages struct {
 type PagesJSON struct {
 	*discovery.Report
 	PageList []discovery.PageInfo `json:"page_list,omitempty"`
-	Findings []report.Finding     `json:"findings"`
+	Findings []finding.Finding    `json:"findings"`
 }
 
 // NewPages starts the listing: verify checks checksums, summary prints no page rows, all prints
@@ -58,7 +59,7 @@ func (p *Pages) Each() func(discovery.PageInfo) {
 }
 
 // Print ends the listing with the file's report r and its findings fs.
-func (p *Pages) Print(r *discovery.Report, fs []report.Finding) error {
+func (p *Pages) Print(r *discovery.Report, fs []finding.Finding) error {
 	out := p.out
 	if p.table != nil {
 		if err := p.table.Close(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"innoscope/analysis"
+	"innoscope/finding"
 	"innoscope/replay"
 	"innoscope/report"
 )
@@ -25,12 +26,12 @@ type Recovery struct {
 	Relinked []analysis.ISLRedirect `json:"isl_redirects,omitempty"`
 	// Salvage is what --salvage repaired or declared lost; Findings one per action.
 	Salvage  []replay.SalvageAction `json:"salvage,omitempty"`
-	Findings []report.Finding       `json:"findings,omitempty"`
+	Findings []finding.Finding      `json:"findings,omitempty"`
 
 	// Verdict is the dry run's: the diagnosis's verdict, as diagnose prints it (nil: without a
 	// diagnosis, a salvage's dry run, which says the pages with records). The diagnosis's
 	// findings are then Findings.
-	Verdict *report.Verdict `json:"verdict,omitempty"`
+	Verdict *finding.Verdict `json:"verdict,omitempty"`
 	// OnCopy is a finished copy's diagnosis: what the server will meet when started on it
 	// (nil: not diagnosed).
 	OnCopy *replay.CopyDiagnosis `json:"copy_diagnosis,omitempty"`
@@ -42,14 +43,14 @@ type Recovery struct {
 }
 
 // Diagnosed gives the dry run the diagnosis's verdict and findings.
-func (j *Recovery) Diagnosed(v report.Verdict, fs []report.Finding) {
+func (j *Recovery) Diagnosed(v finding.Verdict, fs []finding.Finding) {
 	j.Verdict, j.Findings, j.diagnosed = &v, fs, true
 }
 
 // AllFindings are the findings the exit status is judged by (--fail-on): the salvage's or the
 // dry run's diagnosis's, and those of the copy's diagnosis.
-func (j *Recovery) AllFindings() []report.Finding {
-	fs := append([]report.Finding(nil), j.Findings...)
+func (j *Recovery) AllFindings() []finding.Finding {
+	fs := append([]finding.Finding(nil), j.Findings...)
 	if j.OnCopy != nil {
 		fs = append(fs, j.OnCopy.Findings...)
 	}
@@ -119,7 +120,11 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 	}
 	// The replay checks the pages it reads; the rest are copied byte for byte, as the server's
 	// own recovery leaves them, and a corrupt one among them shows only when read.
-	fmt.Fprintf(out.Writer(), "not checked: pages the log does not change, copied as they are (`innoscope verify %s` checks every page)\n", j.Source)
+	if j.salvage.NewLog() {
+		fmt.Fprintln(out.Writer(), "checked: every page of the copy (the diagnosis of the copy above); nothing was replayed")
+	} else {
+		fmt.Fprintf(out.Writer(), "not checked: pages the log does not change, copied as they are (`innoscope verify %s` checks every page)\n", j.Source)
+	}
 	fmt.Fprintln(out.Writer(), "start the server on the copy:")
 	out.Unwrapped("  " + j.command)
 	return nil
@@ -127,7 +132,7 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 
 // printPlan is `recover --dry-run`: the verdict (v, else one of the pages with records), the
 // pages per space and the file operations.
-func printPlan(out *report.Output, pl *replay.Plan, v *report.Verdict) error {
+func printPlan(out *report.Output, pl *replay.Plan, v *finding.Verdict) error {
 	pages := 0
 	for _, n := range pl.PagesBySpace {
 		pages += n
@@ -135,7 +140,7 @@ func printPlan(out *report.Output, pl *replay.Plan, v *report.Verdict) error {
 	if v != nil {
 		out.Verdict(*v)
 	} else {
-		out.Verdict(report.MakeVerdict(nil, report.Outcome{Pages: pages}))
+		out.Verdict(finding.MakeVerdict(nil, finding.Outcome{Pages: pages}))
 	}
 	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records on %d pages\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords, pages)
 	if err := out.Table([]string{"SPACE", "FILE", "PAGES"}, pl.SpaceRows()); err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"innoscope/discovery/rows"
+	"innoscope/rows"
 )
 
 // RowsLost says on stderr what `rows` noted and what it could not print; it tells whether rows

@@ -7,11 +7,12 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/report"
 )
 
 // Spaces prints `spaces`: a row for every tablespace file, then the location findings.
-func Spaces(out *report.Output, ts []discovery.Tablespace, src *analysis.SpaceSources, fs []report.Finding) error {
+func Spaces(out *report.Output, ts []discovery.Tablespace, src *analysis.SpaceSources, fs []finding.Finding) error {
 	if out.JSON {
 		if ts == nil {
 			ts = []discovery.Tablespace{}
@@ -102,7 +103,7 @@ func SpaceAnswer(out *report.Output, a *analysis.SpaceAnswer) error {
 
 // Map prints `map`: each space with its file's state and its events, the LSN range and the
 // findings (on stderr with --json, whose document is the list of spaces).
-func Map(out *report.Output, stderr io.Writer, m *analysis.Map, datadir string, fs []report.Finding) error {
+func Map(out *report.Output, stderr io.Writer, m *analysis.Map, datadir string, fs []finding.Finding) error {
 	spaces := m.Sorted()
 	if out.JSON {
 		if err := Trailing(out, stderr, fs); err != nil {

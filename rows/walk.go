@@ -54,10 +54,14 @@ type reader struct {
 	unzipped []byte // the page readPage or fetch decompressed last (its stored checksum held)
 }
 
-// Walk reads the table's rows in clustered index order and calls fn for each. Pages that fail
-// their checksum or cannot be decoded are reported in Result.Lost and skipped; when the link
-// from such a page to the next cannot be trusted, the rest of the leaf pages are read in file
-// order (as Scan does) and Result.Notes says so. fn's error stops the walk.
+// Walk reads the table's rows in clustered index order and calls fn for each. The leaf pages
+// are the ones the B-tree's upper levels point to, in their order (the parents' node pointers,
+// not the leaves' FIL_PAGE_NEXT links, which a damaged page cannot be trusted for): a leaf page
+// that fails its checksum or is not a leaf of the index (its type, index id or level damaged)
+// is reported in Result.Lost with the records it held, and a leaf whose FIL_PAGE_PREV or
+// FIL_PAGE_NEXT disagrees with the tree (a damaged, looping or dangling link) as a loss of no
+// rows. When the upper levels cannot be read, the leaf pages are read in file order (as Scan
+// does) and Result.Notes says so. fn's error stops the walk.
 func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 	r, err := t.reader()
 	if err != nil {
@@ -65,7 +69,7 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 	}
 	defer r.f.Close()
 	seen := map[uint32]bool{}
-	leaf, err := r.leftmostLeaf()
+	leaves, err := r.treeLeaves()
 	if err != nil {
 		if r.lay == nil { // the root itself: its record layout (instant ALTER) is unknown
 			return nil, fmt.Errorf("%w (--scan reads the leaf pages without the tree)", err)
@@ -73,31 +77,41 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 		r.res.Notes = append(r.res.Notes, fmt.Sprintf("no way down the B-tree (%v): the leaf pages were read in file order", err))
 		return r.res, r.rest(seen, fn)
 	}
-	for no := leaf; no != filNull; {
-		if seen[no] {
-			return r.res, fmt.Errorf("%s: page %d: the leaf chain loops", t.File, no)
-		}
-		seen[no] = true
+	for i, no := range leaves {
 		p, err := r.readPage(no)
 		if err != nil {
-			return r.res, err
+			r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("a leaf the B-tree points to cannot be read: %v", err)})
+			continue
 		}
-		next := binary.BigEndian.Uint32(p[discovery.FilPageNext:])
 		if why := r.check(p, no, true); why != "" {
 			r.lose(p, no, why)
-			if !r.trustNext(no, next) {
-				r.res.Notes = append(r.res.Notes, fmt.Sprintf("page %d: the leaf chain cannot be followed: the remaining leaf pages were read in file order", no))
-				return r.res, r.rest(seen, fn)
-			}
-			no = next
 			continue
 		}
 		if err := r.page(p, no, fn); err != nil {
 			return r.res, err
 		}
-		no = next
+		prev, next := uint32(filNull), uint32(filNull)
+		if i > 0 {
+			prev = leaves[i-1]
+		}
+		if i+1 < len(leaves) {
+			next = leaves[i+1]
+		}
+		be := binary.BigEndian
+		if gotPrev, gotNext := be.Uint32(p[discovery.FilPagePrev:]), be.Uint32(p[discovery.FilPageNext:]); gotPrev != prev || gotNext != next {
+			r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("the leaf chain is damaged: FIL_PAGE_PREV %s and FIL_PAGE_NEXT %s, where the B-tree's leaves before and after it are %s and %s (its rows were read, in the B-tree's order)",
+				pageName(gotPrev), pageName(gotNext), pageName(prev), pageName(next))})
+		}
 	}
 	return r.res, nil
+}
+
+// pageName is a page number as messages name it (FIL_NULL: "none").
+func pageName(no uint32) string {
+	if no == filNull {
+		return "none"
+	}
+	return fmt.Sprint(no)
 }
 
 // reader opens the table's tablespace file.
@@ -165,53 +179,6 @@ func (r *reader) lose(p []byte, no uint32, why string) {
 	}
 	r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: why, Rows: n})
 	r.res.LostRows += n
-}
-
-// trustNext: the link from a corrupt page to next is used when next is a valid leaf of the
-// index that links back to it.
-func (r *reader) trustNext(no, next uint32) bool {
-	if next == filNull {
-		return true
-	}
-	p, err := r.readPage(next)
-	return err == nil && r.check(p, next, true) == "" && binary.BigEndian.Uint32(p[discovery.FilPagePrev:]) == no
-}
-
-// leftmostLeaf descends from the root along the first node pointer of each level.
-func (r *reader) leftmostLeaf() (uint32, error) {
-	no := r.t.Root
-	for depth := 0; ; depth++ {
-		p, err := r.readPage(no)
-		if err != nil {
-			return 0, err
-		}
-		if why := r.check(p, no, false); why != "" {
-			return 0, fmt.Errorf("%s: page %d (%s of %s): %s", r.t.File, no, r.t.indexDesc(), r.t.shown, why)
-		}
-		ip, _ := discovery.ParseIndexPage(p)
-		if depth == 0 {
-			inst := binary.BigEndian.Uint16(p[discovery.FilPageType:]) == pageTypeInst
-			if r.lay, err = r.t.rootLayout(p, ip.Compact, inst, int(ip.Instant)); err != nil {
-				return 0, fmt.Errorf("%s: page %d (%s root of %s): %w", r.t.File, no, r.t.indexDesc(), r.t.shown, err)
-			}
-		}
-		if ip.Level == 0 {
-			return no, nil
-		}
-		if depth >= maxDepth || !ip.HasUserRecs {
-			return 0, fmt.Errorf("%s: page %d: no way down the B-tree", r.t.File, no)
-		}
-		var rec record
-		if ip.Compact {
-			rec, err = decodeCompact(p, compactNext(p, infimumNew), r.lay, false, nil)
-		} else {
-			rec, err = decodeRedundant(p, int(binary.BigEndian.Uint16(p[infimumOld-2:])), nil)
-		}
-		if err != nil || len(rec.vals) == 0 || len(rec.vals[len(rec.vals)-1].b) != 4 {
-			return 0, fmt.Errorf("%s: page %d: bad node pointer: %v", r.t.File, no, err)
-		}
-		no = binary.BigEndian.Uint32(rec.vals[len(rec.vals)-1].b)
-	}
 }
 
 // page emits the user records of one leaf page.

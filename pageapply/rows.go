@@ -1,4 +1,4 @@
-package replay
+package pageapply
 
 // Row-format record application: the EXTENDED INSERT_* and DELETE_* records, which the server
 // logs logically and replays with page_apply_insert_redundant, page_apply_insert_dynamic,

@@ -1,18 +1,20 @@
-package analysis
+package view
 
 import (
 	"sort"
 
+	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/report"
 )
 
 // ReportPage gathers what the HTML report shows from the diagnosis: the findings and verdict,
 // the log's file operations, the pages recovery applies records to per tablespace and, when heat
 // is set, every datafile's page LSNs. version names the tool that made it.
-func (d *Diagnosis) ReportPage(version string, heat bool) *report.Page {
+func ReportPage(d *analysis.Diagnosis, version string, heat bool) *report.Page {
 	p := &report.Page{Title: d.Layout.Datadir, Version: version, Findings: d.Findings, Summary: d.Summary,
-		Verdict:  report.MakeVerdict(d.Findings, d.Outcome()),
+		Verdict:  finding.MakeVerdict(d.Findings, d.Outcome()),
 		Timeline: report.Timeline{Checkpoint: d.CheckpointLSN, End: d.Analysis.Map.EndLSN, NoLog: d.Input.Analysis == nil}}
 	toRecover := map[uint32]int{}
 	for id := range d.Analysis.Pages {
@@ -38,7 +40,7 @@ func (d *Diagnosis) ReportPage(version string, heat bool) *report.Page {
 		sh := report.SpaceHeat{ID: t.SpaceID, Name: t.Path, Pages: t.Pages, Note: t.Note}
 		if t.Note == discovery.NotePage0Zero || t.Error != "" {
 			sh.ID, sh.Unknown = 0, true
-			if id, ok := d.logIDOfPath(t.Path); ok {
+			if id, ok := d.LogIDOfPath(t.Path); ok {
 				sh.ID, sh.Unknown = id, false
 			}
 		}
@@ -74,16 +76,6 @@ func (d *Diagnosis) ReportPage(version string, heat bool) *report.Page {
 		}
 	}
 	return p
-}
-
-// logIDOfPath is the id the log gives the file at path (its last name for a tablespace).
-func (d *Diagnosis) logIDOfPath(path string) (uint32, bool) {
-	for _, s := range d.Analysis.Map.Sorted() {
-		if !s.Deleted && discovery.ResolvePath(SourcePath(d.Layout.Datadir)(s.Name)) == discovery.ResolvePath(path) {
-			return s.ID, true
-		}
-	}
-	return 0, false
 }
 
 // pageHeat reads every page's LSN of a datafile, reduced to heat map cells (none if it cannot

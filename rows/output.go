@@ -99,7 +99,8 @@ func SQL(w *bufio.Writer, t *Table) func(Row) error {
 	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\nSET sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\n")
 	binary := make([]bool, len(t.Cols))
 	for i, c := range t.Cols {
-		binary[i] = c.Frm.Type == myBit || isString(c.Frm.Type) && charsetOf(collation(c.Dict.PRType)) == csBinary
+		binary[i] = c.Frm.Type == myBit || isString(c.Frm.Type) && charsetOf(collation(c.Dict.PRType)) == csBinary &&
+			(c.Frm.DataType == "" || c.Frm.DataType == "vector") // UUID and INET values are written as text
 	}
 	return func(row Row) error {
 		w.WriteString(prefix)
@@ -190,10 +191,24 @@ func isString(t byte) bool {
 }
 
 // ErrNeedsRecovery is returned by CheckClean for a data directory whose redo log holds changes
-// not yet in its datafiles.
-type ErrNeedsRecovery struct{ Log string }
+// not yet in its datafiles. Unreplayable names the log's format (and Creator the server that
+// wrote it) when innoscope does not replay it (MySQL, MariaDB before 10.5): `innoscope recover`
+// refuses such a log, so the advice is the server's own recovery.
+type ErrNeedsRecovery struct {
+	Log                   string
+	Unreplayable, Creator string
+}
 
 func (e ErrNeedsRecovery) Error() string {
+	if e.Unreplayable != "" {
+		by := "the server that wrote it"
+		if e.Creator != "" {
+			by += " (" + e.Creator + ")"
+		}
+		return fmt.Sprintf("%s: the redo log holds changes not yet in the datafiles (crash recovery needed), and innoscope does not replay %s logs "+
+			"(`innoscope recover` refuses them): start %s on a copy of the data directory, let it recover and shut down cleanly, then read the rows of the copy",
+			e.Log, e.Unreplayable, by)
+	}
 	return fmt.Sprintf("%s: the redo log holds changes not yet in the datafiles (crash recovery needed): "+
 		"run `innoscope recover DIR --into COPY` first and read the rows of the copy", e.Log)
 }
@@ -211,7 +226,11 @@ func CheckClean(s discovery.Layout) error {
 		return err
 	}
 	if st.CrashRecovery {
-		return ErrNeedsRecovery{Log: l.Path}
+		e := ErrNeedsRecovery{Log: l.Path}
+		if l.Replayable() != nil {
+			e.Unreplayable, e.Creator = l.Header.FormatName, l.Header.Creator
+		}
+		return e
 	}
 	return nil
 }

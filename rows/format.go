@@ -55,6 +55,15 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 	bad := func() ([]byte, error) {
 		return nil, fmt.Errorf("column %s: %d bytes for type %d", c.Name, len(b), f.Type)
 	}
+	if f.DataType != "" {
+		out, ok, err := formatDataType(dst, f.DataType, b)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %v", c.Name, err)
+		}
+		if ok {
+			return out, nil
+		}
+	}
 	switch f.Type {
 	case myTiny, myShort, myLong, myLongLong, myInt24:
 		if len(b) == 0 || len(b) > 8 {

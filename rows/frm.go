@@ -19,6 +19,9 @@ type FrmField struct {
 	// Generated: a generated column (VIRTUAL, or STORED/PERSISTENT), whose value the server
 	// computes: `--format sql` writes DEFAULT for it.
 	Generated bool
+	// DataType names the data type plugin of the column ("uuid", "inet4", "inet6", "vector"),
+	// from the extra2 segment (datatype.go); "" for a built-in type.
+	DataType string
 }
 
 // Decimals is the number of decimals in the field's pack flag (f_decimals).
@@ -81,6 +84,7 @@ func parseFrm(b []byte, path string) ([]FrmField, error) {
 	if at+4 > len(b) {
 		return nil, bad(4, "extra2 segment runs past the end")
 	}
+	types := readExtra2Types(b[frmHeader:at])
 	fi := int(le.Uint32(b[at:]))
 	if fi <= 0 || fi+frmFormInfo > len(b) {
 		return nil, bad(at, fmt.Sprintf("form information offset %d out of range", fi))
@@ -113,7 +117,7 @@ func parseFrm(b []byte, path string) ([]FrmField, error) {
 	out := make([]FrmField, n)
 	for i := range out {
 		r := b[recs+i*frmFieldPack:]
-		f := FrmField{Name: nameList[i], Length: int(le.Uint16(r[3:])), PackFlag: le.Uint16(r[8:]), Type: r[13]}
+		f := FrmField{Name: nameList[i], Length: int(le.Uint16(r[3:])), PackFlag: le.Uint16(r[8:]), Type: r[13], DataType: types[i]}
 		if f.Type != 255 { // geometry keeps its sub-type there
 			f.Charset = int(r[14]) | int(r[11])<<8
 		}
@@ -157,4 +161,22 @@ func splitSep(s []byte) []string {
 		out[i] = string(p)
 	}
 	return out
+}
+
+// legacyInnoDB is DB_TYPE_INNODB, the storage engine code in byte 3 of the .frm of an InnoDB
+// table (a partitioned table has the partition engine's code there).
+const legacyInnoDB = 12
+
+// FrmColumns reads the .frm file at path and reports whether it defines an InnoDB table (not
+// partitioned) and how many columns it has (VIRTUAL ones included).
+func FrmColumns(path string) (innodb bool, columns int, err error) {
+	b, err := readFrmImage(path)
+	if err != nil {
+		return false, 0, err
+	}
+	f, err := parseFrm(b, path)
+	if err != nil {
+		return false, 0, err
+	}
+	return b[3] == legacyInnoDB, len(f), nil
 }

@@ -1,4 +1,4 @@
-package report
+package finding
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package replay
+package pageapply
 
 // insertDynamic applies INSERT_HEAP_DYNAMIC / INSERT_REUSE_DYNAMIC (COMPACT and DYNAMIC rows).
 func insertDynamic(f frame, reuse bool, prev, shift, encHdrL, hdrC, dataC int, data []byte) error {

@@ -19,12 +19,30 @@ type collInfo struct {
 }
 
 // charsetName is the character set of collation coll ("" when the server has no such id).
-func charsetName(coll int) string { return collations[coll].charset }
+func charsetName(coll int) string { c, _ := collationOf(coll); return c.charset }
+
+// The UCA 14.0.0 collations (MariaDB 10.10+; 11.x makes utf8mb4_uca1400_ai_ci the default of
+// utf8mb4) have ids from 2048, 256 per character set in this order, 8 bits of tailoring and
+// accent/case/pad flags below (checked against 11.8's
+// COLLATION_CHARACTER_SET_APPLICABILITY: 2048 utf8mb3_uca1400_ai_ci ... 3271). SHOW COLLATION
+// gives them no id, so the generated table (charset_tables.go) has none of them.
+var uca1400Charsets = []collInfo{{"utf8mb3", 3}, {"utf8mb4", 4}, {"ucs2", 2}, {"utf16", 4}, {"utf32", 4}}
+
+// collationOf is what the server knows of collation id coll.
+func collationOf(coll int) (collInfo, bool) {
+	if c, ok := collations[coll]; ok {
+		return c, true
+	}
+	if i := (coll - 2048) / 256; coll >= 2048 && i < len(uca1400Charsets) {
+		return uca1400Charsets[i], true
+	}
+	return collInfo{}, false
+}
 
 // mbLen gives the minimum and maximum bytes per character of a collation (1, 1 for an id the
 // server does not have).
 func mbLen(coll int) (int, int) {
-	c, ok := collations[coll]
+	c, ok := collationOf(coll)
 	if !ok {
 		return 1, 1
 	}
@@ -144,7 +162,7 @@ func charsetError(coll int) error {
 	if name := charsetName(coll); name != "" {
 		return fmt.Errorf("character set %s (collation %d) is not supported (multi-byte character sets other than utf8mb3, utf8mb4, ucs2, utf16, utf16le and utf32)", name, coll)
 	}
-	return fmt.Errorf("collation %d is unknown to MariaDB 10.11: not supported", coll)
+	return fmt.Errorf("collation %d is unknown to MariaDB 10.11 and 11.8: not supported", coll)
 }
 
 // trimPad strips the padding spaces of a CHAR value of collation coll, in the character set's

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layers ranks every package of the module, bottom first: a package may import only
+// packages of a lower rank (ARCHITECTURE.md draws them). A new package must be placed here.
+var layers = map[string]int{
+	"innoscope/finding":                 0, // the findings vocabulary
+	"innoscope/internal/regular":        0, // opening only regular files
+	"innoscope/logformat":               1, // bytes -> records, per format
+	"innoscope/logformat/logcheck":      2,
+	"innoscope/logformat/logformattest": 2, // builds logs for tests
+	"innoscope/logformat/redo":          3, // the one entry to a redo log
+	"innoscope/discovery":               4, // files -> tablespaces, the dictionary, undo
+	"innoscope/pageapply":               5, // records -> pages
+	"innoscope/rows":                    6, // pages -> rows
+	"innoscope/analysis":                7, // what recovery will do and why
+	"innoscope/replay":                  8, // the recovery procedure in a copy
+	"innoscope/report":                  9, // rendering: tables, JSON, HTML
+	"innoscope/report/view":             10,
+	"innoscope/cmd":                     11, // the CLI
+	"innoscope":                         12,
+	// Tools of the build and the tests, outside the layers.
+	"innoscope/internal/lab":        12,
+	"innoscope/internal/sweepgen":   12,
+	"innoscope/internal/charsetgen": 12,
+}
+
+// TestLayers: no package imports one above it, and every package has its place.
+func TestLayers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	n := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		rank, ok := layers[p.ImportPath]
+		if !ok {
+			t.Errorf("%s has no place in the layers (layers_test.go)", p.ImportPath)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if r, ours := layers[imp]; ours && r >= rank && !strings.HasPrefix(p.ImportPath, "innoscope/internal/") {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports point down only", p.ImportPath, rank, imp, r)
+			} else if !ours && strings.HasPrefix(imp, "innoscope") {
+				t.Errorf("%s imports %s, which has no place in the layers", p.ImportPath, imp)
+			}
+		}
+	}
+	if n < len(layers)-1 {
+		t.Errorf("go list found %d packages", n)
+	}
+}
