@@ -232,7 +232,7 @@ func Diagnose(in Input) []finding.Finding {
 		switch {
 		case !ok && unreadableDir(in, p) != "":
 			// The directory's own UNREADABLE_DATAFILE finding is the fault; its files are unseen.
-		case !ok && e.logged && in.Analysis.createsFile(e.id):
+		case !ok && e.logged && in.Analysis.CreatesFile(e.id):
 			// The log creates the file and rebuilds its page 0: recovery creates it (a crash
 			// between the FILE_CREATE record and the file's creation; recover does the same).
 		case !ok && e.logged && regularFile(p):

@@ -40,6 +40,9 @@ type Diagnosis struct {
 	Analysis *Analysis
 	// LogFindings are the log's own findings among Findings (ReadLog's).
 	LogFindings []finding.Finding
+	// LogOnly: the directory holds only a redo log (discovery.Layout.LogOnly); only the log was
+	// read, and Findings end with LOG_ONLY.
+	LogOnly bool
 }
 
 // Run diagnoses the data directory laid out as s: it compares the redo log, the files, their
@@ -55,6 +58,14 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	a, cpLSN, fs, err := readLayoutLog(s, opt.Scan)
 	if u := discovery.PermissionDenied(err); u != nil {
 		return nil, u // innoscope's own limit, not the server's (which runs as another user)
+	}
+	if log, ok := s.LogOnly(); ok {
+		if err != nil {
+			fs, a = []finding.Finding{logUnreadableFinding(s, err)}, nil
+		}
+		d := logOnlyDiagnosis(s, log, a, cpLSN, fs)
+		d.Input.Policy = opt.Policy
+		return d, nil
 	}
 	logFs := append([]finding.Finding(nil), fs...)
 	logged := a // nil: no usable log; the files, pages and dictionary are still diagnosed

@@ -227,9 +227,9 @@ func AnalyzeMLog(l *logformat.BlockLog, from, atLSN, checkpointLSN uint64) (*Ana
 	return a, sc, err
 }
 
-// createsFile reports a tablespace the log creates (FILE_CREATE) and whose page 0 it rebuilds
+// CreatesFile reports a tablespace the log creates (FILE_CREATE) and whose page 0 it rebuilds
 // from scratch (nothing to read from the file): crash recovery creates a missing file for it.
-func (a *Analysis) createsFile(id uint32) bool {
+func (a *Analysis) CreatesFile(id uint32) bool {
 	if a == nil || a.Map == nil {
 		return false
 	}

@@ -81,7 +81,7 @@ func (a *Analysis) ToRecover(path func(name string) string, stat func(path strin
 		if b, ok := bound[id.Space]; ok && b.Deferred && id.Page == 0 {
 			continue // recover_deferred rebuilt it before the batch
 		}
-		if _, ok := bound[id.Space]; !ok && id.Page == 0 && a.createsFile(id.Space) {
+		if _, ok := bound[id.Space]; !ok && id.Page == 0 && a.CreatesFile(id.Space) {
 			continue // no file: recovery creates it and rebuilds page 0 early, as a deferred one's
 		}
 		n++
@@ -95,7 +95,7 @@ func (a *Analysis) ToRecover(path func(name string) string, stat func(path strin
 // undo logs (Options.Undo nil, or unreadable) the start-up's reads are not known, and the
 // count is larger than the server's.
 func (d *Diagnosis) ToRecover() int {
-	if d.Input.Analysis == nil {
+	if d.Input.Analysis == nil || d.LogOnly { // without the files, what the server drops is not known
 		return 0
 	}
 	stat := func(p string) FileState {

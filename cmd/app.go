@@ -41,6 +41,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 		Commands:        []*cli.Command{logCommand(), spacesCommand(), pagesCommand(), mapCommand(), diagnoseCommand(), recoverCommand(), verifyCommand(), rowsCommand(), reportCommand()},
 		ExitErrHandler:  func(*cli.Context, error) {},
 		OnUsageError:    usageError,
+		Action:          missingCommand,
 	}
 	prepareCommands(app.Commands)
 	return app
@@ -49,8 +50,8 @@ func App(stdout, stderr io.Writer) *cli.App {
 // Run runs innoscope with os.Args-style args and returns the process exit code.
 func Run(args []string, stdout, stderr io.Writer) int {
 	app := App(stdout, stderr)
-	unknown := ""
-	app.CommandNotFound = func(_ *cli.Context, name string) { unknown = name }
+	var unknown error // a help topic that is no command
+	app.CommandNotFound = func(c *cli.Context, name string) { unknown = unknownCommand(c, name) }
 	defer handleSignals(stderr)()
 	report.SetColor("auto")
 	args = helpTopic(args)
@@ -58,8 +59,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = app.Run(args)
 	}
-	if unknown != "" {
-		err = fmt.Errorf("unknown command %q (see innoscope --help)", unknown)
+	if unknown != nil {
+		err = unknown
 	}
 	switch {
 	case err == nil:

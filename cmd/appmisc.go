@@ -23,6 +23,7 @@ func prepareCommands(cmds []*cli.Command) {
 	for _, c := range cmds {
 		c.OnUsageError = usageError
 		if len(c.Subcommands) > 0 {
+			c.Action = missingCommand // `innoscope log` alone, or `innoscope log recrods`
 			prepareCommands(c.Subcommands)
 			continue
 		}
@@ -42,15 +43,14 @@ func prepareCommands(cmds []*cli.Command) {
 	}
 }
 
-// usageError is a bad flag or argument: one line naming where the help is.
+// usageError is a bad flag or argument: one line naming where the help is, and the flag meant
+// when an undefined one looks like a typo of it.
 func usageError(c *cli.Context, err error, _ bool) error {
-	name := ""
-	for _, x := range c.Lineage() { // the command's own context first
-		if x.Command != nil && x.Command.Name != "" && x.Command.Name != c.App.Name && !strings.HasPrefix(name, x.Command.Name+" ") {
-			name = x.Command.Name + " " + name
-		}
+	var flags []cli.Flag
+	if c.Command != nil {
+		flags = c.Command.Flags
 	}
-	return fmt.Errorf("%v (see innoscope %s--help)", err, name)
+	return fmt.Errorf("%v%s (see %s --help)", err, flagSuggestion(err, flags), commandPath(c))
 }
 
 // helpTopic turns `innoscope help CMD [SUB]` into `innoscope CMD [SUB] --help`.

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -80,4 +81,23 @@ func idFlag(c *cli.Context, name string) (int64, error) {
 		return 0, fmt.Errorf("--%s %d: give a number from 0 to 4294967295", name, v)
 	}
 	return v, nil
+}
+
+// dirArg checks the arguments of a command that takes one data directory: DIR, or none with
+// --datadir or --defaults-file. A second word, when valueFlag (recover's --into, verify's
+// --keep, report's --out) is not given, is answered with that flag: `recover DIR COPY` meant
+// --into COPY.
+func dirArg(c *cli.Context, valueFlag string) error {
+	n := c.NArg()
+	switch {
+	case n == 1 || n == 0 && (c.IsSet("datadir") || c.IsSet("defaults-file")):
+		return nil
+	case n == 0:
+		return errors.New("expected one DIR argument (the data directory)")
+	case n == 2 && valueFlag != "" && !c.IsSet(valueFlag):
+		dir, extra := c.Args().Get(0), c.Args().Get(1)
+		return fmt.Errorf("expected one DIR argument, got a second one, %s: did you mean --%s %s? (%s %s --%s %s)",
+			extra, valueFlag, extra, commandPath(c), dir, valueFlag, extra)
+	}
+	return fmt.Errorf("expected one DIR argument, got %s: %s", nArgs(n), strings.Join(c.Args().Slice(), " "))
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
+	"innoscope/discovery"
 	"innoscope/finding"
 	"innoscope/replay"
 	"innoscope/report"
@@ -25,25 +26,26 @@ func diagnoseCommand() *cli.Command {
 }
 
 func diagnoseAction(c *cli.Context) error {
-	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
-		return fmt.Errorf("expected one DIR argument")
+	if err := dirArg(c, ""); err != nil {
+		return err
 	}
-	d, err := runDiagnosis(c)
+	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	d, err := runDiagnosis(c, s)
 	if err != nil {
 		return err
 	}
 	return show(c, func(out *report.Output) ([]finding.Finding, error) { return d.Findings, view.Diagnosis(out, d) })
 }
 
-// runDiagnosis diagnoses the command's data directory with its --policy and --skip-pages.
-func runDiagnosis(c *cli.Context) (*analysis.Diagnosis, error) {
+// runDiagnosis diagnoses the data directory laid out as s with the command's --policy and
+// --skip-pages.
+func runDiagnosis(c *cli.Context, s discovery.Layout) (*analysis.Diagnosis, error) {
 	pol := analysis.Policy(c.String("policy"))
 	if pol != analysis.PolicyMariaDB && pol != analysis.PolicyMySQL8 {
 		return nil, fmt.Errorf("--policy %q: want mariadb or mysql8", pol)
-	}
-	s, err := loadSettings(c, c.Args().First())
-	if err != nil {
-		return nil, err
 	}
 	prog, done := progress("verifying datafiles")
 	defer done()

@@ -29,8 +29,8 @@ type goldenCase struct {
 	files bool
 }
 
-// goldenCrash runs every command on fixtures/mariadb-10.11-crash (a redo log only: the commands
-// that need datafiles report their absence, recover refuses). The full JSON of `log records` is
+// goldenCrash runs every command on fixtures/mariadb-10.11-crash (a redo log only: diagnose and
+// report say LOG_ONLY, recover, verify and spaces refuse). The full JSON of `log records` is
 // kept (about 230 KB); its table is kept for LSN ranges and filters.
 var goldenCrash = []goldenCase{
 	{name: "crash/log-header.table", args: []string{"log", "header", "$CRASH"}},

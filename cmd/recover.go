@@ -30,9 +30,9 @@ func recoverCommand() *cli.Command {
 			"again. A directory a server is running on is refused unless --allow-live.",
 		ArgsUsage: "DIR",
 		Flags: dirFlags(
-			&cli.StringFlag{Name: "into", Usage: "the working copy to create (a new directory; an existing empty one with --force)"},
+			&cli.StringFlag{Name: "into", Usage: "the working copy to create (a new or empty directory)"},
 			&cli.StringFlag{Name: "external-dir", Usage: "where files from outside the data directory go (default COPY" + replay.ExternalSuffix + ")"},
-			&cli.BoolFlag{Name: "force", Usage: "use an existing empty --into, or restart an interrupted one"},
+			&cli.BoolFlag{Name: "force", Usage: "restart an interrupted copy: empty an --into that holds " + replay.IncompleteMarker + " and start again"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be applied (pages per space, file operations); write nothing"},
 			&cli.Int64Flag{Name: "cache-mib", Value: 512, Usage: "page images held in memory before a batch is written"},
 			allowLiveFlag, salvageFlag),
@@ -41,8 +41,8 @@ func recoverCommand() *cli.Command {
 }
 
 func recoverAction(c *cli.Context) error {
-	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
-		return fmt.Errorf("expected one DIR argument")
+	if err := dirArg(c, "into"); err != nil {
+		return err
 	}
 	into := absFlag(c, "into")
 	if into == "" && !c.Bool("dry-run") {
@@ -92,6 +92,9 @@ func recoverAction(c *cli.Context) error {
 func openSource(c *cli.Context, diagnosed bool) (*replay.Source, *analysis.Diagnosis, error) {
 	s, err := loadSettings(c, c.Args().First())
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.RefuseLogOnly("recover into a copy"); err != nil {
 		return nil, nil, err
 	}
 	if err := refuseLive(c, s); err != nil {

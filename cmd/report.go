@@ -9,6 +9,7 @@ import (
 	"innoscope/discovery"
 	"innoscope/finding"
 	"innoscope/internal/regular"
+	"innoscope/replay"
 	"innoscope/report"
 	"innoscope/report/view"
 )
@@ -16,7 +17,7 @@ import (
 func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "report",
-		Usage: "one self-contained HTML file for the incident ticket: verdict, findings, LSN timeline, pages to recover, page-LSN heat map",
+		Usage: "one self-contained HTML file for the incident ticket: verdict, what to do next, findings, LSN timeline, pages with log records, page-LSN heat map",
 		Description: "Runs the diagnosis (as diagnose does) and writes --out: inline CSS and SVG, no script and no\n" +
 			"external URL, so it opens offline. Exit status as diagnose's.",
 		ArgsUsage: "DIR --out FILE.html",
@@ -29,23 +30,28 @@ func reportCommand() *cli.Command {
 }
 
 func reportAction(c *cli.Context) error {
-	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
-		return fmt.Errorf("expected one DIR argument")
+	if err := dirArg(c, "out"); err != nil {
+		return err
 	}
 	outPath := absFlag(c, "out")
 	if outPath == "" {
 		return fmt.Errorf("--out FILE.html is required")
 	}
-	if s, err := loadSettings(c, c.Args().First()); err == nil {
-		if err := checkOut(outPath, discovery.SourcePlaces(s)); err != nil {
-			return err
-		}
+	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return err
 	}
-	d, err := runDiagnosis(c)
+	if err := checkOut(outPath, discovery.SourcePlaces(s)); err != nil {
+		return err
+	}
+	d, err := runDiagnosis(c, s)
 	if err != nil {
 		return err
 	}
 	p := view.ReportPage(d, Version, !c.Bool("skip-pages"))
+	for _, n := range replay.NextSteps(d, scanOptions(c), locationArgs(c)) {
+		p.Next = append(p.Next, report.NextStep(n))
+	}
 	if err := regular.Replace(outPath, 0o644, func(f *os.File) error { return report.WriteHTML(f, p) }); err != nil {
 		return fmt.Errorf("%s: %w", outPath, err)
 	}

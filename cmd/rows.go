@@ -52,6 +52,9 @@ func rowsAction(c *cli.Context) error {
 	if err := s.CheckDatadir(); err != nil {
 		return err
 	}
+	if err := s.RefuseLogOnly("read rows from"); err != nil {
+		return err
+	}
 	if err := refuseLive(c, s); err != nil {
 		return err
 	}

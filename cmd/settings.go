@@ -53,8 +53,13 @@ func loadSettings(c *cli.Context, dirArg string) (discovery.Layout, error) {
 		}
 		opt["datadir"] = dirArg
 	}
-	if opt["datadir"] == "" {
-		return discovery.Layout{}, fmt.Errorf("no data directory: give DIR, --datadir or a --defaults-file with datadir")
+	if opt["datadir"] == "" && cnf == "" {
+		return discovery.Layout{}, fmt.Errorf("no data directory: give DIR, --datadir or a --defaults-file")
+	}
+	if opt["datadir"] == "" { // as the server started with that my.cnf: its built-in one
+		opt["datadir"] = discovery.DefaultDatadir
+		fmt.Fprintf(c.App.ErrWriter, "innoscope: note: %s sets no datadir (nor do the flags): reading the server's built-in default %s, as mariadbd does (mariadbd --help --verbose | grep ^datadir)\n",
+			cnf, discovery.DefaultDatadir)
 	}
 	return discovery.NewLayout(opt)
 }
@@ -95,6 +100,18 @@ func sameDir(a, b string) bool {
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// locationArgs are the location flags given to the command, other than the data directory,
+// as a command line that repeats them spells them ("--innodb-undo-directory=/u").
+func locationArgs(c *cli.Context) []string {
+	var out []string
+	for _, f := range locationFlags {
+		if n := f.Names()[0]; n != "datadir" && c.IsSet(n) {
+			out = append(out, "--"+n+"="+c.String(n))
+		}
+	}
+	return out
 }
 
 // absFlag is the value of a path flag (--into, --keep, --tmpdir, --external-dir), made

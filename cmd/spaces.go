@@ -35,6 +35,11 @@ func spacesAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if id < 0 { // --space N still says what the log holds of N
+		if err := s.RefuseLogOnly("list (no tablespace file; --space N answers from the log)"); err != nil {
+			return err
+		}
+	}
 	ts, err := discovery.Scan(s)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,15 +22,17 @@ import (
 // run the server as mysql (the copy was root's, which a server running as mysql cannot open).
 // In "long_path" COPY/mysqld.sock is longer than a socket path may be (the server refused it).
 // "verify_keep": verify --keep prints the command for the copy it keeps (it printed none: a
-// new-user trial).
+// new-user trial). "json": `recover --json` gives the command as start_command (it gave none).
+// "existing_empty": --into an existing empty directory (a mount point made for the copy) is
+// used without --force (it was refused: "exists (empty); pass --force to use it").
 func TestRecoverPrintsServerCommand(t *testing.T) {
-	for _, name := range []string{"layout", "formats_4k", "owned", "long_path", "verify_keep"} {
+	for _, name := range []string{"layout", "formats_4k", "owned", "long_path", "verify_keep", "json", "existing_empty"} {
 		t.Run(name, func(t *testing.T) {
 			scenario, owner := name, ""
 			if name == "owned" {
 				scenario, owner = "dml", "mysql"
 			}
-			if name == "long_path" {
+			if name == "long_path" || name == "json" || name == "existing_empty" {
 				scenario = "dml"
 			}
 			if name == "verify_keep" { // verify --keep prints the command for its copy too
@@ -54,15 +57,30 @@ func TestRecoverPrintsServerCommand(t *testing.T) {
 				os.Chmod(base, 0o755) // the server, as mysql, must reach the copy
 				os.Chmod(filepath.Dir(base), 0o755)
 			}
+			if name == "existing_empty" {
+				if err := os.Mkdir(copyDir, 0o750); err != nil {
+					t.Fatal(err)
+				}
+			}
 			args, head := []string{"recover", src, "--into", copyDir}, "start the server on the copy:\n"
 			if name == "verify_keep" {
 				args, head = []string{"verify", src, "--keep", copyDir}, "start the server on the kept copy:\n"
+			}
+			if name == "json" {
+				args = append(args, "--json")
 			}
 			out, errs, code := run(append(args, where...)...)
 			if code != ExitClean {
 				t.Fatalf("%s: exit %d\n%s\n%s", args[0], code, out, errs)
 			}
 			_, cmdline, ok := strings.Cut(out, head)
+			if name == "json" {
+				var j map[string]any
+				if err := json.Unmarshal([]byte(out), &j); err != nil {
+					t.Fatalf("recover --json: %v\n%s", err, out)
+				}
+				cmdline, ok = j["start_command"].(string)
+			}
 			if !ok {
 				t.Fatalf("no server command in the output:\n%s", out)
 			}

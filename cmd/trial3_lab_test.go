@@ -72,7 +72,6 @@ func TestVerifyKeepNamesItsFlags(t *testing.T) {
 	}
 	before := lab.HashTree(t, root)
 	for _, c := range []struct{ dir, want string }{
-		{empty, "exists (empty): --keep needs a new directory"},
 		{full, "is not empty: --keep needs a new directory"},
 		{marked, "holds an interrupted recovery"},
 	} {
@@ -172,8 +171,7 @@ func TestLogCommandsRefuseTablespace(t *testing.T) {
 }
 
 // TestRecoverDryRunChecksTarget: `recover --dry-run --into COPY` printed its plan (exit 0)
-// for a COPY a real run refuses: inside the source, not empty, empty without --force, an
-// interrupted copy without --force, locked by another run. It now refuses each with the real
+// for a COPY a real run refuses: inside the source, not empty, an interrupted copy without --force, locked by another run. It now refuses each with the real
 // run's error, and writes nothing (the marked copy it accepts with --force is left as it is;
 // the real run empties it).
 func TestRecoverDryRunChecksTarget(t *testing.T) {
@@ -223,7 +221,7 @@ func TestRecoverDryRunChecksTarget(t *testing.T) {
 	}{
 		{filepath.Join(s.Crashed, "sub"), false, "overlaps the source"},
 		{full, true, "is not empty"},
-		{empty, false, "pass --force to use it"},
+		{full, false, "is not empty"},
 		{marked, false, "holds an interrupted recovery"},
 		{locked, true, "another innoscope run"},
 	} {
@@ -247,6 +245,9 @@ func TestRecoverDryRunChecksTarget(t *testing.T) {
 		if out, errs, code := run(append([]string{"recover", s.Crashed, "--into", into, "--force", "--dry-run"}, where...)...); code != ExitClean || !strings.Contains(out, "mariadbd will") {
 			t.Errorf("recover --dry-run --force --into %s: exit %d\n%s%s", into, code, out, errs)
 		}
+	}
+	if out, errs, code := run(append([]string{"recover", s.Crashed, "--into", empty, "--dry-run"}, where...)...); code != ExitClean || !strings.Contains(out, "mariadbd will") {
+		t.Errorf("recover --dry-run --into %s (empty, no --force): exit %d\n%s%s", empty, code, out, errs)
 	}
 	unchanged("recover --dry-run --force")
 	if _, err := os.Stat(filepath.Join(root, "new")); err == nil {

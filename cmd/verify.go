@@ -30,15 +30,15 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules for the diagnosis: mariadb or mysql8"},
 			&cli.BoolFlag{Name: "skip-pages", Usage: "the diagnosis reads only page 0 of each source file (the copy is still verified page by page)"},
 			&cli.StringFlag{Name: "tmpdir", Usage: "where the temporary copy goes (default: the system temporary directory)"},
-			&cli.StringFlag{Name: "keep", Usage: "keep the replayed copy in this new directory instead of a temporary one"},
+			&cli.StringFlag{Name: "keep", Usage: "keep the replayed copy in this new (or empty) directory instead of a temporary one"},
 			allowLiveFlag),
 		Action: verifyAction,
 	}
 }
 
 func verifyAction(c *cli.Context) error {
-	if c.NArg() != 1 && !c.IsSet("datadir") && !c.IsSet("defaults-file") {
-		return fmt.Errorf("expected one DIR argument")
+	if err := dirArg(c, "keep"); err != nil {
+		return err
 	}
 	pol := analysis.Policy(c.String("policy"))
 	if pol != analysis.PolicyMariaDB && pol != analysis.PolicyMySQL8 {
@@ -46,6 +46,9 @@ func verifyAction(c *cli.Context) error {
 	}
 	s, err := loadSettings(c, c.Args().First())
 	if err != nil {
+		return err
+	}
+	if err := s.RefuseLogOnly("replay and verify"); err != nil {
 		return err
 	}
 	if err := refuseLive(c, s); err != nil {

@@ -156,3 +156,55 @@ func subdirs(dir string) []string {
 	}
 	return out
 }
+
+// LogOnly tells whether the layout holds a redo log and nothing else of a data directory: no
+// system tablespace file, no undo tablespace, no mysql system schema directory and no database
+// directory of datafiles (a log copied alone, for a look at it). It returns the log's path.
+// Only the log can be read then: what it holds, not what the server will do with the files it
+// names.
+func (l Layout) LogOnly() (string, bool) {
+	log := ""
+	for _, p := range []string{filepath.Join(l.LogFileDir(), "ib_logfile0"), filepath.Join(l.LogFileDir(), "#innodb_redo")} {
+		if exists(p) {
+			log = p
+			break
+		}
+	}
+	if log == "" || exists(filepath.Join(l.Datadir, "mysql")) || hasSchemaDir(l.Datadir) {
+		return "", false
+	}
+	for _, f := range l.SystemFiles() {
+		if exists(filepath.Join(l.DataHome(), f)) {
+			return "", false
+		}
+	}
+	if undo, _ := filepath.Glob(filepath.Join(l.UndoHome(), "undo[0-9][0-9][0-9]")); len(undo) > 0 {
+		return "", false
+	}
+	if ibd, _ := filepath.Glob(filepath.Join(l.Datadir, "*.ibd")); len(ibd) > 0 {
+		return "", false
+	}
+	return log, true
+}
+
+// LogOnlyError is the refusal of a command that needs the datafiles (recover, verify, rows,
+// spaces) on a directory holding only a redo log (Layout.LogOnly).
+type LogOnlyError struct {
+	Dir, Log string
+	What     string // what the command would have done ("recover", "list the tablespaces")
+}
+
+// Error says what is missing and which commands read a log alone.
+func (e *LogOnlyError) Error() string {
+	return fmt.Sprintf("%s: only a redo log (%s) is here, no system tablespace, mysql/ directory or datafiles: nothing to %s; "+
+		"give the data directory the log came from (`innoscope diagnose %s` and `innoscope log stats %s` say what the log alone tells)",
+		e.Dir, filepath.Base(e.Log), e.What, e.Dir, e.Dir)
+}
+
+// RefuseLogOnly is a *LogOnlyError when the layout holds only a redo log, else nil.
+func (l Layout) RefuseLogOnly(what string) error {
+	if log, ok := l.LogOnly(); ok {
+		return &LogOnlyError{Dir: l.Datadir, Log: log, What: what}
+	}
+	return nil
+}

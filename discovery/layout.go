@@ -36,6 +36,11 @@ type Layout struct {
 var LayoutOptions = []string{"datadir", "innodb_data_home_dir", "innodb_data_file_path",
 	"innodb_directories", "innodb_undo_directory", "innodb_log_group_home_dir", "innodb_page_size"}
 
+// DefaultDatadir is the data directory mariadbd uses when no option sets one: the path built
+// into MariaDB's packages (Debian's, as `mariadbd --no-defaults --help --verbose` prints it, and
+// the RPMs'), which Debian's /etc/mysql/my.cnf relies on ("#datadir = /var/lib/mysql").
+const DefaultDatadir = "/var/lib/mysql"
+
 // cnfGroups are the my.cnf groups mariadbd 10.11 reads (compared without regard to case).
 var cnfGroups = map[string]bool{"mysqld": true, "server": true, "mariadb": true, "mariadbd": true,
 	"client-server": true, "galera": true, "mysqld-10.11": true, "mariadb-10.11": true, "mariadbd-10.11": true}

@@ -18,6 +18,7 @@ var Codes = map[string]string{
 	"MISSING_REDO_FILE":       "a file of the log's chain or ring is absent",
 	"OLDER_LOG_FORMAT":        "a MySQL or pre-10.8 MariaDB log: read, checked by 10.11's rules, not replayed",
 	"CRASH_UPGRADE_REFUSED":   "a crashed log of an older server, which MariaDB 10.8+ refuses to upgrade",
+	"LOG_ONLY":                "only a redo log was given: the log is read, nothing is said of the files",
 	// Files and tablespaces.
 	"SPACE_ID_MISMATCH":    "page 0 carries another space id than the dictionary or the log gives its file",
 	"MISSING_FILE":         "a file the log modifies or the dictionary lists is absent",

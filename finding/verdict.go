@@ -47,6 +47,10 @@ func refuses(f Finding) bool {
 	return refusers[f.Code] || strings.Contains(f.Message, "refuses to start") || strings.Contains(f.Message, "refuse to start")
 }
 
+// Refuses tells whether an error finding is one by which the server refuses to start (or stops
+// during crash recovery), as the verdict ranks it.
+func Refuses(f Finding) bool { return refuses(f) }
+
 // saysStarts is a message's word that the server starts despite the finding ("the server
 // starts, but the table fails", "the server starts and the table is unusable"); not advice that
 // mentions a start ("a copy ... which the server starts on").
@@ -99,6 +103,16 @@ func MakeVerdict(fs []Finding, o Outcome) Verdict {
 	srv := o.Server
 	if srv == "" {
 		srv = "mariadbd"
+	}
+	for _, f := range s {
+		if f.Code == "LOG_ONLY" { // no datafiles: nothing to judge the server by
+			v := Verdict{Severity: s[0].Severity, Code: f.Code, Count: 1,
+				Sentence: "only a redo log was given: what " + srv + " will do cannot be said without the data directory's files"}
+			if o.Logged {
+				v.Sentence += "; the log holds changes crash recovery would apply"
+			}
+			return v
+		}
 	}
 	if len(s) == 0 || s[0].Severity == Info {
 		v := Verdict{Severity: Info, Sentence: srv + " will start and " + apply}

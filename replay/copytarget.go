@@ -118,8 +118,8 @@ func (c *Copy) lockedError(flags TargetFlags) error {
 // CheckTarget makes every check Lock makes, and writes nothing (a dry run's): it refuses a
 // copy that would overlap the source, that another run holds locked, or that holds anything but
 // an empty directory (a new one is fine), and the same for its external directory. With force,
-// an empty directory, or one that holds IncompleteMarker (an interrupted copy: Lock empties it),
-// passes; a non-empty directory without the marker is refused even then.
+// one that holds IncompleteMarker (an interrupted copy: Lock empties it) passes too; a
+// non-empty directory without the marker is refused even then.
 func (c *Copy) CheckTarget(force bool, flags TargetFlags) error {
 	flags = flags.orDefault()
 	if err := c.checkOverlaps(flags); err != nil {
@@ -166,7 +166,8 @@ func (c *Copy) checkOverlaps(flags TargetFlags) error {
 }
 
 // checkDirs is CheckTarget after the overlap and lock checks, writing nothing; created says
-// Lock has just made the target (empty, so no --force is needed for it). It returns the
+// Lock has just made the target. A new or empty directory is used as it is; one holding
+// IncompleteMarker only with force, and one holding anything else never. It returns the
 // interrupted copies that force says to empty.
 func (c *Copy) checkDirs(force, created bool, flags TargetFlags) (toEmpty []string, err error) {
 	for _, d := range []string{c.Target, c.external()} {
@@ -194,13 +195,12 @@ func (c *Copy) checkDirs(force, created bool, flags TargetFlags) (toEmpty []stri
 				d, IncompleteMarker, flags.Force)
 		case marked:
 			toEmpty = append(toEmpty, d)
-		case len(ents) == 0 && !force && flags.Force == "":
-			return nil, fmt.Errorf("%s exists (empty): %s needs a new directory; remove it or name another", d, flags.Dir)
-		case len(ents) == 0 && !force:
-			return nil, fmt.Errorf("%s exists (empty); pass %s to use it", d, flags.Force)
-		case len(ents) != 0 && flags.Force == "":
+		case len(ents) == 0:
+			// An empty directory holds nothing to lose (a mount point made for the copy): used
+			// as a new one is.
+		case flags.Force == "":
 			return nil, fmt.Errorf("%s is not empty: %s needs a new directory; name another", d, flags.Dir)
-		case len(ents) != 0:
+		default:
 			return nil, fmt.Errorf("%s is not empty and is not an interrupted innoscope copy (no %s): innoscope only writes into new or empty directories, and %s only removes its own interrupted copies",
 				d, IncompleteMarker, flags.Force)
 		}

@@ -234,7 +234,7 @@ func (e TargetError) Unwrap() error { return e.error }
 type RunOptions struct {
 	Target   string // the copy (a new or empty directory)
 	External string // where files from outside the data directory go ("": Target+ExternalSuffix)
-	Force    bool   // use an existing empty Target, or restart an interrupted one
+	Force    bool   // restart an interrupted copy (empty a Target holding IncompleteMarker)
 	// Flags are the options that chose Target, named in its refusals (zero: recover's).
 	Flags TargetFlags
 	// CacheBytes bounds the page images held in memory (0: 512 MiB).

@@ -13,9 +13,12 @@ import (
 
 // DiagnosisJSON is the --json form of `diagnose` (schemas/diagnose.schema.json).
 type DiagnosisJSON struct {
-	Datadir       string `json:"datadir"`
-	CheckpointLSN uint64 `json:"checkpoint_lsn"`
-	EndLSN        uint64 `json:"end_lsn"`
+	Datadir string `json:"datadir"`
+	// Verdict is the sentence the table output starts with, its severity and the most severe
+	// finding's code.
+	Verdict       finding.Verdict `json:"verdict"`
+	CheckpointLSN uint64          `json:"checkpoint_lsn"`
+	EndLSN        uint64          `json:"end_lsn"`
 	// ToRecoverPages is the count the verdict states: what the server prints as "InnoDB: To
 	// recover: N pages" (analysis.Diagnosis.ToRecover); PagesWithRecords is every distinct page
 	// a record after the checkpoint names, those the server drops before applying included.
@@ -39,7 +42,7 @@ func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
 		if dict == nil {
 			dict = []analysis.DictEntry{}
 		}
-		return out.WriteJSON(DiagnosisJSON{Datadir: d.Layout.Datadir, CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
+		return out.WriteJSON(DiagnosisJSON{Datadir: d.Layout.Datadir, Verdict: finding.MakeVerdict(fs, d.Outcome()), CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
 			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: d.RollbackForecast(),
 			ToRecoverPages: d.ToRecover(), PagesWithRecords: len(d.Analysis.Pages), Servers: d.Servers()})
 	}

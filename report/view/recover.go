@@ -35,10 +35,12 @@ type Recovery struct {
 	// OnCopy is a finished copy's diagnosis: what the server will meet when started on it
 	// (nil: not diagnosed).
 	OnCopy *replay.CopyDiagnosis `json:"copy_diagnosis,omitempty"`
+	// StartCommand starts mariadbd on the finished copy, as the table output's last line says
+	// (absent for a dry run).
+	StartCommand string `json:"start_command,omitempty"`
 
 	salvage   *replay.SalvagePlan
 	outcome   *replay.Outcome
-	command   string
 	diagnosed bool // Findings are the dry run's diagnosis's
 }
 
@@ -76,7 +78,7 @@ func NewRecovery(p *replay.Source, into string, dryRun bool, stderr io.Writer) *
 // Ran adds what the recovery did, and the server command line that starts on the copy.
 func (j *Recovery) Ran(p *replay.Source, o *replay.Outcome) {
 	j.Copy, j.Result, j.Seconds, j.Relinked, j.outcome = &o.Copy, o.Result, o.Seconds, p.Redirects, o
-	j.command = replay.ServerCommand(j.Into, p.Layout, p.Log.PageSize)
+	j.StartCommand = replay.ServerCommand(j.Into, p.Layout, p.Log.PageSize)
 }
 
 // Print prints the plan (a dry run) or the recovery; notes go to stderr as "innoscope: note:"
@@ -126,7 +128,7 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 		fmt.Fprintf(out.Writer(), "not checked: pages the log does not change, copied as they are (`innoscope verify %s` checks every page)\n", j.Source)
 	}
 	fmt.Fprintln(out.Writer(), "start the server on the copy:")
-	out.Unwrapped("  " + j.command)
+	out.Unwrapped("  " + j.StartCommand)
 	return nil
 }
 
