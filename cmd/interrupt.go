@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // interrupts are what a SIGINT, SIGTERM or SIGHUP does before innoscope exits: each registered
@@ -72,16 +73,23 @@ func handleSignals(stderr io.Writer) (stop func()) {
 	}
 }
 
-// removeAll removes dir, retrying while other goroutines of the interrupted command may still
-// be creating files in it.
+// removeAll removes dir while other goroutines of the interrupted command may still be
+// creating files in it: dir is first renamed aside (their later creations by its name fail:
+// the copy never makes its root again), then removed, again while an entry is still being
+// made in it (ENOTEMPTY), for a bounded number of tries.
 func removeAll(dir string) error {
+	target := dir
+	if err := os.Rename(dir, dir+".removing"); err == nil {
+		target = dir + ".removing"
+	}
 	var err error
-	for i := 0; i < 5; i++ {
-		if err = os.RemoveAll(dir); err == nil {
-			if _, serr := os.Stat(dir); os.IsNotExist(serr) {
+	for i := 0; i < 100; i++ {
+		if err = os.RemoveAll(target); err == nil {
+			if _, serr := os.Lstat(target); os.IsNotExist(serr) {
 				return nil
 			}
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	return err
 }
