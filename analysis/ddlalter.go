@@ -101,7 +101,7 @@ func onDisk(p string) bool {
 
 // alterFinding is DDL_RECOVERY_FAILS (error) for an alterPartitionFailure f.
 func (f ddlFailure) alterFinding(in Input, logPath string) finding.Finding {
-	sqlName := func(n string) string { return strings.ReplaceAll(n, "/", ".") }
+	sqlName := discovery.SQLTableName
 	var where []string
 	for _, p := range f.alter.parts {
 		where = append(where, fmt.Sprintf("%s (space %d, %s)", p.Name, p.SpaceID, partFile(in, p)))

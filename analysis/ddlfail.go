@@ -224,7 +224,7 @@ func (f ddlFailure) finding(in Input, logPath string) finding.Finding {
 		}
 		return finding.Finding{Severity: finding.Error, Code: "DDL_RECOVERY_FAILS", SpaceID: u32(f.spaceID), File: f.src,
 			Message: fmt.Sprintf("the server's DDL recovery cannot revert RENAME TABLE %s TO %s (entry %d of %s, %s, phase %d): the partition engine renames the table back by its .par file, %s, which does not exist (the crash came after the statement renamed %d partition(s) and before it renamed the .par and .frm files), so nothing is renamed; InnoDB's dictionary keeps %s while %s.frm and %s.par name %s, which the table loses (\"[ERROR] Failed to open table %s.\", CHECK TABLE fails); the rows stay in %s",
-				strings.ReplaceAll(f.from, "/", "."), strings.ReplaceAll(f.to, "/", "."), f.entry.Pos, logPath, f.entry.ActionName(), f.entry.Phase,
+				discovery.SQLTableName(f.from), discovery.SQLTableName(f.to), f.entry.Pos, logPath, f.entry.ActionName(), f.entry.Phase,
 				absPath(in.Datadir, f.to+".par"), len(f.lost), strings.Join(kept, ", "), f.from, f.from, strings.Join(names, ", "), names[0], f.src)}
 	}
 	act := fmt.Sprintf("entry %d of %s, %s %s (from %s), phase %d", f.entry.Pos, logPath, f.entry.ActionName(), f.to, f.from, f.entry.Phase)

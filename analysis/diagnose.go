@@ -202,7 +202,7 @@ func Diagnose(in Input) []finding.Finding {
 		if !d.Deleted && !d.Frm && !strings.Contains(d.Name, "#sql") {
 			fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "MISSING_FRM", SpaceID: u32(d.SpaceID),
 				File:    filepath.Join(in.Datadir, d.Name+".frm"),
-				Message: fmt.Sprintf("InnoDB's dictionary has table %s (space %d) but its .frm is missing: the server starts, and the table is invisible to SQL until the .frm is restored", d.Name, d.SpaceID)})
+				Message: fmt.Sprintf("InnoDB's dictionary has table %s (space %d) but its .frm is missing: the server starts, and the table is invisible to SQL until the .frm is restored", discovery.SQLTableName(d.Name), d.SpaceID)})
 		}
 	}
 	files := map[string]discovery.Tablespace{}
@@ -405,8 +405,11 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []finding.
 		if ok || (t.Error != "" && !shortFile(t)) {
 			continue
 		}
-		msg := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID)
-		if other := expectedElsewhere(exp, t.SpaceID); other != nil {
+		msg, space := fmt.Sprintf("no dictionary entry or log record refers to this file (space %d)", t.SpaceID), u32(t.SpaceID)
+		if BlankPage0(t) { // no space id to name (page 0 reads as space 0)
+			msg, space = "no dictionary entry or log record refers to this file, and its page 0 is blank (all zero): it names no tablespace", nil
+		}
+		if other := expectedElsewhere(exp, t.SpaceID); other != nil && space != nil {
 			where := other.source
 			if other.lsn != nil {
 				where = fmt.Sprintf("the redo log (LSN %d)", *other.lsn)
@@ -422,7 +425,7 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []finding.
 		} else if strings.HasPrefix(filepath.Base(t.Path), "#sql") {
 			msg += "; a leftover of an interrupted ALTER TABLE"
 		}
-		fs = append(fs, finding.Finding{Severity: sev, Code: "ORPHAN_FILE", SpaceID: u32(t.SpaceID), File: t.Path, Message: msg})
+		fs = append(fs, finding.Finding{Severity: sev, Code: "ORPHAN_FILE", SpaceID: space, File: t.Path, Message: msg})
 	}
 	return fs
 }

@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"innoscope/discovery"
 )
 
 // FailingTable is a live table of the dictionary that an error finding says the server will not
 // be able to open (its file missing, another space id, its metadata rejected, ...).
 type FailingTable struct {
-	// Table is db.t, as CHECK TABLE names it (the dictionary's file-name encoding kept); a
-	// partitioned table's partition is Partition (p0, or p0#SP#s0 for a subpartition).
+	// Table is db.t, as CHECK TABLE and rows name it (discovery.SQLTableName); a partitioned
+	// table's partition is Partition (p0, or p0#SP#s0 for a subpartition).
 	Table     string `json:"table"`
 	Partition string `json:"partition,omitempty"`
 	SpaceID   uint32 `json:"space_id"`
@@ -30,7 +32,7 @@ func FailingTables(in Input, fs []finding.Finding) []FailingTable {
 			continue
 		}
 		if f.Code == "FRM_NOT_IN_ENGINE" { // a table of a .frm, not of the dictionary
-			ft := FailingTable{Table: dotted(filepath.Base(filepath.Dir(f.File)) + "/" + strings.TrimSuffix(filepath.Base(f.File), ".frm")), Code: f.Code, File: f.File}
+			ft := FailingTable{Table: discovery.SQLTableName(filepath.Base(filepath.Dir(f.File)) + "/" + strings.TrimSuffix(filepath.Base(f.File), ".frm")), Code: f.Code, File: f.File}
 			if !seen[ft] {
 				seen[ft] = true
 				out = append(out, ft)
@@ -53,7 +55,7 @@ func FailingTables(in Input, fs []finding.Finding) []FailingTable {
 					break
 				}
 			}
-			ft.Table = db + "." + tab
+			ft.Table, ft.Partition = discovery.SQLName(db)+"."+discovery.SQLName(tab), discovery.SQLName(ft.Partition)
 			if !seen[ft] {
 				seen[ft] = true
 				out = append(out, ft)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"innoscope/discovery"
 	"innoscope/finding"
 	"innoscope/schema"
 )
@@ -51,15 +52,12 @@ func frmFindings(in Input) []finding.Finding {
 		case ok && active[d.TrxID]:
 		case !ok:
 			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "FRM_NOT_IN_ENGINE", File: p,
-				Message: fmt.Sprintf("%s defines the InnoDB table %s, which InnoDB's dictionary does not hold (after crash recovery): the server starts, but the table fails (\"Table '%s' doesn't exist in engine\", CHECK TABLE fails); the table's DDL is not in the dictionary (a log cut before its CREATE or RENAME TABLE?): restore the table from a backup, or DROP TABLE it", p, dotted(name), filepath.Base(name))})
+				Message: fmt.Sprintf("%s defines the InnoDB table %s, which InnoDB's dictionary does not hold (after crash recovery): the server starts, but the table fails (\"Table '%s' doesn't exist in engine\", CHECK TABLE fails); the table's DDL is not in the dictionary (a log cut before its CREATE or RENAME TABLE?): restore the table from a backup, or DROP TABLE it", p, discovery.SQLTableName(name), discovery.SQLName(filepath.Base(name)))})
 		case d.NCols&0xffff+d.NCols>>16 != uint32(cols):
 			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "FRM_COLUMNS_MISMATCH", SpaceID: u32(d.SpaceID), File: p,
 				Message: fmt.Sprintf("%s defines %d columns for %s, InnoDB's dictionary (after crash recovery) %d: the server starts, but marks the table corrupted (\"Table %s is corrupted. Please drop the table and recreate\", CHECK TABLE fails); an ALTER TABLE (an instant ADD or DROP COLUMN) reached the .frm and not the dictionary (a log cut before it?): restore the table from a backup",
-					p, cols, dotted(name), d.NCols&0xffff+d.NCols>>16, dotted(name))})
+					p, cols, discovery.SQLTableName(name), d.NCols&0xffff+d.NCols>>16, discovery.SQLTableName(name))})
 		}
 	}
 	return fs
 }
-
-// dotted is a table's db/name as db.name.
-func dotted(n string) string { return strings.ReplaceAll(n, "/", ".") }

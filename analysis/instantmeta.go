@@ -409,13 +409,14 @@ func (pr instantMetadataProblem) finding() finding.Finding {
 	}
 	return finding.Finding{Severity: finding.Error, Code: "INSTANT_METADATA_UNRECOGNIZED", SpaceID: u32(pr.spaceID), File: pr.file, LSN: u64(pr.lsn),
 		Message: fmt.Sprintf("crash recovery leaves the clustered index of %s (page %d, the first leaf, page LSN %d) with an instant ALTER metadata record that the server rejects (written by %s): %s. The server reads it when it first loads the table, which it does before it rolls the transaction back (\"[ERROR] InnoDB: Table %s contains unrecognizable instant ALTER metadata\"), and marks the table corrupted; the rollback then skips the table's undo records, so the record stays and the table cannot be opened (CHECK TABLE fails) until it is rebuilt from its rows",
-			pr.table.Name, pr.page, pr.lsn, who, pr.why, serverTableName(pr.table.Name))}
+			discovery.SQLTableName(pr.table.Name), pr.page, pr.lsn, who, pr.why, serverTableName(pr.table.Name))}
 }
 
 // serverTableName spells a dictionary table name (db/t, db/t#P#p0, db/t#P#p0#SP#s0) as the
-// server's InnoDB messages do: `db`.`t` /* Partition `p0` */.
+// server's InnoDB messages do, each name decoded (discovery.SQLName): `db`.`t` /* Partition `p0` */.
 func serverTableName(name string) string {
 	db, t, _ := strings.Cut(name, "/")
+	db, t = discovery.SQLName(db), discovery.SQLName(t) // after the cut: a name may hold a '/'
 	tab, part, isPart := strings.Cut(t, "#P#")
 	if !isPart {
 		tab, part, isPart = strings.Cut(t, "#p#")

@@ -44,8 +44,10 @@ type ISLRedirect struct {
 	NoLink bool `json:"no_link,omitempty"`
 }
 
-// String says what the copy does differently from the source, and why.
+// String says what the copy does differently from the source, and why (the table as SQL
+// spells it).
 func (r ISLRedirect) String() string {
+	r.Table = discovery.SQLTableName(r.Table)
 	if r.NoLink {
 		return fmt.Sprintf("%s links to %s, which does not exist; the copy has no link: the redo log gives space %d of table %s its own file %s, from which the server's crash recovery opens the table without reading the link",
 			r.ISL, r.Stale, r.SpaceID, r.Table, r.Target)

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 	"innoscope/logformat/redo"
 )
 
@@ -171,7 +171,7 @@ func (d *Diagnosis) startupReads() map[PageID]bool {
 // its copy: absent; deferred when page 0 is blank (discovery.BlankPage0) or too short to carry a
 // space id; otherwise the space id page 0 carries. An unreadable file counts as absent.
 func firstPageState(p string) FileState {
-	f, err := os.Open(p)
+	f, err := regular.Open(p)
 	if err != nil {
 		return FileState{Exists: !errors.Is(err, fs.ErrNotExist)}
 	}

@@ -121,7 +121,7 @@ func TestReportOutInsideSource(t *testing.T) {
 	lab.CopyDir(t, filepath.Join("..", "fixtures", "mariadb-10.11-crash"), dir)
 	before := lab.HashTree(t, dir)
 	_, errs, code := run("report", dir, "--out", filepath.Join(dir, "r.html"))
-	if code != ExitError || !strings.Contains(errs, "inside the data directory") {
+	if code != ExitError || !strings.Contains(errs, "overlaps the source location "+dir) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 	if !mapsEqual(before, lab.HashTree(t, dir)) {

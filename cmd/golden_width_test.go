@@ -2,9 +2,10 @@ package cmd
 
 import (
 	"fmt"
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"strings"
 	"testing"
+
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
 
 // widthCases are the table outputs run at a forced terminal width (COLUMNS): the findings

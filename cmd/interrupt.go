@@ -8,9 +8,10 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
-// interrupts are what a SIGINT or SIGTERM does before innoscope exits: each registered
+// interrupts are what a SIGINT, SIGTERM or SIGHUP does before innoscope exits: each registered
 // function cleans up what it can and says what is left, in the order of registration (an
 // outer clean-up, such as verify's removal of its temporary copy, runs before the inner one
 // says what it leaves).
@@ -19,7 +20,7 @@ var interrupts struct {
 	fns []func() string
 }
 
-// onInterrupt registers fn for a SIGINT/SIGTERM during the command; the returned function
+// onInterrupt registers fn for a SIGINT/SIGTERM/SIGHUP during the command; the returned function
 // unregisters it.
 func onInterrupt(fn func() string) (remove func()) {
 	interrupts.Lock()
@@ -35,12 +36,13 @@ func onInterrupt(fn func() string) (remove func()) {
 	}
 }
 
-// handleSignals makes SIGINT and SIGTERM run the registered clean-ups, print one line on stderr
-// naming what is left, and exit 128+signal (130, 143). The returned function stops it.
+// handleSignals makes SIGINT, SIGTERM and SIGHUP (the terminal closed, the session ended) run
+// the registered clean-ups, print one line on stderr naming what is left, and exit 128+signal
+// (130, 143, 129). The returned function stops it.
 func handleSignals(stderr io.Writer) (stop func()) {
 	sigs := make(chan os.Signal, 1)
 	done := make(chan struct{})
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		select {
 		case sig := <-sigs:
@@ -51,7 +53,7 @@ func handleSignals(stderr io.Writer) (stop func()) {
 					msgs = append(msgs, m)
 				}
 			}
-			name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+			name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[sig]
 			line := "innoscope: interrupted by " + name
 			if len(msgs) > 0 {
 				line += ": " + strings.Join(msgs, "; ")
@@ -71,16 +73,23 @@ func handleSignals(stderr io.Writer) (stop func()) {
 	}
 }
 
-// removeAll removes dir, retrying while other goroutines of the interrupted command may still
-// be creating files in it.
+// removeAll removes dir while other goroutines of the interrupted command may still be
+// creating files in it: dir is first renamed aside (their later creations by its name fail:
+// the copy never makes its root again), then removed, again while an entry is still being
+// made in it (ENOTEMPTY), for a bounded number of tries.
 func removeAll(dir string) error {
+	target := dir
+	if err := os.Rename(dir, dir+".removing"); err == nil {
+		target = dir + ".removing"
+	}
 	var err error
-	for i := 0; i < 5; i++ {
-		if err = os.RemoveAll(dir); err == nil {
-			if _, serr := os.Stat(dir); os.IsNotExist(serr) {
+	for i := 0; i < 100; i++ {
+		if err = os.RemoveAll(target); err == nil {
+			if _, serr := os.Lstat(target); os.IsNotExist(serr) {
 				return nil
 			}
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	return err
 }

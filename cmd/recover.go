@@ -58,6 +58,9 @@ func recoverAction(c *cli.Context) error {
 	if d != nil {
 		j.Diagnosed(finding.MakeVerdict(d.Findings, d.Outcome()), d.Findings)
 	}
+	if c.Bool("allow-live") {
+		j.Findings = append(j.Findings, liveSourceFindings(p.Layout)...)
+	}
 	opt := replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
 		CacheBytes: c.Int64("cache-mib") << 20}
 	if j.DryRun && into != "" { // the refusals of the target a real run makes, writing nothing

@@ -8,6 +8,7 @@ import (
 
 	"innoscope/discovery"
 	"innoscope/finding"
+	"innoscope/internal/regular"
 	"innoscope/replay"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -40,8 +41,8 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if inside(discovery.ResolvePath(outPath), discovery.ResolvePath(s.Datadir)) {
-		return fmt.Errorf("--out %s is inside the data directory %s, which is only read", outPath, s.Datadir)
+	if err := checkOut(outPath, discovery.SourcePlaces(s)); err != nil {
+		return err
 	}
 	d, err := runDiagnosis(c, s)
 	if err != nil {
@@ -51,21 +52,31 @@ func reportAction(c *cli.Context) error {
 	for _, n := range replay.NextSteps(d, scanOptions(c), locationArgs(c)) {
 		p.Next = append(p.Next, report.NextStep(n))
 	}
-	f, err := os.Create(outPath)
-	if err != nil {
-		return err
-	}
-	if err := report.WriteHTML(f, p); err != nil {
-		f.Close()
+	if err := regular.Replace(outPath, 0o644, func(f *os.File) error { return report.WriteHTML(f, p) }); err != nil {
 		return fmt.Errorf("%s: %w", outPath, err)
-	}
-	if err := f.Close(); err != nil {
-		return err
 	}
 	return show(c, func(out *report.Output) ([]finding.Finding, error) {
 		return d.Findings, view.ReportWritten(out, outPath, p, d.Findings)
 	})
 }
 
-// inside tells whether path is dir or below it.
-func inside(path, dir string) bool { return path == dir || discovery.Within(path, dir) }
+// checkOut refuses an output file that is not a regular file (a FIFO would wait for a reader,
+// a device or a directory is not a file to replace), that lies in a place the source is read
+// from, or that is one of the source's files under another name (a hard link): before anything
+// is written.
+func checkOut(out string, src *discovery.Places) error {
+	if err := regular.Check(out); err != nil {
+		return fmt.Errorf("--out %w: give the path of a new file or of a file to replace", err)
+	}
+	if place, how, err := src.Overlap(out); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	} else if how == "is" || how == "is inside" {
+		return discovery.OverlapError("--out", out, place, how)
+	}
+	if f, err := src.SameFile(out); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	} else if f != "" {
+		return fmt.Errorf("--out %s is the source's file %s under another name (a hard link): writing it would change the source; name another file", out, f)
+	}
+	return nil
+}

@@ -88,7 +88,8 @@ func findingCodes(t *testing.T, args ...string) (map[string]finding.Finding, int
 
 // TestServerRunning starts the real server on a copy of a crashed lab directory: diagnose and
 // the log commands report SERVER_RUNNING with its pid (from the fcntl lock InnoDB holds on
-// ibdata1), recover, verify and rows refuse (exit 2) and create nothing. After the server is killed
+// ibdata1), recover, verify and rows refuse (exit 2) and create nothing; recover --allow-live
+// makes the copy with a LIVE_SOURCE warning naming the server (before, it said nothing of it). After the server is killed
 // (its pid file stays behind, naming a dead process), nothing reports a running server.
 func TestServerRunning(t *testing.T) {
 	s := lab.Get(t, "dml")
@@ -116,6 +117,12 @@ func TestServerRunning(t *testing.T) {
 			t.Fatalf("%v created %s", args, out)
 		}
 	}
+	// With --allow-live the copy is made, and said to come from a running server.
+	fs, code := findingCodes(t, "recover", dir, "--into", out, "--allow-live", "--json")
+	if f, ok := fs["LIVE_SOURCE"]; code == ExitError || !ok || f.Severity != finding.Warning || !strings.Contains(f.Message, "pid "+pid) {
+		t.Errorf("recover --allow-live of a running server's directory: exit %d, LIVE_SOURCE %v %+v", code, ok, f)
+	}
+	os.RemoveAll(out)
 	srv.Process.Signal(syscall.SIGKILL)
 	time.Sleep(500 * time.Millisecond)
 	if pids, _ := filepath.Glob(filepath.Join(dir, "*.pid")); len(pids) == 0 {
@@ -467,5 +474,41 @@ func TestRecordsAndMapMissingFileCheckpoint(t *testing.T) {
 		if _, errs, code := run(append(args, s.Crashed)...); code != ExitClean {
 			t.Errorf("%v on the crashed directory: exit %d %s", args, code, errs)
 		}
+	}
+}
+
+// TestVerifyHangupAndLeftovers: SIGHUP (the terminal closed) stops verify as SIGTERM does: its
+// temporary copy removed, exit 129. A verify killed outright (SIGKILL: no clean-up runs) leaves
+// its temporary directory; the next verify with the same --tmpdir removes it and says so, and
+// leaves alone a directory of the same name pattern it did not make. Before, SIGHUP killed
+// verify without its clean-up, and leftovers stayed for ever.
+func TestVerifyHangupAndLeftovers(t *testing.T) {
+	s := lab.Get(t, "dml")
+	tmp := t.TempDir()
+	glob := filepath.Join(tmp, "innoscope-verify-*", "copy", replay.IncompleteMarker)
+	c, cont := stopped(t, glob, "verify", s.Crashed, "--tmpdir", tmp)
+	c.Process.Signal(syscall.SIGHUP)
+	code, errs := cont()
+	if code != 129 || !strings.Contains(errs, "interrupted by SIGHUP") || !strings.Contains(errs, "was removed") {
+		t.Errorf("verify after SIGHUP: exit %d, %q", code, errs)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("verify left %s after SIGHUP", ents[0].Name())
+	}
+	c, cont = stopped(t, glob, "verify", s.Crashed, "--tmpdir", tmp)
+	c.Process.Signal(syscall.SIGKILL)
+	cont()
+	left, _ := filepath.Glob(filepath.Join(tmp, "innoscope-verify-*"))
+	if len(left) != 1 {
+		t.Fatalf("after SIGKILL: %v, want the killed run's directory", left)
+	}
+	foreign := filepath.Join(tmp, "innoscope-verify-notmine")
+	os.Mkdir(foreign, 0o755)
+	_, errs, code = run("verify", s.Crashed, "--tmpdir", tmp)
+	if code == ExitError || !strings.Contains(errs, "removed "+left[0]+", the temporary copy of an earlier verify that was killed") {
+		t.Errorf("verify after a killed one: exit %d, %q", code, errs)
+	}
+	if after, _ := filepath.Glob(filepath.Join(tmp, "*")); len(after) != 1 || after[0] != foreign {
+		t.Errorf("left in --tmpdir: %v, want only %s", after, foreign)
 	}
 }

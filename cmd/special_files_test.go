@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 
 	"innoscope/discovery"
 	"innoscope/internal/lab"
+
+	"golang.org/x/sys/unix"
 )
 
 // hangLimit is how long a command may take on these small directories before the test calls
@@ -232,4 +235,129 @@ type findingJSON struct {
 	Code     string `json:"code"`
 	File     string `json:"file"`
 	Message  string `json:"message"`
+}
+
+// specialKinds are the file types innoscope must refuse where it reads a file, with the words
+// it names them in, and how the test makes one at a path.
+var specialKinds = []struct {
+	kind string
+	make func(t *testing.T, path string)
+}{
+	{"a FIFO", mkfifo},
+	{"a socket", func(t *testing.T, path string) {
+		os.Remove(path)
+		l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.SetUnlinkOnClose(false)
+		l.Close()
+	}},
+	{"a character device", func(t *testing.T, path string) { mknod(t, path, syscall.S_IFCHR, 1, 5) }}, // /dev/zero: reads never end
+	{"a block device", func(t *testing.T, path string) { mknod(t, path, syscall.S_IFBLK, 7, 0) }},     // loop0
+	{"a directory", func(t *testing.T, path string) {
+		os.Remove(path)
+		if err := os.Mkdir(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}},
+}
+
+// mknod replaces path by a device node (root only: the test skips without it).
+func mknod(t *testing.T, path string, typ uint32, major, minor int) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("device nodes need root")
+	}
+	os.Remove(path)
+	if err := syscall.Mknod(path, typ|0o644, int(unix.Mkdev(uint32(major), uint32(minor)))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSpecialFiles: every file innoscope opens, made each special file type in turn (a FIFO,
+// a socket, /dev/zero's device, a block device, a directory), stops no command: each returns
+// at once without a panic, and where the file is needed names it and what it is ("not a
+// regular file (a FIFO)"); a directory given to !include is skipped, as the server skips it.
+// Before, --defaults-file, !include and !includedir of a FIFO, a FIFO .frm and report --out
+// onto a FIFO hung (mariadbd --print-defaults hangs on the same my.cnf: its own files are its
+// problem, innoscope names them), a character device as a .frm was read for ever, and recover
+// --into, --external-dir and verify --keep naming a FIFO hung.
+func TestSpecialFiles(t *testing.T) {
+	type use struct {
+		name     string
+		scenario string
+		file     string // relative to the copy's data directory, or to a scratch directory when cnf
+		cnf      string // the my.cnf written into the scratch directory ("": none); FILE is file's path
+		args     []string
+		mustName bool
+		// warns: the file is named in a warning finding (exit 0 allowed); dirOK: a directory
+		// there is passed over (the scan lists only files); dir: a directory innoscope makes
+		// or writes into ("not a directory (a FIFO)"; a directory there is no special file).
+		warns, dirOK, dir bool
+	}
+	uses := []use{
+		{name: "ib_logfile0", scenario: "dml", file: "ib_logfile0", args: []string{"log", "header", "DIR"}, mustName: true},
+		{name: "ibdata1", scenario: "dml", file: "ibdata1", args: []string{"diagnose", "DIR"}, mustName: true},
+		{name: "ibd", scenario: "dml", file: "db/t1.ibd", args: []string{"spaces", "DIR"}, mustName: true, dirOK: true},
+		{name: "frm", scenario: "clean", file: "db/t.frm", args: []string{"rows", "DIR", "db.t"}, mustName: true},
+		{name: "frm-diagnose", scenario: "clean", file: "db/t.frm", args: []string{"diagnose", "DIR"}},
+		{name: "par", scenario: "tmp_partition", file: "db/ph.par", args: []string{"rows", "--allow-live", "DIR", "db.ph"}},
+		{name: "ddl_recovery.log", scenario: "dml", file: "ddl_recovery.log", args: []string{"diagnose", "DIR"}, mustName: true, warns: true},
+		{name: "defaults-file", scenario: "clean", file: "my.cnf", args: []string{"spaces", "--defaults-file", "FILE"}, mustName: true},
+		{name: "include", scenario: "clean", file: "inc.cnf", cnf: "[mysqld]\ndatadir=DIR\n!include FILE\n", args: []string{"spaces", "--defaults-file", "CNF"}, mustName: true},
+		{name: "includedir", scenario: "clean", file: "conf.d/x.cnf", cnf: "[mysqld]\ndatadir=DIR\n!includedir SCRATCH/conf.d\n", args: []string{"spaces", "--defaults-file", "CNF"}, mustName: true},
+		{name: "report-out", scenario: "clean", file: "r.html", args: []string{"report", "DIR", "--out", "FILE"}, mustName: true},
+		{name: "into", scenario: "clean", file: "copy", args: []string{"recover", "DIR", "--into", "FILE"}, mustName: true, dir: true},
+		{name: "into-dry-run", scenario: "clean", file: "copy", args: []string{"recover", "DIR", "--dry-run", "--into", "FILE"}, mustName: true, dir: true},
+		{name: "external-dir", scenario: "clean", file: "ext", args: []string{"recover", "DIR", "--into", "SCRATCH/copy", "--external-dir", "FILE"}, mustName: true, dir: true},
+		{name: "keep", scenario: "clean", file: "keep", args: []string{"verify", "DIR", "--keep", "FILE"}, mustName: true, dir: true},
+	}
+	for _, u := range uses {
+		t.Run(u.name, func(t *testing.T) {
+			s := lab.Get(t, u.scenario)
+			for _, k := range specialKinds {
+				t.Run(strings.ReplaceAll(k.kind, " ", "_"), func(t *testing.T) {
+					dir := copyScenario(t, s)
+					scratch := t.TempDir()
+					path := filepath.Join(dir, u.file)
+					if u.file == "my.cnf" || u.cnf != "" || u.name == "report-out" || u.dir {
+						path = filepath.Join(scratch, u.file)
+					}
+					os.MkdirAll(filepath.Dir(path), 0o755)
+					cnf := filepath.Join(scratch, "main.cnf")
+					repl := strings.NewReplacer("DIR", dir, "FILE", path, "SCRATCH", scratch, "CNF", cnf)
+					if u.cnf != "" {
+						if err := os.WriteFile(cnf, []byte(repl.Replace(u.cnf)), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+					k.make(t, path)
+					var args []string
+					for _, a := range u.args {
+						args = append(args, repl.Replace(a))
+					}
+					r := cliIn(t, scratch, hangLimit, nil, args...)
+					both := r.stdout + r.stderr
+					if strings.Contains(both, "panic:") || strings.Contains(both, "goroutine ") {
+						t.Fatalf("innoscope %v with %s %s: exit %d\n%s", args, u.file, k.kind, r.code, both)
+					}
+					skipped := k.kind == "a directory" && (u.name == "include" || u.name == "includedir" || u.dirOK)
+					want := path + ": not a regular file (" + k.kind + ")"
+					if u.dir {
+						if k.kind == "a directory" {
+							return // a directory is what belongs there
+						}
+						want = path + ": not a directory (" + k.kind + ")"
+					}
+					switch {
+					case skipped && r.code == ExitError:
+						t.Errorf("innoscope %v with %s a directory (mariadbd skips it): exit 2\n%s", args, u.file, both)
+					case !skipped && u.mustName && (r.code == ExitClean && !u.warns || !strings.Contains(both, want)):
+						t.Errorf("innoscope %v with %s %s: exit %d, does not say %q\n%s", args, u.file, k.kind, r.code, want, both)
+					}
+				})
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package discovery
 import (
 	"errors"
 	"fmt"
+	"innoscope/internal/regular"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -73,7 +74,7 @@ func (l Layout) CheckDatadir() error {
 		}
 		found = true
 		if fi.Mode().IsRegular() {
-			f, err := os.Open(p)
+			f, err := regular.Open(p)
 			if u := PermissionDenied(err); u != nil {
 				return u
 			}

@@ -1,12 +1,14 @@
 package discovery
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"innoscope/internal/regular"
+	"io"
 	"io/fs"
-	"os"
 )
 
 // MariaDB 10.6+ keeps the SQL layer's DDL log in ddl_recovery.log (sql/ddl_log.cc): a header
@@ -59,59 +61,115 @@ func (e DDLLogEntry) Done() bool {
 	return e.Type != DDLEntry || e.Phase == ddlFinalPhase || int(e.Action) >= len(ddlPhases) || e.Phase >= ddlPhases[e.Action]
 }
 
-// DDLLog is a ddl_recovery.log as the crash left it.
+// DDLLog is what recovery does with a ddl_recovery.log as the crash left it: its execute
+// entries and the actions of their chains not done yet.
 type DDLLog struct {
-	Path    string
-	Entries []DDLLogEntry // entry N (1-based) is Entries[N-1]
+	Path     string
+	executes []DDLLogEntry // the execute entries, in file order
+	pending  [][]DDLLogEntry
 }
 
-// ReadDDLLog reads a ddl_recovery.log; nil (and no error) when there is none or its header is
-// not 10.6's (the server then skips DDL recovery: "Wrong header").
+// ddlLogMaxActive bounds the execute entries and the pending actions kept of a log: a server
+// writes an execute entry per DDL statement in flight, at most one per connection (max_connections
+// is at most 100000), and a few actions each; a log claiming more is not one the server wrote, and
+// is refused rather than held in memory.
+const ddlLogMaxActive = 100000
+
+// ReadDDLLog reads a ddl_recovery.log as the server's DDL recovery does, entry by entry (io_size
+// bytes each, as many as the file holds after its header block), so that memory stays bounded
+// whatever the file's size; nil (and no error) when there is none or its header is not 10.6's
+// (the server then skips DDL recovery: "Wrong header"). Anything but a regular file is refused
+// without blocking.
 func ReadDDLLog(path string) (*DDLLog, error) {
-	b, err := os.ReadFile(path)
+	f, size, err := regular.OpenSized(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err
 	}
-	if len(b) < 9 || !bytes.Equal(b[:4], ddlLogMagic) {
+	defer f.Close()
+	var head [9]byte
+	if n, _ := f.ReadAt(head[:], 0); n < len(head) || !bytes.Equal(head[:4], ddlLogMagic) {
 		return nil, nil
 	}
 	le := binary.LittleEndian
-	io, namePos := int(le.Uint16(b[4:])), int(le.Uint16(b[6:]))
-	if io < 64 || namePos < 42 || namePos >= io {
-		return nil, fmt.Errorf("%s: offset 4: io_size %d, name offset %d", path, io, namePos)
+	ioSize, namePos := int64(le.Uint16(head[4:])), int(le.Uint16(head[6:]))
+	if ioSize < 64 || namePos < 42 || int64(namePos) >= ioSize {
+		return nil, fmt.Errorf("%s: offset 4: io_size %d, name offset %d", path, ioSize, namePos)
 	}
 	l := &DDLLog{Path: path}
-	for pos := 1; (pos+1)*io <= len(b); pos++ {
-		blk := b[pos*io : (pos+1)*io]
-		e := DDLLogEntry{Pos: pos, Type: blk[0], Action: blk[1], Phase: blk[2], Next: le.Uint32(blk[4:]), Flags: le.Uint16(blk[8:]), UniqueID: le.Uint64(blk[34:])}
-		p := namePos
-		str := func() string {
-			if p+3 > len(blk) {
-				return ""
-			}
-			n := int(le.Uint16(blk[p:]))
-			if p+2+n > len(blk) {
-				p = len(blk)
-				return ""
-			}
-			s := string(blk[p+2 : p+2+n])
-			p += n + 3
-			return s
+	n := size/ioSize - 1 // entries after the header block
+	blk := make([]byte, ioSize)
+	read := func(pos int64) (DDLLogEntry, error) {
+		if _, err := f.ReadAt(blk, pos*ioSize); err != nil {
+			return DDLLogEntry{}, fmt.Errorf("%s: offset %d: entry %d: %w", path, pos*ioSize, pos, err)
 		}
-		e.Handler, e.DB, e.Name, e.FromHandler, e.FromDB, e.FromName, e.TmpName, e.ExtraName =
-			str(), str(), str(), str(), str(), str(), str(), str()
-		l.Entries = append(l.Entries, e)
+		return parseDDLEntry(blk, int(pos), namePos), nil
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(f, ioSize, max(n, 0)*ioSize), 1<<20)
+	for pos := int64(1); pos <= n; pos++ {
+		if _, err := io.ReadFull(r, blk); err != nil {
+			return nil, fmt.Errorf("%s: offset %d: entry %d: %w", path, pos*ioSize, pos, err)
+		}
+		if blk[0] != DDLExecute {
+			continue
+		}
+		if len(l.executes) == ddlLogMaxActive {
+			return nil, fmt.Errorf("%s: offset %d: more than %d active execute entries: not a DDL log a server wrote (one entry per DDL statement in flight); move it aside to read the rest",
+				path, pos*ioSize, ddlLogMaxActive)
+		}
+		e := parseDDLEntry(blk, int(pos), namePos)
+		l.executes = append(l.executes, e)
+	}
+	kept := 0
+	for _, e := range l.executes {
+		if e.UniqueID&0xff >= ddlLogMaxRetry {
+			continue
+		}
+		var chain []DDLLogEntry
+		// A chain longer than the log loops (the server's would never end); no map of the
+		// entries seen is kept.
+		for next, steps := int64(e.Next), int64(0); next != 0 && next <= n && steps < n; steps++ {
+			a, err := read(next)
+			if err != nil {
+				return nil, err
+			}
+			if !a.Done() {
+				if kept++; kept > ddlLogMaxActive {
+					return nil, fmt.Errorf("%s: more than %d pending DDL actions: not a DDL log a server wrote; move it aside to read the rest", path, ddlLogMaxActive)
+				}
+				chain = append(chain, a)
+			}
+			next = int64(a.Next)
+		}
+		if len(chain) > 0 {
+			l.pending = append(l.pending, chain)
+		}
 	}
 	return l, nil
 }
 
-func (l *DDLLog) entry(pos uint32) *DDLLogEntry {
-	if pos == 0 || int(pos) > len(l.Entries) {
-		return nil
+// parseDDLEntry decodes entry pos of a DDL log from its block (names from namePos on).
+func parseDDLEntry(blk []byte, pos, namePos int) DDLLogEntry {
+	le := binary.LittleEndian
+	e := DDLLogEntry{Pos: pos, Type: blk[0], Action: blk[1], Phase: blk[2], Next: le.Uint32(blk[4:]), Flags: le.Uint16(blk[8:]), UniqueID: le.Uint64(blk[34:])}
+	p := namePos
+	str := func() string {
+		if p+3 > len(blk) {
+			return ""
+		}
+		n := int(le.Uint16(blk[p:]))
+		if p+2+n > len(blk) {
+			p = len(blk)
+			return ""
+		}
+		s := string(blk[p+2 : p+2+n])
+		p += n + 3
+		return s
 	}
-	return &l.Entries[pos-1]
+	e.Handler, e.DB, e.Name, e.FromHandler, e.FromDB, e.FromName, e.TmpName, e.ExtraName =
+		str(), str(), str(), str(), str(), str(), str(), str()
+	return e
 }
 
 // Executed is the number of execute entries the server's ddl_log_execute_recovery runs (it
@@ -122,12 +180,12 @@ func (l *DDLLog) Executed() int {
 		return 0
 	}
 	active := map[int]bool{}
-	for _, e := range l.Entries {
-		active[e.Pos] = e.Type == DDLExecute
+	for _, e := range l.executes {
+		active[e.Pos] = true
 	}
 	n := 0
-	for _, e := range l.Entries {
-		if e.Type != DDLExecute || e.UniqueID&0xff >= ddlLogMaxRetry {
+	for _, e := range l.executes {
+		if e.UniqueID&0xff >= ddlLogMaxRetry {
 			continue
 		}
 		cond := int((e.UniqueID + 1) >> 8)
@@ -146,27 +204,5 @@ func (l *DDLLog) Pending() [][]DDLLogEntry {
 	if l == nil {
 		return nil
 	}
-	var out [][]DDLLogEntry
-	for _, e := range l.Entries {
-		if e.Type != DDLExecute || e.UniqueID&0xff >= ddlLogMaxRetry {
-			continue
-		}
-		var chain []DDLLogEntry
-		seen := map[uint32]bool{}
-		for next := e.Next; next != 0 && !seen[next]; {
-			seen[next] = true
-			a := l.entry(next)
-			if a == nil {
-				break
-			}
-			if !a.Done() {
-				chain = append(chain, *a)
-			}
-			next = a.Next
-		}
-		if len(chain) > 0 {
-			out = append(out, chain)
-		}
-	}
-	return out
+	return l.pending
 }

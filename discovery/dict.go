@@ -16,10 +16,12 @@ const (
 
 // DictTable is one SYS_TABLES row (ROW_FORMAT=REDUNDANT in the system tablespace).
 type DictTable struct {
-	Name    string `json:"name"` // "db/t" in the server's file-name encoding
-	ID      uint64 `json:"table_id"`
-	NCols   uint32 `json:"n_cols"` // without the DICT_N_COLS_COMPACT bit
-	Type    uint32 `json:"type"`   // table flags (DICT_TF_*)
+	Name  string `json:"name"` // "db/t" in the server's file-name encoding
+	ID    uint64 `json:"table_id"`
+	NCols uint32 `json:"n_cols"` // without the DICT_N_COLS_COMPACT bit
+	// Compact is that bit: ROW_FORMAT COMPACT, DYNAMIC or COMPRESSED (else REDUNDANT).
+	Compact bool   `json:"-"`
+	Type    uint32 `json:"type"` // table flags (DICT_TF_*)
 	SpaceID uint32 `json:"space_id"`
 	Deleted bool   `json:"deleted"` // delete-marked: history, not a live table
 	Page    uint32 `json:"page"`    // the leaf page holding the record
@@ -182,7 +184,7 @@ func ReadDictTables(t *File) ([]DictTable, error) {
 			return fmt.Errorf("%s: page %d: SYS_TABLES record with %d fields", t.Path, page, len(f))
 		}
 		be := binary.BigEndian
-		out = append(out, DictTable{Name: string(f[0]), ID: be.Uint64(f[3]), NCols: be.Uint32(f[4]) &^ (1 << 31),
+		out = append(out, DictTable{Name: string(f[0]), ID: be.Uint64(f[3]), NCols: be.Uint32(f[4]) &^ (1 << 31), Compact: be.Uint32(f[4])&(1<<31) != 0,
 			Type: be.Uint32(f[5]), SpaceID: be.Uint32(f[9]), Deleted: info&recInfoDeleted != 0, Page: page, TrxID: uint48(f[1])})
 		return nil
 	})

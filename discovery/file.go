@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"sync"
-	"syscall"
 
 	"innoscope/internal/regular"
 )
@@ -32,13 +30,13 @@ type File struct {
 }
 
 // OpenFile opens a datafile read-only and decodes its first page. Anything but a regular
-// file is refused without blocking (see OpenRegular).
+// file is refused without blocking (see regular.Open).
 func OpenFile(path string) (*File, error) { return openFile(path, nil) }
 
 // openFile is OpenFile, with the first len(page0) bytes read from page0 instead of the file when
 // it is not nil (OpenFileWithPage0).
 func openFile(path string, page0 []byte) (*File, error) {
-	f, err := OpenRegular(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -58,36 +56,6 @@ func openFile(path string, page0 []byte) (*File, error) {
 	tf.closer, tf.verified = f, true
 	return tf, nil
 }
-
-// OpenRegular opens path read-only when it is a regular file (symbolic links followed).
-// Anything else is refused with an error naming the path and its type ("not a regular file
-// (a FIFO)"): opening a FIFO for reading waits for a writer, and a device never ends, so the
-// type is checked before opening, and the file is opened with O_NONBLOCK (which does not
-// change reads of a regular file) and checked again on the open descriptor, so that a file
-// replaced in between cannot make it block.
-func OpenRegular(path string) (*os.File, error) {
-	if fi, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, NotRegular(path, fi.Mode())
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err == nil {
-			err = NotRegular(path, fi.Mode())
-		}
-		return nil, err
-	}
-	return f, nil
-}
-
-// NotRegular is the error for a path that is not a regular file: it names the path and what
-// it is instead.
-func NotRegular(path string, m os.FileMode) error { return regular.NotRegular(path, m) }
 
 // NewFile decodes page 0 of the tablespace image r of the given size; path names it in errors.
 func NewFile(r io.ReaderAt, size int64, path string) (*File, error) {

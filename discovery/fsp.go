@@ -7,6 +7,7 @@ package discovery
 import (
 	"encoding/binary"
 	"fmt"
+	"innoscope/internal/regular"
 	"io"
 	"path/filepath"
 	"sort"
@@ -95,7 +96,7 @@ func SystemPageSize(dir, file string) (int, error) {
 		file = "ibdata1"
 	}
 	p := filepath.Join(dir, file)
-	f, err := OpenRegular(p)
+	f, err := regular.Open(p)
 	if err != nil {
 		return 0, err
 	}

@@ -2,7 +2,11 @@ package discovery
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
+	"innoscope/internal/regular"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,20 +61,43 @@ func ReadMyCnf(path string) (map[string]string, error) {
 	return opts, readCnf(path, opts, 0, true)
 }
 
+// cnfLineMax is the longest my.cnf line mariadbd reads as one line (mysys/my_default.c reads
+// with fgets into a 4096-byte buffer less one: 4094 bytes a line, the newline counted); it takes
+// the rest of a longer line for another line.
+const cnfLineMax = 4094
+
 // readCnf reads the cnf file path into opts (mustExist: an error when it cannot be opened).
+// The file is opened through regular.Open: a FIFO or a device, on which mariadbd itself would
+// wait for ever, is an error naming it; a directory given to !include is skipped, as the server
+// skips it.
 func readCnf(path string, opts map[string]string, depth int, mustExist bool) error {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
-		if mustExist {
+		if fi, serr := os.Stat(path); mustExist || errors.Is(err, regular.ErrNotRegular) && !(serr == nil && fi.IsDir()) {
 			return err
 		}
-		return nil
+		return nil // skipped, as mariadbd skips an !include it cannot read
 	}
 	defer f.Close()
 	in := false
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	r := bufio.NewReaderSize(f, cnfLineMax+2)
+	for n := 1; ; n++ {
+		raw, err := r.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if size := len(bytes.TrimSuffix(raw, []byte("\n"))); size > cnfLineMax || err == bufio.ErrBufferFull {
+			for err == bufio.ErrBufferFull {
+				raw, err = r.ReadSlice('\n')
+				size += len(bytes.TrimSuffix(raw, []byte("\n")))
+			}
+			return fmt.Errorf("%s:%d: a line of %d bytes: mariadbd reads a my.cnf line %d bytes at a time and takes the rest for a line of its own (an unknown option, or a value cut short); shorten the line",
+				path, n, size, cnfLineMax)
+		}
+		if len(raw) == 0 && err == io.EOF {
+			return nil
+		}
+		line := strings.TrimSpace(string(raw))
 		switch {
 		case line == "", line[0] == '#', line[0] == ';':
 			continue
@@ -85,18 +112,18 @@ func readCnf(path string, opts map[string]string, depth int, mustExist bool) err
 			}
 			if dir == "include" {
 				if err := readCnf(arg, opts, depth+1, false); err != nil {
-					return err
+					return fmt.Errorf("%s:%d: !include: %w", path, n, err)
 				}
 				continue
 			}
-			ents, err := os.ReadDir(arg)
+			ents, err := regular.ReadDir(arg)
 			if err != nil {
 				return fmt.Errorf("%s:%d: !includedir %s: %w (mariadbd refuses to start)", path, n, arg, err)
 			}
-			for _, e := range ents { // ReadDir sorts by name, as mariadbd reads them
+			for _, e := range ents { // sorted by name, as mariadbd reads them
 				if strings.HasSuffix(e.Name(), ".cnf") && !e.IsDir() {
 					if err := readCnf(filepath.Join(arg, e.Name()), opts, depth+1, false); err != nil {
-						return err
+						return fmt.Errorf("%s:%d: !includedir: %w", path, n, err)
 					}
 				}
 			}
@@ -115,7 +142,6 @@ func readCnf(path string, opts map[string]string, depth int, mustExist bool) err
 		k = strings.ReplaceAll(strings.TrimSpace(k), "-", "_")
 		opts[strings.TrimPrefix(k, "loose_")] = cnfValue(v)
 	}
-	return sc.Err()
 }
 
 // cnfValue is an option's value as mariadbd reads it: up to a '#' outside quotes, trimmed, the

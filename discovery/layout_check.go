@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"fmt"
+	"innoscope/internal/regular"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -128,7 +129,7 @@ func (l Layout) Check() error {
 // page0Zero reports whether the first bytes of page 0 of the file at p (its FIL and FSP headers)
 // are all zero: no flags to read.
 func page0Zero(p string) bool {
-	f, err := os.Open(p)
+	f, err := regular.Open(p)
 	if err != nil {
 		return false
 	}

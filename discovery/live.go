@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"fmt"
+	"innoscope/internal/regular"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -114,11 +115,7 @@ func comm(pid int) string {
 }
 
 func readPid(path string) int {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 64 {
-		return 0
-	}
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path, 64)
 	if err != nil {
 		return 0
 	}

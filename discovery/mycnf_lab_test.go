@@ -78,3 +78,34 @@ func TestReadMyCnfAsServer(t *testing.T) {
 		t.Errorf("a missing !includedir: %v, want an error naming %s:3", err, p)
 	}
 }
+
+// TestMyCnfLongLine: a my.cnf line longer than 4094 bytes is read by mariadbd 4094 bytes at a
+// time, the rest taken for a line of its own (`mariadbd --print-defaults` shows it as another
+// option); ReadMyCnf refuses it naming the file and the line. A line of exactly 4094 bytes is
+// one line for both. Before, the error was "bufio.Scanner: token too long", naming neither.
+func TestMyCnfLongLine(t *testing.T) {
+	lab.Require(t)
+	d := t.TempDir()
+	for _, n := range []int{cnfLineMax, cnfLineMax + 1, 70000} {
+		value := "/x" + strings.Repeat("a", n-len("datadir=/x"))
+		p := filepath.Join(d, "long.cnf")
+		if err := os.WriteFile(p, []byte("[mysqld]\ndatadir="+value+"\ninnodb_page_size=8k\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("mariadbd", "--defaults-file="+p, "--print-defaults").Output()
+		if err != nil {
+			t.Fatalf("mariadbd --print-defaults: %v", err)
+		}
+		split := !strings.Contains(string(out), "--datadir="+value+" ")
+		got, err := ReadMyCnf(p)
+		switch {
+		case !split && (err != nil || got["datadir"] != value):
+			t.Errorf("a line of %d bytes (one line for the server): %v", n, err)
+		case split && (err == nil || !strings.Contains(err.Error(), p+":2: a line of") || !strings.Contains(err.Error(), "4094")):
+			t.Errorf("a line of %d bytes (the server splits it): %v, want an error naming %s:2", n, err, p)
+		}
+		if split != (n > cnfLineMax) {
+			t.Errorf("a line of %d bytes: the server splits it: %v", n, split)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"innoscope/internal/regular"
 	"io"
 	"os"
 )
@@ -16,7 +17,7 @@ func NotTablespace(path string) error {
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 		return nil // the page reader names it
 	}
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil
 	}
@@ -49,7 +50,7 @@ func NotRedoLog(path string) error {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil // the log reader names it
 	}
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"innoscope/internal/regular"
 	"io"
 	"io/fs"
 	"os"
@@ -277,9 +278,9 @@ func walk(dir string, datadir string, depth int, walked map[string]bool, cands [
 }
 
 // ReadISL returns the path an .isl link file names (DATA DIRECTORY), trimmed as the server
-// trims it. A FIFO or other non-regular file is refused without blocking (OpenRegular).
+// trims it. A FIFO or other non-regular file is refused without blocking (regular.Open).
 func ReadISL(p string) (string, error) {
-	f, err := OpenRegular(p)
+	f, err := regular.Open(p)
 	if err != nil {
 		return "", err
 	}

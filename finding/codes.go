@@ -33,6 +33,7 @@ var Codes = map[string]string{
 	"MISLINKED_TABLE":      "a DATA DIRECTORY table whose .isl names no file while the log gives it one",
 	"ENCRYPTED_TABLESPACE": "an encrypted tablespace the log changes: the server needs its keys",
 	"SERVER_RUNNING":       "a server is running on the directory",
+	"LIVE_SOURCE":          "recover --allow-live copied a running server's files",
 	// Pages.
 	"CORRUPT_PAGE":          "a corrupt page recovery does not touch",
 	"CORRUPT_PAGE_NEEDED":   "a corrupt page recovery must read",

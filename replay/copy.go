@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 )
 
 // IncompleteMarker exists in a working copy from the moment copying starts until recovery has
@@ -37,8 +38,8 @@ type Copy struct {
 	Redirect map[string]string
 	roots    []extRoot
 	pending  []extFile // external datafiles whose .isl is already written
-	// locations caches SourceLocations.
-	locations []string
+	// places caches Sources.
+	places *discovery.Places
 	// plan is what of the data directory the copy takes (planTree, made before anything is
 	// written).
 	plan *copyPlan
@@ -343,7 +344,7 @@ type Span struct{ Off, Len int64 }
 
 // file copies one regular file, keeping its permission bits.
 func (cp *copier) file(src, dst string) error {
-	in, err := discovery.OpenRegular(src) // a FIFO would block
+	in, err := regular.Open(src) // a FIFO would block
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 )
 
 // copyEntry is one thing the copy makes from the source's data directory: a directory, or a
@@ -70,7 +71,7 @@ func (c *Copy) planTree() (*copyPlan, error) {
 			case fi.IsDir():
 				pl.skipped = append(pl.skipped, p)
 			case fi.Mode().IsRegular():
-				f, err := discovery.OpenRegular(p)
+				f, err := regular.Open(p)
 				if err != nil {
 					return cannot(p, err)
 				}

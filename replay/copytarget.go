@@ -11,58 +11,27 @@ import (
 	"golang.org/x/sys/unix"
 
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 )
 
-// SourceLocations are the resolved directories a recovery reads from: the data directory, the
-// system, undo and log directories, innodb_directories, and the DATA DIRECTORY roots the
-// source's .isl files name (for /x/db/t.ibd: /x, and /x/db when the link is not in that form).
-func (c *Copy) SourceLocations() []string {
-	if c.locations == nil {
-		c.locations = c.sourceLocations()
+// Sources are the places a recovery reads from (discovery.SourcePlaces), compared by identity.
+func (c *Copy) Sources() *discovery.Places {
+	if c.places == nil {
+		c.places = discovery.SourcePlaces(c.Source)
 	}
-	return c.locations
-}
-
-func (c *Copy) sourceLocations() []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(d string) {
-		if d == "" {
-			return
-		}
-		r := discovery.ResolvePath(d)
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
-	s := c.Source
-	add(s.Datadir)
-	add(s.DataHomeDir)
-	add(s.UndoDir)
-	add(s.LogDir)
-	for _, d := range s.Directories {
-		add(d)
-	}
-	// The .isl files where the server reads them: in the database directories.
-	isls, _ := filepath.Glob(filepath.Join(s.Datadir, "*", "*.isl"))
-	for _, p := range isls {
-		if t, err := discovery.ReadISL(p); err == nil && filepath.IsAbs(t) {
-			add(filepath.Dir(t))
-			add(filepath.Dir(filepath.Dir(t)))
-		}
-	}
-	return out
+	return c.places
 }
 
 // CheckOverlap refuses a directory dir (for the copy, its external directory or a temporary
-// directory) that is one of the places the source is read from, inside one, or holds one.
+// directory) that is one of the places the source is read from, inside one, or holds one,
+// under any of its names (a bind mount, a symbolic link).
 func (c *Copy) CheckOverlap(what, dir string) error {
-	t := discovery.ResolvePath(dir)
-	for _, src := range c.SourceLocations() {
-		if src == t || discovery.Within(t, src) || discovery.Within(src, t) {
-			return fmt.Errorf("%s %s overlaps the source location %s (the source is read from there): the copy must be elsewhere", what, dir, src)
-		}
+	place, how, err := c.Sources().Overlap(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, dir, err)
+	}
+	if place != "" {
+		return discovery.OverlapError(what, dir, place, how)
 	}
 	return nil
 }
@@ -116,9 +85,9 @@ func (c *Copy) Lock(force bool, flags TargetFlags) (*TargetLock, error) {
 	} else if !errors.Is(err, fs.ErrExist) {
 		return nil, err
 	}
-	f, err := os.Open(c.Target)
+	f, err := regular.OpenDir(c.Target) // a FIFO named so would block an open(2)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s %w: name a new directory", flags.Dir, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
@@ -156,7 +125,7 @@ func (c *Copy) CheckTarget(force bool, flags TargetFlags) error {
 	if err := c.checkOverlaps(flags); err != nil {
 		return err
 	}
-	if f, err := os.Open(c.Target); err == nil { // an existing target: is a run writing into it?
+	if f, err := regular.OpenDir(c.Target); err == nil { // an existing target: is a run writing into it?
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		f.Close() // releases the probe's lock
 		if err != nil {
@@ -169,7 +138,7 @@ func (c *Copy) CheckTarget(force bool, flags TargetFlags) error {
 
 // emptyDir removes everything in dir.
 func emptyDir(dir string) error {
-	ents, err := os.ReadDir(dir)
+	ents, err := regular.ReadDir(dir)
 	if err != nil {
 		return err
 	}
@@ -189,8 +158,7 @@ func (c *Copy) checkOverlaps(flags TargetFlags) error {
 			return err
 		}
 	}
-	t, e := discovery.ResolvePath(c.Target), discovery.ResolvePath(c.external())
-	if t == e || discovery.Within(e, t) || discovery.Within(t, e) { // only a given --external-dir can
+	if discovery.SameOrWithin(c.Target, c.external()) || discovery.SameOrWithin(c.external(), c.Target) { // only a given --external-dir can
 		return fmt.Errorf("--external-dir %s overlaps %s %s: they must not hold one another (the server takes every subdirectory of its data directory for a database)",
 			c.external(), flags.Dir, c.Target)
 	}
@@ -206,11 +174,15 @@ func (c *Copy) checkDirs(force, created bool, flags TargetFlags) (toEmpty []stri
 		if created && d == c.Target {
 			continue
 		}
-		ents, err := os.ReadDir(d)
+		ents, err := regular.ReadDir(d)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
-			return nil, err
+			what := flags.Dir
+			if d != c.Target {
+				what = "the external directory"
+			}
+			return nil, fmt.Errorf("%s %w: name a new directory", what, err)
 		}
 		_, merr := os.Stat(filepath.Join(d, IncompleteMarker))
 		marked := merr == nil
@@ -265,7 +237,7 @@ func (c *Copy) Finish() error {
 
 // openDir keeps dir open for Sync.
 func (c *Copy) openDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := regular.OpenDir(dir)
 	if err != nil {
 		return err
 	}
@@ -331,15 +303,4 @@ func (c *Copy) placeholderLog(size int64) error {
 		err = SyncDir(filepath.Dir(p))
 	}
 	return err
-}
-
-// Inside returns the source location (SourceLocations) that dir is or is inside of, or "".
-func (c *Copy) Inside(dir string) string {
-	t := discovery.ResolvePath(dir)
-	for _, src := range c.SourceLocations() {
-		if src == t || discovery.Within(t, src) {
-			return src
-		}
-	}
-	return ""
 }

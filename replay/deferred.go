@@ -7,6 +7,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 
 	"golang.org/x/sys/unix"
 )
@@ -249,7 +250,7 @@ func (f *deferredFile) state(off, n int64) int {
 // readAt reads a unit left out from the source.
 func (f *deferredFile) readAt(p []byte, off int64) error {
 	if f.in == nil {
-		in, err := discovery.OpenRegular(f.src)
+		in, err := regular.Open(f.src)
 		if err != nil {
 			return err
 		}
@@ -275,7 +276,7 @@ func (f *deferredFile) materialize(out *os.File) error {
 		return nil
 	}
 	if f.in == nil {
-		in, err := discovery.OpenRegular(f.src)
+		in, err := regular.Open(f.src)
 		if err != nil {
 			return err
 		}

@@ -3,8 +3,8 @@ package replay
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
+	"innoscope/internal/regular"
 	"innoscope/logformat"
 )
 
@@ -27,34 +27,21 @@ func ResetLog(path string, size int64, lsn uint64) error {
 	if size < int64(len(b.Bytes())) {
 		return fmt.Errorf("%s: a log of %d bytes is too small", path, size)
 	}
-	tmp := path + ".innoscope-tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o660)
+	err = regular.Replace(path, 0o660, func(f *os.File) error {
+		if _, err := f.Write(b.Bytes()); err != nil {
+			return err
+		}
+		return f.Truncate(size)
+	})
 	if err != nil {
-		return err
-	}
-	_, err = f.Write(b.Bytes())
-	if err == nil {
-		err = f.Truncate(size)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("%s: writing the recovered log: %w", path, err)
 	}
-	return SyncDir(filepath.Dir(path))
+	return nil
 }
 
 // SyncDir makes a directory's entries (renames, new and removed files) durable.
 func SyncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := regular.OpenDir(dir)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 )
 
 // page0Copy is the doublewrite copy of page 0 of tablespace id that the server's crash recovery
@@ -48,7 +49,7 @@ func (r *recovery) zeroPage0Of(id uint32, p string, f *os.File) (img []byte, ref
 // systemPage0 looks at page 0 of the first system tablespace file p: when it is all zero, the
 // doublewrite buffer's copy the server writes back (img), or the server's refusal.
 func (r *recovery) systemPage0(p string) (img []byte, refusal error) {
-	f, err := os.Open(p)
+	f, err := regular.Open(p)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 	"innoscope/logformat"
 )
 
@@ -421,7 +422,7 @@ func (r *recovery) planDictionary(pl *SalvagePlan, dict []discovery.DictTable, p
 // not rebuild it and must read other pages of it, and the doublewrite buffer has no copy of it
 // (zeroPage0Of); nil when there is none.
 func (r *recovery) zeroPage0(id uint32, p string) (refusal, err error) {
-	f, err := os.Open(p)
+	f, err := regular.Open(p)
 	if err != nil {
 		return nil, err
 	}

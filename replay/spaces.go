@@ -12,6 +12,7 @@ import (
 
 	"innoscope/analysis"
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 )
 
 // openSpaces finds the tablespaces of the copy and reads the doublewrite buffer.
@@ -102,7 +103,7 @@ func (r *recovery) openSpace(id uint32) (*tsFile, error) {
 // or the space id page 0 carries. A blank page 0 (discovery.BlankPage0) is judged on its first
 // KiB, as its physical page size is unknown. An unreadable file is an error.
 func pageZero(p string, pageSize int) (analysis.FileState, error) {
-	f, err := os.Open(p)
+	f, err := regular.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return analysis.FileState{}, nil
 	} else if err != nil {

@@ -172,8 +172,11 @@ func CheckScratch(s discovery.Layout, tmp, keep string) error {
 	if tmp == "" {
 		tmp = os.TempDir()
 	}
-	if loc := src.Inside(tmp); loc != "" {
-		return fmt.Errorf("--tmpdir %s is inside %s, which the source is read from: the temporary copy must be elsewhere", tmp, loc)
+	// The temporary copy is made in a new directory inside tmp: tmp may hold the source.
+	if loc, how, err := src.Sources().Overlap(tmp); err != nil {
+		return fmt.Errorf("--tmpdir %s: %w", tmp, err)
+	} else if loc != "" && how != "holds" {
+		return discovery.OverlapError("--tmpdir", tmp, loc, how)
 	}
 	if keep != "" {
 		for _, d := range []string{keep, keep + ExternalSuffix} {

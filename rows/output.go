@@ -80,21 +80,24 @@ func JSON(w *bufio.Writer, t *Table) func(Row) error {
 	}
 }
 
-// SQL writes one INSERT statement per row, after setting the character set and the time zone
-// the values are written in (utf8mb4; TIMESTAMPs in UTC); every value is a quoted string
-// literal (the server converts it to the column's type), binary strings and BIT values
-// hexadecimal literals.
+// SQL writes one INSERT statement per row, after setting what the statements are read in: the
+// character set (utf8mb4), the time zone (TIMESTAMPs in UTC) and the SQL mode mysqldump loads
+// its dumps in (NO_AUTO_VALUE_ON_ZERO: a 0 stays 0 in an AUTO_INCREMENT column; no
+// NO_BACKSLASH_ESCAPES, under which the escapes of the string literals would be read as text).
+// Every identifier and every value is written through Quote: identifiers between backticks,
+// values as string literals (the server converts them to the column's type), binary strings and
+// BIT values as hexadecimal literals. Nothing of a name or a value can end its quotes.
 func SQL(w *bufio.Writer, t *Table) func(Row) error {
-	prefix := "INSERT INTO " + t.SQLName + " VALUES ("
+	prefix := "INSERT INTO " + t.QuotedName() + " VALUES ("
 	if len(t.Virtual) > 0 { // the stored columns named: VALUES gives no value for a VIRTUAL one
 		names := make([]string, len(t.Cols))
 		for i, c := range t.Cols {
-			names[i] = "`" + strings.ReplaceAll(c.Name, "`", "``") + "`"
+			names[i] = QuoteIdent(c.Name)
 		}
-		prefix = "INSERT INTO " + t.SQLName + " (" + strings.Join(names, ",") + ") VALUES ("
+		prefix = "INSERT INTO " + t.QuotedName() + " (" + strings.Join(names, ",") + ") VALUES ("
 	}
 	t.TimeZone = time.UTC // a zone's offset can change (DST): TIMESTAMPs are written in UTC
-	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\n")
+	fmt.Fprintf(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\nSET sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\n")
 	binary := make([]bool, len(t.Cols))
 	for i, c := range t.Cols {
 		binary[i] = c.SQL.Type == schema.MyBit || isString(c.SQL.Type) && charsetOf(schema.Collation(c.InnoDB.PRType)) == csBinary &&
@@ -112,35 +115,71 @@ func SQL(w *bufio.Writer, t *Table) func(Row) error {
 			case v == nil:
 				w.WriteString("NULL")
 			case binary[i]:
-				if len(v) == 0 {
-					w.WriteString("''")
-				} else {
-					fmt.Fprintf(w, "0x%x", v)
-				}
+				Quote(w, QuoteHex, v)
 			default:
-				w.WriteByte('\'')
-				for _, c := range v {
-					switch c {
-					case 0:
-						w.WriteString(`\0`)
-					case '\'':
-						w.WriteString(`\'`)
-					case '\\':
-						w.WriteString(`\\`)
-					case '\n':
-						w.WriteString(`\n`)
-					case '\r':
-						w.WriteString(`\r`)
-					default:
-						w.WriteByte(c)
-					}
-				}
-				w.WriteByte('\'')
+				Quote(w, QuoteString, v)
 			}
 		}
 		w.WriteString(");\n")
 		return nil
 	}
+}
+
+// How Quote writes a name or a value.
+const (
+	// QuoteIdent: an identifier between backticks, a backtick in it doubled (nothing else is
+	// special between backticks; the server refuses a NUL in a name).
+	QuoteIdentifier = iota
+	// QuoteString: a string literal between single quotes, with the escapes the server reads
+	// outside NO_BACKSLASH_ESCAPES: \0 \' \\ \n \r \Z (Ctrl-Z, which the Windows client takes
+	// for the end of its input).
+	QuoteString
+	// QuoteHex: a hexadecimal literal (0x...), '' for the empty string.
+	QuoteHex
+)
+
+// sqlEscape is the escape of a byte in a string literal (QuoteString).
+var sqlEscape = [256]string{0: `\0`, '\'': `\'`, '\\': `\\`, '\n': `\n`, '\r': `\r`, 0x1a: `\Z`}
+
+// Quote writes s to w quoted as how says (QuoteIdentifier, QuoteString, QuoteHex): the one place
+// names and values of --format sql are quoted.
+func Quote(w *bufio.Writer, how int, s []byte) {
+	switch how {
+	case QuoteIdentifier:
+		w.WriteByte('`')
+		for _, c := range s {
+			if c == '`' {
+				w.WriteByte('`')
+			}
+			w.WriteByte(c)
+		}
+		w.WriteByte('`')
+	case QuoteHex:
+		if len(s) == 0 {
+			w.WriteString("''")
+			return
+		}
+		fmt.Fprintf(w, "0x%x", s)
+	default:
+		w.WriteByte('\'')
+		for _, c := range s {
+			if e := sqlEscape[c]; e != "" {
+				w.WriteString(e)
+			} else {
+				w.WriteByte(c)
+			}
+		}
+		w.WriteByte('\'')
+	}
+}
+
+// QuoteIdent is name quoted as an identifier (Quote, QuoteIdentifier).
+func QuoteIdent(name string) string {
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	Quote(w, QuoteIdentifier, []byte(name))
+	w.Flush()
+	return b.String()
 }
 
 // isString: a string type (CHAR, VARCHAR, TEXT, BLOB and their binary forms).

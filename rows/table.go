@@ -124,3 +124,6 @@ func colField(c int, col discovery.DictColumn) field {
 	}
 	return f
 }
+
+// QuotedName is the table as a statement names it: `db`.`table`, each quoted (QuoteIdent).
+func (t *Table) QuotedName() string { return QuoteIdent(t.DB) + "." + QuoteIdent(t.TableName) }

@@ -40,7 +40,7 @@ func CheckCommitted(s discovery.Layout, t *Table) error {
 	if err != nil {
 		return fmt.Errorf("reading the undo logs: %w", err)
 	}
-	e := ErrUncommitted{Table: strings.ReplaceAll(t.Name, "/", ".")}
+	e := ErrUncommitted{Table: discovery.SQLTableName(t.Name)}
 	for _, trx := range trxs {
 		n := 0
 		for _, r := range trx.Records {

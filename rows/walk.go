@@ -149,12 +149,26 @@ func (r *reader) check(p []byte, no uint32, leaf bool) string {
 		return fmt.Sprintf("page type %d is not an index page", typ)
 	case err != nil:
 		return err.Error()
+	case ip.Compact != r.t.Compact:
+		return rowFormatMismatch(ip.Compact, ip.IndexID, r.t)
 	case ip.IndexID != r.t.IndexID:
 		return fmt.Sprintf("index id %d, not the %s's %d", ip.IndexID, r.t.indexDesc(), r.t.IndexID)
 	case leaf && ip.Level != 0:
 		return fmt.Sprintf("level %d on the leaf level", ip.Level)
 	}
 	return ""
+}
+
+// rowFormatMismatch says that a page's records are in the other row format than the table's
+// dictionary entry gives it (the page header's compact flag against SYS_TABLES.N_COLS's).
+func rowFormatMismatch(pageCompact bool, indexID uint64, t *Table) string {
+	format := map[bool]string{true: "COMPACT, DYNAMIC or COMPRESSED", false: "REDUNDANT"}
+	why := fmt.Sprintf("row format mismatch: the page's records are ROW_FORMAT=%s, the dictionary gives %s ROW_FORMAT=%s",
+		format[pageCompact], t.Shown, format[!pageCompact])
+	if indexID != t.IndexID {
+		why += fmt.Sprintf(" (and the page belongs to index %d, not the %s's %d: the file is another table's)", indexID, t.indexDesc(), t.IndexID)
+	}
+	return why
 }
 
 // lose records page no as lost.
@@ -354,7 +368,9 @@ func (r *reader) external(local []byte) ([]byte, error) {
 	be := binary.BigEndian
 	no, off := be.Uint32(ref[4:]), int(be.Uint32(ref[8:]))
 	want := int(be.Uint32(ref[16:]))
-	out := append(make([]byte, 0, len(local)-fieldRefSize+want), local[:len(local)-fieldRefSize]...)
+	// The reference's length is a claim: the value grows as its pages are read (a chain is at
+	// most as long as the file), never allocated ahead beyond what one BLOB page holds.
+	out := append(make([]byte, 0, len(local)-fieldRefSize+min(want, r.f.Physical)), local[:len(local)-fieldRefSize]...)
 	got := 0
 	for n := 0; no != filNull && got < want; n++ {
 		p, err := r.blobPage(no, n)
@@ -368,6 +384,9 @@ func (r *reader) external(local []byte) ([]byte, error) {
 		next := be.Uint32(p[off+4:])
 		if off+8+part > len(p)-8 {
 			return nil, fmt.Errorf("BLOB page %d: part of %d bytes at %d", no, part, off)
+		}
+		if got+part > want {
+			return nil, fmt.Errorf("BLOB page %d: the chain holds more than the reference's %d bytes", no, want)
 		}
 		out = append(out, p[off+8:off+8+part]...)
 		got += part

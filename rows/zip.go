@@ -100,12 +100,16 @@ func (r *reader) zipExternal(local []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compressed BLOB at page %d: %v", be.Uint32(ref[4:]), err)
 	}
-	out := append(make([]byte, 0, len(local)-fieldRefSize+want), local[:len(local)-fieldRefSize]...)
-	v := make([]byte, want)
-	if _, err := io.ReadFull(zr, v); err != nil {
+	// The reference's length is a claim: the value grows as the stream (at most the chain's
+	// pages) inflates, never allocated ahead.
+	v, err := io.ReadAll(io.LimitReader(zr, int64(want)))
+	if err == nil && len(v) < want {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
 		return nil, fmt.Errorf("compressed BLOB at page %d: %d bytes wanted: %v", be.Uint32(ref[4:]), want, err)
 	}
-	return append(out, v...), nil
+	return append(local[:len(local)-fieldRefSize:len(local)-fieldRefSize], v...), nil
 }
 
 // scanPage emits the rows of leaf page no as EachPage read it (p is reused by EachPage):

@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,8 +23,8 @@ func FromDictionary(s discovery.Layout, db, name string) (*Table, error) {
 		return nil, err
 	}
 	defer sys.Close()
-	sqlDB, sqlName := db, TableOf(name)
 	db, name = FileName(db), FileName(name)
+	sqlDB, sqlName := discovery.SQLName(db), discovery.SQLName(TableOf(name))
 	full := db + "/" + name
 	shown := sqlDB + "." + sqlName // as messages name it: db.table as SQL spells it
 	tables, err := discovery.ReadDictTables(sys)
@@ -58,7 +60,7 @@ func FromDictionary(s discovery.Layout, db, name string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Name: full, SQLName: fmt.Sprintf("`%s`.`%s`", sqlDB, sqlName), Shown: shown, Frm: frmPath, SpaceID: dt.SpaceID, TableID: dt.ID}
+	t := &Table{Name: full, DB: sqlDB, TableName: sqlName, Shown: shown, Compact: dt.Compact, Frm: frmPath, SpaceID: dt.SpaceID, TableID: dt.ID}
 	var dcols []discovery.DictColumn
 	for _, c := range cols {
 		if c.TableID == dt.ID && !c.Deleted && !c.Virtual() {
@@ -166,10 +168,12 @@ func notInnoDB(datadir, sys, db, name string) error {
 			return fmt.Errorf("%s.%s is %s table (%s): rows reads InnoDB tables only", db, name, e.engine, base+e.ext)
 		}
 	}
-	frm, err := os.ReadFile(base + ".frm")
+	frm, err := readFrmImage(base + ".frm")
 	switch {
-	case err != nil:
+	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: no table %s.%s in SYS_TABLES, and no %s", sys, db, name, base+".frm")
+	case err != nil:
+		return fmt.Errorf("no table %s.%s in SYS_TABLES (%s), and its .frm cannot be read: %w", db, name, sys, err)
 	case strings.HasPrefix(string(frm), "TYPE=VIEW"):
 		return fmt.Errorf("%s.%s is a view (%s): rows reads InnoDB tables only", db, name, base+".frm")
 	}

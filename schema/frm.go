@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
+	"innoscope/internal/regular"
 )
 
 // SQLType is a column's SQL type, as a table's .frm file describes it: what the InnoDB
@@ -52,13 +52,32 @@ const (
 	frmFieldPack = 17
 )
 
+// frmMaxSize is FRM_MAX_SIZE (sql/unireg.h): the server reads at most this much of a .frm.
+const frmMaxSize = 1 << 20
+
 // ReadFrm reads the column list of a .frm file: each column's name and SQL type.
 func ReadFrm(path string) ([]FrmColumn, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFrmImage(path)
 	if err != nil {
 		return nil, err
 	}
 	return parseFrm(b, path)
+}
+
+// readFrmImage returns what the server reads of the .frm at path (open_table_def): the length
+// its header gives at offset 10, at most frmMaxSize bytes, whatever the file's size (a sparse
+// file of gigabytes costs a MiB). Anything but a regular file is refused without blocking.
+func readFrmImage(path string) ([]byte, error) {
+	b, err := regular.ReadAtMost(path, frmMaxSize)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) >= frmHeader {
+		if n := int(binary.LittleEndian.Uint32(b[10:])); n >= frmHeader && n < len(b) {
+			b = b[:n]
+		}
+	}
+	return b, nil
 }
 
 func parseFrm(b []byte, path string) ([]FrmColumn, error) {
@@ -157,7 +176,7 @@ const legacyInnoDB = 12
 // FrmColumns reads the .frm file at path and reports whether it defines an InnoDB table (not
 // partitioned) and how many columns it has (VIRTUAL ones included).
 func FrmColumns(path string) (innodb bool, columns int, err error) {
-	b, err := os.ReadFile(path)
+	b, err := readFrmImage(path)
 	if err != nil {
 		return false, 0, err
 	}

@@ -3,12 +3,13 @@ package schema
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"innoscope/discovery"
+	"innoscope/internal/regular"
 )
 
 // partitioned is the error for db/name when SYS_TABLES holds no table of that name but holds
@@ -57,23 +58,48 @@ func partitioned(tables []discovery.DictTable, datadir, sqlDB, db, name string) 
 	return fmt.Errorf("%s.%s is a partitioned table: rows reads one partition at a time, as an InnoDB table of its own: %s", sqlDB, name, strings.Join(parts, ", "))
 }
 
-// parFile reads the partition names of a .par file (ha_partition's: 4-byte little-endian words
-// giving its length in words, a checksum and the number of partitions; a byte a partition
-// naming its engine, padded to a word; the length in bytes of the names; the names, each
-// ended by a NUL, a subpartition as p#SP#s), nil if it is missing or not of that shape.
+// parMaxSize bounds what parFile reads: a .par holds at most MAX_PARTITIONS (8192) partitions
+// and subpartitions together, a byte each for its engine, and a name each of at most two
+// identifiers of 64 characters in the file-name encoding (5 bytes a character at most) joined
+// by "#SP#" and ended by a NUL, after its four header words.
+const parMaxSize = 16 + 8192 + 8192*(2*64*5+4+1)
+
+// parFile reads the partition names of a .par file as ha_partition::read_par_file reads it:
+// 4-byte little-endian words, the first giving the file's length in words (that many are read,
+// whatever the file's size), whose XOR is zero; then the number of partitions; a byte a
+// partition naming its engine, padded to a word; the length in bytes of the names; the names,
+// each ended by a NUL, a subpartition as p#SP#s. It returns nil if the file is missing or not of
+// that shape (the server cannot open the table either), or claims more than a .par can hold.
 func parFile(path string) []string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) < 16 {
+	f, err := regular.Open(path)
+	if err != nil {
 		return nil
 	}
+	defer f.Close()
 	le := binary.LittleEndian
+	var w [4]byte
+	if _, err := io.ReadFull(f, w[:]); err != nil {
+		return nil
+	}
+	size := 4 * int64(le.Uint32(w[:]))
+	if size < 16 || size > parMaxSize {
+		return nil
+	}
+	b := make([]byte, size)
+	if _, err := f.ReadAt(b, 0); err != nil {
+		return nil
+	}
+	var sum uint32
+	for i := 0; i < len(b); i += 4 {
+		sum ^= le.Uint32(b[i:])
+	}
 	n := int(le.Uint32(b[8:]))
 	off := 12 + (n+3)/4*4
-	if n <= 0 || off+4 > len(b) {
+	if sum != 0 || n <= 0 || off+4 > len(b) {
 		return nil
 	}
 	l := int(le.Uint32(b[off:]))
-	if l <= 0 || off+4+l > len(b) {
+	if l <= 0 || off+4+(l+3)/4*4 != len(b) {
 		return nil
 	}
 	names := strings.Split(strings.TrimRight(string(b[off+4:off+4+l]), "\x00"), "\x00")

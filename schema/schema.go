@@ -8,7 +8,7 @@
 package schema
 
 import (
-	"fmt"
+	"regexp"
 	"strings"
 
 	"innoscope/discovery"
@@ -69,13 +69,17 @@ type Index struct {
 
 // Table is a table's definition.
 type Table struct {
-	Name    string // db/table in the file-name encoding
-	SQLName string // `db`.`table` (of a partition: its table)
-	Shown   string // db.table as messages name it (as SQL spells it)
-	File    string // the tablespace file
-	Frm     string // the .frm file the SQL types come from
-	SpaceID uint32
-	TableID uint64 // InnoDB's table id (0: unknown)
+	Name string // db/table in the file-name encoding
+	// DB and TableName are the database and the table as SQL spells them (of a partition: its
+	// table); rows.Table.QuotedName quotes them for a statement.
+	DB, TableName string
+	Shown         string // db.table as messages name it (as SQL spells it)
+	File          string // the tablespace file
+	Frm           string // the .frm file the SQL types come from
+	SpaceID       uint32
+	TableID       uint64 // InnoDB's table id (0: unknown)
+	// Compact: the dictionary's row format is COMPACT, DYNAMIC or COMPRESSED (else REDUNDANT).
+	Compact bool
 	Cols    []Column
 	// Virtual are the VIRTUAL columns (computed by the server, not stored), left out of Cols.
 	Virtual []string
@@ -88,26 +92,34 @@ type Table struct {
 	Indexes []Index
 }
 
-// FileName encodes a database or table name as the server names its files and its InnoDB
-// dictionary entries (my_charset_filename): letters, digits and '_' stay, every other
-// character becomes @ and its code point in 4 hexadecimal digits. A name that already
-// contains '@' is taken as encoded. (Non-ASCII letters the server encodes with its own
-// two-character codes must be given encoded.)
+// FileName is a database or table name as the server names its files and its InnoDB
+// dictionary entries (discovery.FileName), from the name as SQL spells it; a partition's
+// "#P#" and "#SP#" stay. A name (or a part of a partition's) already in that encoding (it
+// holds an '@' and encodes back to itself) is taken as given.
 func FileName(s string) string {
-	if strings.Contains(s, "@") || strings.Contains(s, "#P#") || strings.Contains(s, "#p#") {
-		return s
-	}
 	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
-			b.WriteRune(r)
-		default:
-			fmt.Fprintf(&b, "@%04x", r)
+	for {
+		loc := partMarker.FindStringIndex(s)
+		part := s
+		if loc != nil {
+			part = s[:loc[0]]
 		}
+		if strings.Contains(part, "@") && discovery.FileName(discovery.SQLName(part)) == part {
+			b.WriteString(part)
+		} else {
+			b.WriteString(discovery.FileName(part))
+		}
+		if loc == nil {
+			return b.String()
+		}
+		b.WriteString(s[loc[0]:loc[1]])
+		s = s[loc[1]:]
 	}
-	return b.String()
 }
+
+// partMarker is what joins a table and its partition, or a partition and its subpartition, in
+// their names.
+var partMarker = regexp.MustCompile(`(?i)#S?P#`)
 
 // TableOf is the table a partition's name belongs to ("t#P#p0" -> "t"): its .frm.
 func TableOf(name string) string {

@@ -182,7 +182,7 @@ func Open(w Location) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, size, err := openSized(path)
+	f, size, err := regular.OpenSized(path)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func Open(w Location) (*Log, error) {
 // 10.0-10.7. For a data directory, all its #innodb_redo/#ib_redoN files are opened and chained
 // in LSN order (the spare #ib_redoN_tmp files are not log files).
 func openBlockLog(w Location, path string) (*logformat.BlockLog, error) {
-	f, size, err := openSized(path)
+	f, size, err := regular.OpenSized(path)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func openBlockLog(w Location, path string) (*logformat.BlockLog, error) {
 		if !mysqlRedoName.MatchString(e.Name()) || p == f.Name() {
 			continue
 		}
-		g, size, err := openSized(p)
+		g, size, err := regular.OpenSized(p)
 		if err != nil {
 			closeAll(files)
 			return nil, err
@@ -273,7 +273,7 @@ func openRingLog(f *os.File, size int64) (*logformat.BlockLog, error) {
 	rs, sizes, names := []io.ReaderAt{f}, []int64{size}, []string{f.Name()}
 	for k := 1; ; k++ {
 		p := filepath.Join(filepath.Dir(f.Name()), fmt.Sprintf("ib_logfile%d", k))
-		g, gsize, err := openSized(p)
+		g, gsize, err := regular.OpenSized(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			break
 		}

@@ -2,15 +2,15 @@ package redo
 
 import (
 	"errors"
-	"os"
 
+	"innoscope/internal/regular"
 	"innoscope/logformat"
 )
 
 // Ends reads the MariaDB 10.8+ log file at path (one innoscope wrote, e.g. a recovered copy's)
 // to its end: the selected checkpoint's LSN and the end of the log.
 func Ends(path string) (cpLSN, end uint64, err error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return 0, 0, err
 	}
