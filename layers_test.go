@@ -12,6 +12,8 @@ import (
 var layers = map[string]int{
 	"innoscope/finding":                 0, // the findings vocabulary
 	"innoscope/internal/regular":        0, // opening only regular files
+	"innoscope/internal/clikit":         0, // the command line's behaviour over urfave/cli
+	"innoscope/internal/interrupt":      0, // what a signal does to a running command
 	"innoscope/logformat":               1, // bytes -> records, per format
 	"innoscope/logformat/logcheck":      2,
 	"innoscope/logformat/logformattest": 2, // builds logs for tests

@@ -10,6 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"innoscope/finding"
+	"innoscope/internal/clikit"
+	"innoscope/internal/interrupt"
 	"innoscope/report"
 )
 
@@ -52,10 +54,10 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	app := App(stdout, stderr)
 	var unknown error // a help topic that is no command
 	app.CommandNotFound = func(c *cli.Context, name string) { unknown = unknownCommand(c, name) }
-	defer handleSignals(stderr)()
+	defer interrupt.Handle(stderr)()
 	report.SetColor("auto")
 	args = helpTopic(args)
-	args, err := hoistFlags(app, args)
+	args, err := clikit.HoistFlags(app, args)
 	if err == nil {
 		err = app.Run(args)
 	}
@@ -70,7 +72,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "innoscope: %v\n", err)
 	if wantsJSON(args) {
-		printJSONError(stdout, err)
+		report.JSONError(stdout, err)
 	}
 	return ExitError
 }

@@ -1,19 +1,11 @@
 package cmd
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/finding"
-	"innoscope/logformat"
 	"innoscope/report"
 )
 
@@ -75,68 +67,6 @@ func wantsJSON(args []string) bool {
 		}
 	}
 	return false
-}
-
-// jsonError is what a failed command prints on stdout with --json.
-type jsonError struct {
-	Error  string  `json:"error"`
-	File   *string `json:"file"`   // null when no file is concerned
-	Offset *int64  `json:"offset"` // null when not known
-	LSN    *uint64 `json:"lsn,omitempty"`
-}
-
-// printJSONError prints err as one JSON object, with the file, byte offset and LSN an
-// error of the log's format carries, else the file (and offset) the message starts with, else
-// the file of an OS error it wraps (*fs.PathError).
-func printJSONError(w io.Writer, err error) {
-	j := jsonError{Error: err.Error()}
-	var fe *logformat.FormatError
-	if errors.As(err, &fe) {
-		j.File = &fe.File
-		if fe.Offset >= 0 {
-			off := fe.Offset
-			j.Offset = &off
-		}
-		if fe.LSN != 0 {
-			lsn := fe.LSN
-			j.LSN = &lsn
-		}
-	} else if f := fileOf(err.Error()); f != "" {
-		j.File = &f
-		if off, ok := offsetOf(err.Error()[len(f)+2:]); ok {
-			j.Offset = &off
-		}
-	} else if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path != "" { // "stat /x: no such file"
-		f := pe.Path
-		if a, err := filepath.Abs(f); err == nil {
-			f = a
-		}
-		j.File = &f
-	}
-	b, _ := json.Marshal(j)
-	fmt.Fprintf(w, "%s\n", b)
-}
-
-// offsetOf is the byte offset a message names right after its file ("offset N: ..."), as the
-// datafile readers write it.
-func offsetOf(rest string) (int64, bool) {
-	num, _, ok := strings.Cut(strings.TrimPrefix(rest, "offset "), ":")
-	if !ok || !strings.HasPrefix(rest, "offset ") {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	return n, err == nil && n >= 0
-}
-
-// fileOf is the path an error message starts with ("/d/ib_logfile0: ..."), or "".
-func fileOf(msg string) string {
-	if !strings.HasPrefix(msg, "/") {
-		return ""
-	}
-	if i := strings.Index(msg, ": "); i > 0 && !strings.Contains(msg[:i], " ") {
-		return msg[:i]
-	}
-	return ""
 }
 
 // nArgs is "1 argument" or "N arguments".

@@ -8,68 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// hoistFlags lets flags follow positional arguments (`log records DIR --type FILE_*`), which
-// urfave/cli v2 does not parse: it finds the command path in args and moves the flags of the
-// final command before its positional arguments, keeping each flag's value with it. A flag that
-// takes a value but ends the command line is an error (it would otherwise take the "--" that
-// separates the positional arguments as its value).
-func hoistFlags(app *cli.App, args []string) ([]string, error) {
-	if len(args) < 2 {
-		return args, nil
-	}
-	cmds := app.Commands
-	i := 1
-	var cur *cli.Command
-	for ; i < len(args); i++ {
-		var next *cli.Command
-		for _, c := range cmds {
-			if c.HasName(args[i]) {
-				next = c
-			}
-		}
-		if next == nil {
-			break
-		}
-		cur, cmds = next, next.Subcommands
-	}
-	if cur == nil || len(cur.Subcommands) > 0 {
-		return args, nil
-	}
-	takesValue := map[string]bool{}
-	for _, f := range cur.Flags {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	out := append([]string{}, args[:i]...)
-	var pos []string
-	for j := i; j < len(args); j++ {
-		a := args[j]
-		switch {
-		case a == "--":
-			pos = append(pos, args[j+1:]...)
-			j = len(args)
-		case strings.HasPrefix(a, "-") && a != "-":
-			out = append(out, a)
-			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && takesValue[name] {
-				if j+1 == len(args) || args[j+1] == "--" {
-					return nil, fmt.Errorf("flag needs an argument: %s", a)
-				}
-				j++
-				out = append(out, args[j])
-			}
-		default:
-			pos = append(pos, a)
-		}
-	}
-	if len(pos) > 0 {
-		out = append(append(out, "--"), pos...)
-	}
-	return out, nil
-}
-
 // idFlag is the value of a space-id or page-number flag, -1 when it is not given. A given value
 // must be an unsigned 32-bit number: -1 or 2^32 would otherwise silently mean "every".
 func idFlag(c *cli.Context, name string) (int64, error) {

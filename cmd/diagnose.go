@@ -47,7 +47,7 @@ func runDiagnosis(c *cli.Context, s discovery.Layout) (*analysis.Diagnosis, erro
 	if pol != analysis.PolicyMariaDB && pol != analysis.PolicyMySQL8 {
 		return nil, fmt.Errorf("--policy %q: want mariadb or mysql8", pol)
 	}
-	prog, done := progress("verifying datafiles")
+	prog, done := report.ProgressFunc("verifying datafiles")
 	defer done()
 	return analysis.Run(s, analysis.Options{Policy: pol, SkipPages: c.Bool("skip-pages"), Scan: scanOptions(c),
 		Undo: replay.RecoveredUndo, Progress: prog})

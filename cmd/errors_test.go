@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/internal/clikit"
 	"innoscope/internal/lab"
 	"innoscope/logformat"
 )
@@ -91,7 +92,7 @@ func flipAt(b []byte, i int) []byte {
 
 func TestHoistFlags(t *testing.T) {
 	app := App(nil, nil)
-	got, _ := hoistFlags(app, []string{"innoscope", "log", "records", "/d", "--type", "FILE_*", "--json", "--space=5"})
+	got, _ := clikit.HoistFlags(app, []string{"innoscope", "log", "records", "/d", "--type", "FILE_*", "--json", "--space=5"})
 	want := []string{"innoscope", "log", "records", "--type", "FILE_*", "--json", "--space=5", "--", "/d"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q", got)

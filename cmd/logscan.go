@@ -26,7 +26,7 @@ func logRecords(c *cli.Context) error {
 	}
 	defer l.Close()
 	opt := scanOptions(c)
-	set, done := progress("scanning redo log")
+	set, done := report.ProgressFunc("scanning redo log")
 	defer done()
 	opt.Progress = set
 	rs, err := l.Records(opt)

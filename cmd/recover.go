@@ -1,15 +1,13 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
 	"innoscope/finding"
+	"innoscope/internal/interrupt"
 	"innoscope/replay"
 	"innoscope/report"
 	"innoscope/report/view"
@@ -59,7 +57,7 @@ func recoverAction(c *cli.Context) error {
 		j.Diagnosed(finding.MakeVerdict(d.Findings, d.Outcome()), d.Findings)
 	}
 	if c.Bool("allow-live") {
-		j.Findings = append(j.Findings, liveSourceFindings(p.Layout)...)
+		j.Findings = append(j.Findings, analysis.LiveSourceFindings(p.Layout)...)
 	}
 	opt := replay.RunOptions{Target: into, External: absFlag(c, "external-dir"), Force: c.Bool("force"),
 		CacheBytes: c.Int64("cache-mib") << 20}
@@ -119,9 +117,9 @@ func openSource(c *cli.Context, diagnosed bool) (*replay.Source, *analysis.Diagn
 // runRecovery is replay's Run with progress bars and, on SIGINT/SIGTERM, a word on the copy
 // left incomplete.
 func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, error) {
-	defer onInterrupt(incompleteNote(opt.Target, "run again with --force to start over"))()
-	copying, copied := progress("copying")
-	applying, applied := progress("applying")
+	defer interrupt.On(replay.IncompleteNoteFunc(opt.Target, "run again with --force to start over"))()
+	copying, copied := report.ProgressFunc("copying")
+	applying, applied := report.ProgressFunc("applying")
 	defer applied()
 	opt.CopyProgress = func(done, total int64) {
 		copying(done, total)
@@ -132,31 +130,5 @@ func runRecovery(p *replay.Source, opt replay.RunOptions) (*replay.Outcome, erro
 	opt.ApplyProgress = applying
 	o, err := p.Run(opt)
 	copied()
-	return o, incompleteError(err, opt.Target, "run again with --force to start over")
-}
-
-// incompleteError is err, of a run that stopped after it had written into target (no space
-// left, a failing disk), with the word on the copy left incomplete and what to do (again). A
-// refusal of the target (replay.TargetError) wrote nothing and is err alone.
-func incompleteError(err error, target, again string) error {
-	var te replay.TargetError
-	if err == nil || errors.As(err, &te) {
-		return err
-	}
-	if n := incompleteNote(target, again)(); n != "" {
-		return fmt.Errorf("%w; %s", err, n)
-	}
-	return err
-}
-
-// incompleteNote is what a SIGINT/SIGTERM leaves said of the copy target: nothing unless it is
-// marked incomplete; then that, and what to do (again, in the command's own options).
-func incompleteNote(target, again string) func() string {
-	return func() string {
-		if _, err := os.Stat(filepath.Join(target, replay.IncompleteMarker)); err != nil {
-			return ""
-		}
-		return fmt.Sprintf("the copy %s is left incomplete, marked so by %s: it is not usable; %s",
-			target, replay.IncompleteMarker, again)
-	}
+	return o, replay.IncompleteError(err, opt.Target, "run again with --force to start over")
 }

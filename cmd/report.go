@@ -41,7 +41,7 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOut(outPath, discovery.SourcePlaces(s)); err != nil {
+	if err := discovery.SourcePlaces(s).CheckOutput("--out", outPath); err != nil {
 		return err
 	}
 	d, err := runDiagnosis(c, s)
@@ -58,25 +58,4 @@ func reportAction(c *cli.Context) error {
 	return show(c, func(out *report.Output) ([]finding.Finding, error) {
 		return d.Findings, view.ReportWritten(out, outPath, p, d.Findings)
 	})
-}
-
-// checkOut refuses an output file that is not a regular file (a FIFO would wait for a reader,
-// a device or a directory is not a file to replace), that lies in a place the source is read
-// from, or that is one of the source's files under another name (a hard link): before anything
-// is written.
-func checkOut(out string, src *discovery.Places) error {
-	if err := regular.Check(out); err != nil {
-		return fmt.Errorf("--out %w: give the path of a new file or of a file to replace", err)
-	}
-	if place, how, err := src.Overlap(out); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
-	} else if how == "is" || how == "is inside" {
-		return discovery.OverlapError("--out", out, place, how)
-	}
-	if f, err := src.SameFile(out); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
-	} else if f != "" {
-		return fmt.Errorf("--out %s is the source's file %s under another name (a hard link): writing it would change the source; name another file", out, f)
-	}
-	return nil
 }

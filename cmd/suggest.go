@@ -3,59 +3,11 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"innoscope/internal/clikit"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 )
-
-// suggest is the candidate a mistyped name most likely meant, or "": the nearest by edit
-// distance (a swap of two neighbouring letters counts as one edit), when it is within about one
-// edit in four letters, else the one candidate the name begins (at least three letters).
-// Garbage suggests nothing.
-func suggest(typed string, candidates []string) string {
-	best, bestD := "", 0
-	for _, c := range candidates {
-		if d := editDistance(typed, c); d <= max(1, len(typed)/4) && (best == "" || d < bestD) {
-			best, bestD = c, d
-		}
-	}
-	if best != "" || len(typed) < 3 {
-		return best
-	}
-	for _, c := range candidates {
-		if strings.HasPrefix(c, typed) {
-			if best != "" {
-				return "" // ambiguous
-			}
-			best = c
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance of a and b: insertions, deletions,
-// substitutions and transpositions of neighbouring bytes, each one edit.
-func editDistance(a, b string) int {
-	prev2, prev, cur := make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
-}
 
 // commandPath is "innoscope" and the names of the commands of c's lineage ("innoscope log").
 func commandPath(c *cli.Context) string {
@@ -87,7 +39,7 @@ func unknownCommand(c *cli.Context, name string) error {
 		}
 	}
 	path := commandPath(c)
-	if s := suggest(name, names); s != "" {
+	if s := clikit.Suggest(name, names); s != "" {
 		return fmt.Errorf("unknown command %q: did you mean `%s %s`? (see %s --help)", name, path, s, path)
 	}
 	return fmt.Errorf("unknown command %q: the commands are %s (see %s --help)", name, strings.Join(names, ", "), path)
@@ -128,7 +80,7 @@ func flagSuggestion(err error, flags []cli.Flag) string {
 			}
 		}
 	}
-	if s := suggest(typed, names); s != "" {
+	if s := clikit.Suggest(typed, names); s != "" {
 		return ": did you mean --" + s + "?"
 	}
 	return ""

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"fmt"
+	"innoscope/internal/regular"
 	"os"
 	"path/filepath"
 
@@ -249,4 +250,25 @@ func OverlapError(what, dir, place, how string) error {
 		rel += " through another name of it (a bind mount or a link)"
 	}
 	return fmt.Errorf("%s %s overlaps the source location %s: it %s, and the source is read from there; name a directory elsewhere", what, dir, place, rel)
+}
+
+// CheckOutput refuses an output file (given by flag) that is not a regular file (a FIFO would
+// wait for a reader, a device or a directory is not a file to replace), that lies in a place
+// the source is read from, or that is one of the source's files under another name (a hard
+// link): before anything is written.
+func (src *Places) CheckOutput(flag, out string) error {
+	if err := regular.Check(out); err != nil {
+		return fmt.Errorf("%s %w: give the path of a new file or of a file to replace", flag, err)
+	}
+	if place, how, err := src.Overlap(out); err != nil {
+		return fmt.Errorf("%s %s: %w", flag, out, err)
+	} else if how == "is" || how == "is inside" {
+		return OverlapError(flag, out, place, how)
+	}
+	if f, err := src.SameFile(out); err != nil {
+		return fmt.Errorf("%s %s: %w", flag, out, err)
+	} else if f != "" {
+		return fmt.Errorf("%s %s is the source's file %s under another name (a hard link): writing it would change the source; name another file", flag, out, f)
+	}
+	return nil
 }

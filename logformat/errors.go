@@ -3,6 +3,7 @@ package logformat
 import (
 	"errors"
 	"fmt"
+	"innoscope/finding"
 )
 
 // ErrUnsupported is wrapped by errors about logs that are recognised but not decoded yet
@@ -38,3 +39,8 @@ func (e *FormatError) Error() string {
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }
+
+// Where is the place of the error (finding.Locator): its file, byte offset and LSN.
+func (e *FormatError) Where() finding.Where {
+	return finding.Where{File: e.File, Offset: e.Offset, LSN: e.LSN}
+}

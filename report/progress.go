@@ -66,3 +66,23 @@ func (p *Progress) Done() {
 		fmt.Fprintf(p.w, "\r%*s\r", len(fitLabel(p.label, Width(p.w)-40))+42, "")
 	}
 }
+
+// ProgressFunc is a progress bar labelled label on a terminal, as a callback for the library, and
+// the function that ends it.
+func ProgressFunc(label string) (set func(done, total int64), done func()) {
+	var p *Progress
+	ended := false
+	return func(n, total int64) {
+			if p == nil && !ended {
+				p = NewProgress(label, total)
+			}
+			if p != nil {
+				p.Set(n)
+			}
+		}, func() {
+			if p != nil {
+				p.Done()
+			}
+			p, ended = nil, true
+		}
+}

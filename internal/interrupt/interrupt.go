@@ -1,4 +1,7 @@
-package cmd
+// Package interrupt is what a SIGINT, SIGTERM or SIGHUP does to a running command: the
+// clean-ups registered with On run, one line on stderr says what is left, and the process exits
+// 128+signal.
+package interrupt
 
 import (
 	"fmt"
@@ -20,9 +23,9 @@ var interrupts struct {
 	fns []func() string
 }
 
-// onInterrupt registers fn for a SIGINT/SIGTERM/SIGHUP during the command; the returned function
+// On registers fn for a SIGINT/SIGTERM/SIGHUP during the command; the returned function
 // unregisters it.
-func onInterrupt(fn func() string) (remove func()) {
+func On(fn func() string) (remove func()) {
 	interrupts.Lock()
 	defer interrupts.Unlock()
 	interrupts.fns = append(interrupts.fns, fn)
@@ -36,10 +39,10 @@ func onInterrupt(fn func() string) (remove func()) {
 	}
 }
 
-// handleSignals makes SIGINT, SIGTERM and SIGHUP (the terminal closed, the session ended) run
+// Handle makes SIGINT, SIGTERM and SIGHUP (the terminal closed, the session ended) run
 // the registered clean-ups, print one line on stderr naming what is left, and exit 128+signal
 // (130, 143, 129). The returned function stops it.
-func handleSignals(stderr io.Writer) (stop func()) {
+func Handle(stderr io.Writer) (stop func()) {
 	sigs := make(chan os.Signal, 1)
 	done := make(chan struct{})
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -73,11 +76,11 @@ func handleSignals(stderr io.Writer) (stop func()) {
 	}
 }
 
-// removeAll removes dir while other goroutines of the interrupted command may still be
+// RemoveAll removes dir while other goroutines of the interrupted command may still be
 // creating files in it: dir is first renamed aside (their later creations by its name fail:
 // the copy never makes its root again), then removed, again while an entry is still being
 // made in it (ENOTEMPTY), for a bounded number of tries.
-func removeAll(dir string) error {
+func RemoveAll(dir string) error {
 	target := dir
 	if err := os.Rename(dir, dir+".removing"); err == nil {
 		target = dir + ".removing"
