@@ -23,16 +23,23 @@ func dictKnown(in Input) bool {
 // and the table fails CHECK TABLE. A log cut short leaves both (a salvage's log_truncated: a
 // CREATE or RENAME TABLE, an instant ADD COLUMN after the cut; TestSalvageLostDDL). Tables a
 // transaction left uncommitted (their rollback changes the dictionary) or the DDL log completes
-// or reverts are not judged.
+// or reverts are not judged, nor a table the rollback of an uncommitted RENAME (TRUNCATE's
+// too) gives its name back (TestSweep1053TruncateCut, TestDDLCutDataDirectoryTruncate).
 func frmFindings(in Input) []finding.Finding {
 	if !dictKnown(in) {
 		return nil
 	}
 	live := recoveredDict(in)
 	active := map[uint64]bool{}
+	restored := map[string]bool{} // names the rollback of uncommitted DDL gives back (TRUNCATE, RENAME cut)
 	if in.Undo != nil {
 		for _, t := range in.Undo.Trxs {
 			active[t.ID] = true
+		}
+		for _, e := range PlanRollback(in.Undo.Trxs, in.Undo.Tables, in.Undo.Indexes) {
+			if e.Action == "rename" {
+				restored[e.Table] = true
+			}
 		}
 	}
 	ddl, _ := PendingDDL(in.Datadir)
@@ -50,6 +57,7 @@ func frmFindings(in Input) []finding.Finding {
 		d, ok := live[name]
 		switch {
 		case ok && active[d.TrxID]:
+		case !ok && restored[name]:
 		case !ok:
 			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "FRM_NOT_IN_ENGINE", File: p,
 				Message: fmt.Sprintf("%s defines the InnoDB table %s, which InnoDB's dictionary does not hold (after crash recovery): the server starts, but the table fails (\"Table '%s' doesn't exist in engine\", CHECK TABLE fails); the table's DDL is not in the dictionary (a log cut before its CREATE or RENAME TABLE?): restore the table from a backup, or DROP TABLE it", p, discovery.SQLTableName(name), discovery.SQLName(filepath.Base(name)))})
