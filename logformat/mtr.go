@@ -71,6 +71,15 @@ type Scanner struct {
 	// swap, if set, gives fill the buffer to continue in when it reads more (the bytes not
 	// yet parsed are copied there), so that the old one can stay with whoever holds it.
 	swap func(old []byte) []byte
+	// first caches firstStop: where the scan starts does not change.
+	first *firstProbe
+}
+
+// firstProbe is what reading the first mini-transaction at a scan's start gave.
+type firstProbe struct {
+	reason StopReason
+	detail string
+	read   bool
 }
 
 // Scan returns a scanner starting at lsn, which must be the start of a mini-transaction (the
@@ -288,17 +297,22 @@ func (s *Scanner) FirstZero() (reason StopReason, detail string, ok bool) {
 }
 
 // firstStop reads the first mini-transaction where the scan starts, apart from the scan's own
-// state: read, or why it could not be.
+// state: read, or why it could not be. The probe reads no more than one mini-transaction can
+// span (not the scan's whole window), once.
 func (s *Scanner) firstStop() (reason StopReason, detail string, read bool) {
 	if s.pre != nil || s.preStop != "" {
 		return s.preStop, s.preDetail, len(s.pre) > 0
 	}
-	p := s.log.Scan(s.lsn, s.opt)
-	if p.Next() {
-		return "", "", true
+	if s.first == nil {
+		opt := s.opt
+		opt.BufferSize = 2*MaxMTRSize + 64
+		p := s.log.Scan(s.lsn, opt)
+		s.first = &firstProbe{read: p.Next()}
+		if !s.first.read {
+			s.first.reason, s.first.detail, _ = p.Stop()
+		}
 	}
-	reason, detail, _ = p.Stop()
-	return reason, detail, false
+	return s.first.reason, s.first.detail, s.first.read
 }
 
 // nextDecoded is Next over mini-transactions decoded beforehand.
