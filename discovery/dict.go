@@ -74,8 +74,16 @@ func redundantRec(p []byte, origin int) (fields [][]byte, info byte, next int, e
 }
 
 // readPage reads one page of the system tablespace file.
-func (t *File) readPage(no uint32) ([]byte, error) {
-	p := make([]byte, t.Physical)
+func (t *File) readPage(no uint32) ([]byte, error) { return t.ReadPageInto(nil, no) }
+
+// ReadPageInto reads page no into buf when it has room for a page (else into a new slice) and
+// returns the page: a reader of many pages reuses one buffer.
+func (t *File) ReadPageInto(buf []byte, no uint32) ([]byte, error) {
+	p := buf
+	if cap(p) < t.Physical {
+		p = make([]byte, t.Physical)
+	}
+	p = p[:t.Physical]
 	if _, err := t.r.ReadAt(p, int64(no)*int64(t.Physical)); err != nil {
 		return nil, fmt.Errorf("%s: offset %d: %w", t.Path, int64(no)*int64(t.Physical), err)
 	}

@@ -28,9 +28,23 @@ func charsetName(coll int) string { c, _ := collationOf(coll); return c.charset 
 // gives them no id, so the generated table (charset_tables.go) has none of them.
 var uca1400Charsets = []collInfo{{"utf8mb3", 3}, {"utf8mb4", 4}, {"ucs2", 2}, {"utf16", 4}, {"utf32", 4}}
 
+// collationByID is collations indexed by id below 2048 (a lookup per string value).
+var collationByID = func() (a [2048]collInfo) {
+	for id, c := range collations {
+		if id >= 0 && id < len(a) {
+			a[id] = c
+		}
+	}
+	return a
+}()
+
 // collationOf is what the server knows of collation id coll.
 func collationOf(coll int) (collInfo, bool) {
-	if c, ok := collations[coll]; ok {
+	if coll >= 0 && coll < len(collationByID) {
+		if c := collationByID[coll]; c.charset != "" {
+			return c, true
+		}
+	} else if c, ok := collations[coll]; ok {
 		return c, true
 	}
 	if i := (coll - 2048) / 256; coll >= 2048 && i < len(uca1400Charsets) {

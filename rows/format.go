@@ -287,7 +287,8 @@ func decimal(b []byte, prec, scale int) ([]byte, error) {
 	if len(b) != size || size == 0 {
 		return nil, fmt.Errorf("DECIMAL(%d,%d) of %d bytes (want %d)", prec, scale, len(b), size)
 	}
-	d := append([]byte(nil), b...)
+	var db, ib, fb [80]byte // on the stack: a DECIMAL has at most 65 digits in 30 bytes
+	d := append(db[:0], b...)
 	neg := d[0]&0x80 == 0
 	d[0] ^= 0x80
 	if neg {
@@ -295,7 +296,7 @@ func decimal(b []byte, prec, scale int) ([]byte, error) {
 			d[i] ^= 0xff
 		}
 	}
-	var ip, fp []byte
+	ip, fp := ib[:0], fb[:0]
 	at := 0
 	take := func(n int) uint64 { v := beUint(d[at : at+n]); at += n; return v }
 	if k := dig2bytes[intg%9]; k > 0 {

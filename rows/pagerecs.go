@@ -70,7 +70,7 @@ func PageRecords(s discovery.Layout, path string, no uint32) (*Table, []PageReco
 		ip, _ := discovery.ParseIndexPage(lp)
 		if ip.IsMetadataRecord() { // defaults; switches the layout after an instant DROP or reorder
 			if rec, err := r.record(lp, firstRecord(lp, ip.Compact), ip.Compact); err == nil {
-				r.meta = append([]value(nil), rec.vals...)
+				r.meta = ownValues(rec.vals)
 			}
 		}
 	}

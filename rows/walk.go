@@ -52,6 +52,7 @@ type reader struct {
 	// zipBad: the compressed index pages that did not decompress, and why.
 	zipBad   map[uint32]string
 	unzipped []byte // the page readPage or fetch decompressed last (its stored checksum held)
+	leafBuf  []byte // Walk reads each leaf page into it
 }
 
 // Walk reads the table's rows in clustered index order and calls fn for each. The leaf pages
@@ -77,33 +78,51 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 		r.res.Notes = append(r.res.Notes, fmt.Sprintf("no way down the B-tree (%v): the leaf pages were read in file order", err))
 		return r.res, r.rest(seen, fn)
 	}
-	for i, no := range leaves {
-		p, err := r.readPage(no)
-		if err != nil {
-			r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("a leaf the B-tree points to cannot be read: %v", err)})
-			continue
-		}
-		if why := r.check(p, no, true); why != "" {
-			r.lose(p, no, why)
-			continue
-		}
-		if err := r.page(p, no, fn); err != nil {
-			return r.res, err
-		}
-		prev, next := uint32(filNull), uint32(filNull)
-		if i > 0 {
-			prev = leaves[i-1]
-		}
-		if i+1 < len(leaves) {
-			next = leaves[i+1]
-		}
-		be := binary.BigEndian
-		if gotPrev, gotNext := be.Uint32(p[discovery.FilPagePrev:]), be.Uint32(p[discovery.FilPageNext:]); gotPrev != prev || gotNext != next {
-			r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("the leaf chain is damaged: FIL_PAGE_PREV %s and FIL_PAGE_NEXT %s, where the B-tree's leaves before and after it are %s and %s (its rows were read, in the B-tree's order)",
-				pageName(gotPrev), pageName(gotNext), pageName(prev), pageName(next))})
-		}
+	return r.res, r.walkLeaves(leaves, fn)
+}
+
+// treeLeaf reads leaves[i] and emits its rows: a leaf that cannot be read or used is a loss, and a
+// leaf whose FIL_PAGE_PREV or FIL_PAGE_NEXT disagrees with the tree's order a loss of no rows.
+func (r *reader) treeLeaf(leaves []uint32, i int, fn func(Row) error) error {
+	no := leaves[i]
+	if r.leafBuf == nil {
+		r.leafBuf = make([]byte, r.f.Physical)
 	}
-	return r.res, nil
+	p, err := r.readPageInto(r.leafBuf, no)
+	if err != nil {
+		r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("a leaf the B-tree points to cannot be read: %v", err)})
+		return nil
+	}
+	if why := r.check(p, no, true); why != "" {
+		r.lose(p, no, why)
+		return nil
+	}
+	if err := r.page(p, no, fn); err != nil {
+		return err
+	}
+	prev, next := uint32(filNull), uint32(filNull)
+	if i > 0 {
+		prev = leaves[i-1]
+	}
+	if i+1 < len(leaves) {
+		next = leaves[i+1]
+	}
+	be := binary.BigEndian
+	if gotPrev, gotNext := be.Uint32(p[discovery.FilPagePrev:]), be.Uint32(p[discovery.FilPageNext:]); gotPrev != prev || gotNext != next {
+		r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("the leaf chain is damaged: FIL_PAGE_PREV %s and FIL_PAGE_NEXT %s, where the B-tree's leaves before and after it are %s and %s (its rows were read, in the B-tree's order)",
+			pageName(gotPrev), pageName(gotNext), pageName(prev), pageName(next))})
+	}
+	return nil
+}
+
+// ownValues copies vals with their bytes: the metadata record outlives the page buffer it was
+// read from.
+func ownValues(vals []value) []value {
+	out := append([]value(nil), vals...)
+	for i := range out {
+		out[i].b = append([]byte(nil), out[i].b...)
+	}
+	return out
 }
 
 // pageName is a page number as messages name it (FIL_NULL: "none").
@@ -210,7 +229,7 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 		case rec.status == statusInfimum:
 			continue
 		case rec.info&infoMinRec != 0:
-			r.meta = append([]value(nil), rec.vals...)
+			r.meta = ownValues(rec.vals)
 			continue
 		case rec.info&infoDeleted != 0:
 			continue

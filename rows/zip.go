@@ -22,8 +22,11 @@ const (
 // readPage reads page no. In a compressed tablespace an index page whose checksum holds is
 // returned decompressed (the logical page size); one that does not decompress is returned as
 // stored and check reports why.
-func (r *reader) readPage(no uint32) ([]byte, error) {
-	p, err := r.fetch(no)
+func (r *reader) readPage(no uint32) ([]byte, error) { return r.readPageInto(nil, no) }
+
+// readPageInto is readPage reading the stored page into buf (see discovery.File.ReadPageInto).
+func (r *reader) readPageInto(buf []byte, no uint32) ([]byte, error) {
+	p, err := r.fetchInto(buf, no)
 	if err != nil || r.f.FSP.Flags.ZipSize == 0 {
 		return p, err
 	}
@@ -46,8 +49,11 @@ func (r *reader) readPage(no uint32) ([]byte, error) {
 // fetch reads page no as the server's buffer pool holds it after the read: a PAGE_COMPRESSED
 // page whose stored checksum holds is decompressed (zlib, the default page_compression
 // algorithm); one whose checksum fails is returned as stored, for check to report.
-func (r *reader) fetch(no uint32) ([]byte, error) {
-	p, err := r.f.ReadPage(no)
+func (r *reader) fetch(no uint32) ([]byte, error) { return r.fetchInto(nil, no) }
+
+// fetchInto is fetch reading the stored page into buf.
+func (r *reader) fetchInto(buf []byte, no uint32) ([]byte, error) {
+	p, err := r.f.ReadPageInto(buf, no)
 	fl := r.f.FSP.Flags
 	if err != nil || !fl.PageCompression || !discovery.IsPageCompressed(p, fl) || r.checksum(p, no) != "" {
 		return p, err

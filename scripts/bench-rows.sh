@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench-rows.sh — decode a table's rows with innoscope (offline, the cleanly shut down
-# directory) and with the real server (SELECT * INTO OUTFILE, the server running, its buffer
-# pool warm), on the same table of the same machine; both outputs are compared.
+# directory) and with the real server (SELECT * INTO OUTFILE and mariadb-dump of the table, the
+# server running, its buffer pool warm), on the same table of the same machine, best of three
+# each; the outputs of rows and INTO OUTFILE are compared. Ratios > 1: innoscope is faster.
+# innoscope's peak RSS is printed (its memory is bounded by the pages in flight, not the table).
 #
 #   bash scripts/bench-rows.sh [ROWS [OUT]]   ROWS (default 2000000) rows of ints, a DECIMAL, a
 #   VARCHAR, a DATETIME(6), a DOUBLE and a TEXT; OUT the work directory (default
@@ -31,13 +33,18 @@ secs() { # wall-clock seconds of the command
 best() { sort -n | head -1; }
 outfile() { rm -f "$out/outfile.tsv"; sql "$sock" "SELECT * FROM db.t ORDER BY id INTO OUTFILE '$out/outfile.tsv'"; }
 server=$(for r in 1 2 3; do secs outfile; done | best)
+dump() { mariadb-dump --no-defaults -S "$sock" -uroot db t >"$out/dump.sql"; }
+dumped=$(for r in 1 2 3; do secs dump; done | best)
 stop_clean "$out/data" "$sock"
 rows() { "$out/innoscope" rows "$out/data" db.t >"$out/rows.tsv"; }
 ours=$(for r in 1 2 3; do secs rows; done | best)
+rss=$(/usr/bin/time -f %M "$out/innoscope" rows "$out/data" db.t 2>&1 >/dev/null | tail -1)
 size=$(stat -c %s "$out/data/db/t.ibd")
-echo "table: $n rows, db/t.ibd $size bytes"
+echo "table: $n rows, db/t.ibd $size bytes; machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'SELECT * INTO OUTFILE (server): %6.3f s\n' "$server"
-printf 'innoscope rows (offline):       %6.3f s\n' "$ours"
-printf 'ratio server/innoscope: %.2f\n' "$(echo "$server / $ours" | bc -l)"
+printf 'mariadb-dump db t (server):     %6.3f s\n' "$dumped"
+printf 'innoscope rows (offline):       %6.3f s, peak RSS %d MiB\n' "$ours" "$((rss / 1024))"
+printf 'ratio INTO OUTFILE/innoscope: %.2f\n' "$(echo "$server / $ours" | bc -l)"
+printf 'ratio mariadb-dump/innoscope: %.2f\n' "$(echo "$dumped / $ours" | bc -l)"
 # INTO OUTFILE writes NULL as \N; --batch (and rows) as NULL: compare after mapping.
 if sed 's/\\N/NULL/g' "$out/outfile.tsv" | cmp -s - "$out/rows.tsv"; then echo "outputs: identical (NULL spelled alike)"; else echo "outputs: DIFFER"; exit 1; fi

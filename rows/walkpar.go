@@ -1,0 +1,152 @@
+package rows
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+)
+
+// parallelMin is the number of leaf pages from which Walk decodes them on every CPU (a
+// variable for the tests).
+var parallelMin = 8
+
+// leafBatch is one leaf page decoded by a worker: its rows (their values in arena, each
+// column's [start, end) in spans, start -1 for NULL) and what reading it added to the result.
+type leafBatch struct {
+	i     int // the leaf's place in the tree's order
+	arena []byte
+	spans []int
+	rows  int
+	res   Result
+	err   error
+	done  chan struct{}
+}
+
+// walkLeaves emits the rows of leaves in the tree's order. With many leaves and more than one
+// CPU, the first leaf is read here (its metadata record of an instant ALTER sets the layout
+// every other page is decoded with) and the others by one worker per CPU, each with its own
+// buffers, over the shared file (positional reads); their rows and losses are emitted in the
+// tree's order, exactly as the serial walk emits them.
+func (r *reader) walkLeaves(leaves []uint32, fn func(Row) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	if len(leaves) < parallelMin || workers < 2 {
+		for i := range leaves {
+			if err := r.treeLeaf(leaves, i, fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := r.treeLeaf(leaves, 0, fn); err != nil {
+		return err
+	}
+	n := 2*workers + 2 // leaves in flight: the next one to emit is always among them
+	free := make(chan *leafBatch, n)
+	for k := 0; k < n; k++ {
+		free <- &leafBatch{done: make(chan struct{}, 1)}
+	}
+	jobs, order, stop := make(chan *leafBatch), make(chan *leafBatch, n), make(chan struct{})
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		for i := 1; i < len(leaves); i++ {
+			var b *leafBatch
+			select {
+			case b = <-free:
+			case <-stop:
+				return
+			}
+			b.i = i
+			order <- b // never blocks: at most n batches exist
+			select {
+			case jobs <- b:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for k := 0; k < workers; k++ {
+		lay := *r.lay // metadataLayout replaces its field list
+		w := &reader{t: r.t, f: r.f, lay: &lay, meta: r.meta}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range jobs {
+				b.res = Result{}
+				w.res = &b.res
+				b.arena, b.spans, b.rows = b.arena[:0], b.spans[:0], 0
+				b.err = w.treeLeaf(leaves, b.i, func(row Row) error {
+					for _, v := range row {
+						if v == nil {
+							b.spans = append(b.spans, -1, -1)
+							continue
+						}
+						b.spans = append(b.spans, len(b.arena))
+						b.arena = append(b.arena, v...)
+						b.spans = append(b.spans, len(b.arena))
+					}
+					b.rows++
+					return nil
+				})
+				if !sameSlice(w.meta, r.meta) || !sameSlice(w.lay.flds, r.lay.flds) {
+					b.err = errMetadata
+				}
+				b.done <- struct{}{}
+			}
+		}()
+	}
+	from, err := r.emit(order, free, fn)
+	if err != nil || from > 0 {
+		close(stop)
+	}
+	wg.Wait() // the workers read r.f, which Walk closes
+	if err != nil || from == 0 {
+		return err
+	}
+	// A leaf after the first held a metadata record (a damaged page: the server keeps it on
+	// the first leaf only); the serial walk lets it change the layout of the leaves after it,
+	// so from that leaf on the walk is serial.
+	for i := from; i < len(leaves); i++ {
+		if err := r.treeLeaf(leaves, i, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errMetadata: a worker met a metadata record; its page is read again by the serial walk.
+var errMetadata = errors.New("a metadata record after the first leaf")
+
+// sameSlice says whether a and b are the same slice (not equal contents: the same array).
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// emit merges the workers' batches into r.res and gives their rows to fn, in order. It stops
+// at a leaf that held a metadata record, before emitting anything of it, and returns its
+// place (0: every leaf was emitted).
+func (r *reader) emit(order <-chan *leafBatch, free chan<- *leafBatch, fn func(Row) error) (int, error) {
+	w := len(r.t.Cols)
+	row := make(Row, w)
+	for b := range order {
+		<-b.done
+		if errors.Is(b.err, errMetadata) {
+			return b.i, nil
+		}
+		r.res.Pages += b.res.Pages
+		r.res.Lost = append(r.res.Lost, b.res.Lost...)
+		r.res.LostRows += b.res.LostRows
+		for k := 0; k < b.rows; k++ {
+			r.res.Rows++
+			if err := fn(rowOf(row, b.arena, b.spans[2*w*k:])); err != nil {
+				return 0, err
+			}
+		}
+		if b.err != nil {
+			return 0, b.err
+		}
+		free <- b
+	}
+	return 0, nil
+}
