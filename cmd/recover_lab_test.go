@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -137,11 +138,14 @@ func pageDiff(t *testing.T, ours, crashed, theirs string) (compared int, diffs [
 func TestRecoverAgainstServer(t *testing.T) {
 	applied := map[string]int{}
 	trimmed, ran := 0, 0
+	var mu sync.Mutex // the servers' subtests run in parallel
 	forServers(t, func(t *testing.T, srv *lab.Server) {
 		for _, name := range scenariosOn(srv, recoverScenarios) {
 			t.Run(name, func(t *testing.T) {
 				if srv == lab.MariaDB1011 {
+					mu.Lock()
 					ran++ // the check of the record types below needs every 10.11 scenario
+					mu.Unlock()
 				}
 				s := srv.Get(t, name)
 				var before []map[string]string
@@ -155,6 +159,7 @@ func TestRecoverAgainstServer(t *testing.T) {
 					}
 				}
 				r := j.Result
+				mu.Lock()
 				for k, n := range r.Applied {
 					applied[k] += n
 				}
@@ -163,6 +168,7 @@ func TestRecoverAgainstServer(t *testing.T) {
 						trimmed++
 					}
 				}
+				mu.Unlock()
 				t.Logf("recover: checkpoint %d, end %d, %d mtrs, %d records applied, %d skipped, %d pages read, %d applied, %d freed",
 					r.CheckpointLSN, r.EndLSN, r.MTRs, r.RecordsApplied, r.RecordsSkipped, r.PagesRead, r.PagesApplied, r.PagesFreed)
 				if s.Verdict.CrashRecovery && (r.CheckpointLSN != s.Verdict.CheckpointLSN || r.EndLSN != s.Verdict.EndLSN) {

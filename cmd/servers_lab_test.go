@@ -22,11 +22,19 @@ var labServers = []*lab.Server{lab.MariaDB1011, lab.MariaDB118}
 // checkpoint). INNOSCOPE_118_ALL=1 adds the others (data_directory, instant, clean, ...).
 var on118 = map[string]bool{"dml": true, "ddl": true, "undo": true, "defaults": true}
 
-// forServers runs f as a subtest named after each lab server's version ("10.11", "11.8").
+// forServers runs f as a subtest named after each lab server's version ("servers/10.11",
+// "servers/11.8"), the servers' subtests in parallel (on 2 cores one family's two servers take
+// the time of the longer; what f shares across servers must be guarded); it returns when all
+// have ended.
 func forServers(t *testing.T, f func(t *testing.T, srv *lab.Server)) {
-	for _, srv := range labServers {
-		t.Run(srv.Version, func(t *testing.T) { f(t, srv) })
-	}
+	t.Run("servers", func(t *testing.T) {
+		for _, srv := range labServers {
+			t.Run(srv.Version, func(t *testing.T) {
+				t.Parallel()
+				f(t, srv)
+			})
+		}
+	})
 }
 
 // scenariosOn returns the scenarios of names a family runs on srv (see on118).
