@@ -392,6 +392,7 @@ func rowsFlipped(t *testing.T, dir string, want []byte, at int64) {
 func TestRowsPageSizes(t *testing.T) {
 	for _, ps := range []string{"4k", "64k", "crc32"} {
 		t.Run(ps, func(t *testing.T) {
+			t.Parallel() // a throw-away server each
 			opt := "--innodb-page-size=" + ps
 			if ps == "crc32" { // 16 KiB pages in the format before full_crc32 (PAGE_COMPRESSED differs)
 				opt = "--innodb-checksum-algorithm=crc32"
