@@ -61,6 +61,9 @@ type DeletedStats struct {
 	// Zeroed: free-list records whose data the server zeroed when it freed them (MariaDB
 	// 10.6 and later clear a record's payload in page_mem_free): only their header is left.
 	Zeroed int `json:"zeroed"`
+	// Unsure: images off the record list whose key lies where a lost leaf held keys: they may
+	// be live rows', so they are not printed.
+	Unsure int `json:"near_lost_pages"`
 	// NotCarved: leaf pages whose unused space was not carved (ROW_FORMAT=COMPRESSED).
 	NotCarved int `json:"pages_not_carved,omitempty"`
 }
@@ -101,22 +104,48 @@ func (t *Table) Deleted(maxTrx uint64, fn func(DeletedRow) error) (*Result, *Del
 		return nil, nil, fmt.Errorf("%w (--deleted reads the leaf pages the B-tree leads to)", err)
 	}
 	d := &deletedScan{r: r, maxTrx: maxTrx, live: map[string]bool{}, best: map[string]*candidate{}}
+	// A lost leaf's keys are unknown: an image whose key lies between the leaves read around
+	// it may be a live row's, and is withheld.
+	var gaps []keyRange
+	var prevLast [][]byte
+	pending := false
 	for _, no := range leaves {
 		p, err := r.readPage(no)
 		if err != nil {
 			r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("a leaf the B-tree points to cannot be read: %v", err)})
+			pending = true
 			continue
 		}
 		if why := r.check(p, no, true); why != "" {
 			r.lose(p, no, why)
+			pending = true
 			continue
 		}
-		d.page(p, no)
+		first, last, ok := d.page(p, no)
+		if !ok {
+			pending = true
+			continue
+		}
+		if first == nil {
+			continue
+		}
+		if pending {
+			gaps = append(gaps, keyRange{lo: prevLast, hi: first})
+			pending = false
+		}
+		prevLast = last
+	}
+	if pending {
+		gaps = append(gaps, keyRange{lo: prevLast})
 	}
 	out := make([]*candidate, 0, len(d.best))
 	for k, c := range d.best {
 		if d.live[k] {
 			d.stats.LiveKeys++
+			continue
+		}
+		if c.src != SourceDeleteMarked && inGaps(gaps, c.key) {
+			d.stats.Unsure++
 			continue
 		}
 		out = append(out, c)
@@ -140,8 +169,9 @@ func (t *Table) Deleted(maxTrx uint64, fn func(DeletedRow) error) (*Result, *Del
 }
 
 // page reads one leaf page: the record list (live keys, delete-marked records), the free list,
-// then the unused space.
-func (d *deletedScan) page(p []byte, no uint32) {
+// then the unused space. It returns the keys of the first and last records of the list (nil
+// when it has none), and false when the record list is broken (the page is then lost).
+func (d *deletedScan) page(p []byte, no uint32) (first, last [][]byte, ok bool) {
 	r := d.r
 	ip, _ := discovery.ParseIndexPage(p)
 	r.res.Pages++
@@ -150,12 +180,12 @@ func (d *deletedScan) page(p []byte, no uint32) {
 	for i := 0; ; i++ {
 		if i > len(p)/5 || origin == 0 {
 			r.lose(p, no, "the record list is broken")
-			return
+			return nil, nil, false
 		}
 		rec, err := r.record(p, origin, ip.Compact)
 		if err != nil {
 			r.lose(p, no, err.Error())
-			return
+			return nil, nil, false
 		}
 		if rec.status == statusSupremum {
 			break
@@ -166,6 +196,12 @@ func (d *deletedScan) page(p []byte, no uint32) {
 			continue
 		}
 		markUsed(used, r.extent(p, at, ip.Compact, rec))
+		if rec.info&infoMinRec == 0 && len(rec.vals) >= r.lay.nUniq {
+			last = keyOf(rec.vals[:r.lay.nUniq])
+			if first == nil {
+				first = last
+			}
+		}
 		switch {
 		case rec.info&infoMinRec != 0:
 			r.meta = append([]value(nil), rec.vals...)
@@ -180,7 +216,7 @@ func (d *deletedScan) page(p []byte, no uint32) {
 	if r.f.FSP.Flags.ZipSize != 0 {
 		// The page as decompressed holds no free list or garbage of the compressed page.
 		d.stats.NotCarved++
-		return
+		return first, last, true
 	}
 	free := int(binary.BigEndian.Uint16(p[pageHeader+6:]))
 	for i := 0; free != 0 && i <= len(p)/5; i++ {
@@ -204,6 +240,29 @@ func (d *deletedScan) page(p []byte, no uint32) {
 		free = freeNext(p, free, ip.Compact)
 	}
 	d.carve(p, no, ip, used)
+	return first, last, true
+}
+
+// keyRange is the keys strictly between lo and hi (nil: unbounded).
+type keyRange struct{ lo, hi [][]byte }
+
+// inGaps: key lies in one of the ranges.
+func inGaps(gaps []keyRange, key [][]byte) bool {
+	for _, g := range gaps {
+		if (g.lo == nil || compareKeys(g.lo, key) < 0) && (g.hi == nil || compareKeys(key, g.hi) < 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyOf copies the key fields' bytes.
+func keyOf(vals []value) [][]byte {
+	key := make([][]byte, len(vals))
+	for i := range key {
+		key[i] = append([]byte(nil), vals[i].b...)
+	}
+	return key
 }
 
 // plain decodes the record at origin in the index's current layout (no metadata record
@@ -233,10 +292,7 @@ func (d *deletedScan) add(rec record, src string, no uint32, at int) bool {
 	if err != nil {
 		return false
 	}
-	key := make([][]byte, r.lay.nUniq)
-	for i := range key {
-		key[i] = append([]byte(nil), rec.vals[i].b...)
-	}
+	key := keyOf(rec.vals[:r.lay.nUniq])
 	trx := uint64(0)
 	for _, b := range rec.vals[r.lay.nUniq].b {
 		trx = trx<<8 | uint64(b)
@@ -309,14 +365,14 @@ func markUsed(used []bool, e [2]int) {
 // its DB_TRX_ID and DB_ROLL_PTR are ones the server writes (the id not past maxTrx).
 func (d *deletedScan) validImage(vals []value) bool {
 	r := d.r
-	if !r.validFields(vals) || len(vals) < r.lay.nUniq+2 || !rollPtrValid(vals[r.lay.nUniq+1].b, r.f.FSP.Flags.PageSize) {
+	if !r.validFields(vals) || len(vals) < r.lay.nUniq+2 {
 		return false
 	}
 	trx := uint64(0)
 	for _, b := range vals[r.lay.nUniq].b {
 		trx = trx<<8 | uint64(b)
 	}
-	return d.maxTrx == 0 || trx <= d.maxTrx
+	return rollPtrValid(vals[r.lay.nUniq+1].b, trx, r.f.FSP.Flags.PageSize) && (d.maxTrx == 0 || trx <= d.maxTrx)
 }
 
 // validFields: the record's fields are the index's, with their lengths: a fixed-length field

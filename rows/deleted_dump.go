@@ -65,6 +65,9 @@ func (st *DeletedStats) summary(n int64) string {
 	if st.Undecodable > 0 {
 		s += fmt.Sprintf("; %d records that do not decode exactly as the table's (overwritten bytes, an unreadable off-page value) not printed", st.Undecodable)
 	}
+	if st.Unsure > 0 {
+		s += fmt.Sprintf("; %d images whose key lies where a lost leaf page held keys (they may be live rows) not printed", st.Unsure)
+	}
 	if st.Zeroed > 0 {
 		s += fmt.Sprintf("; %d purged records whose data the server zeroed when it freed them (only their headers are left)", st.Zeroed)
 	}

@@ -56,15 +56,15 @@ func MaxTrxID(s discovery.Layout) uint64 {
 	return bound
 }
 
-// rollPtrValid: a DB_ROLL_PTR the server writes: the one purge leaves (only the insert flag,
-// row_purge_reset_trx_id), or one that points into an undo page (page number not 0, offset
-// past the page header and before the trailer).
-func rollPtrValid(b []byte, pageSize int) bool {
+// rollPtrValid: a DB_ROLL_PTR the server writes beside DB_TRX_ID trx: the one purge leaves
+// with DB_TRX_ID 0 (only the insert flag, row_purge_reset_trx_id), else one that points into an
+// undo page (page number not 0, offset past the page header and before the trailer).
+func rollPtrValid(b []byte, trx uint64, pageSize int) bool {
 	if len(b) != sysRollPtrLen {
 		return false
 	}
-	if b[0] == 0x80 && isZero(b[1:]) {
-		return true
+	if reset := b[0] == 0x80 && isZero(b[1:]); reset || trx == 0 {
+		return reset && trx == 0
 	}
 	no := binary.BigEndian.Uint32(b[1:])
 	off := int(binary.BigEndian.Uint16(b[5:]))
