@@ -47,7 +47,9 @@ type deletedJSON struct {
 //     logged (TestRowsDeletedPurged says why it is small on MariaDB 10.6 and later).
 //
 // The copy is byte-identical after the reads; plain `rows` on t_FORMAT prints the server's
-// SELECT and the DELETED_ROWS_ON_DISK hint with the number of delete-marked records.
+// SELECT and the DELETED_ROWS_ON_DISK hint with the number of delete-marked records. Then the
+// delete-marked records are purged by hand without zeroing (deletedCarved): --deleted finds
+// the same rows on the free lists, or carves them from the pages' garbage.
 func TestRowsDeleted(t *testing.T) {
 	s := newRowsServer(t, t.TempDir(), "--innodb-file-per-table=1")
 	setup := "CREATE DATABASE db;\n"
@@ -57,8 +59,8 @@ func TestRowsDeleted(t *testing.T) {
 	s.sql(t, setup)
 	wantP := map[string]string{}
 	for _, f := range deletedFormats {
-		wantP[f] = string(s.sql(t, "SELECT * FROM db.p_"+f+" WHERE id % 10 = 3 ORDER BY id"))
-		s.sql(t, "DELETE FROM db.p_"+f+" WHERE id % 10 = 3")
+		wantP[f] = string(s.sql(t, "SELECT * FROM db.p_"+f+" WHERE id % 10 = 0 ORDER BY id"))
+		s.sql(t, "DELETE FROM db.p_"+f+" WHERE id % 10 = 0")
 	}
 	s.sql(t, "SET GLOBAL innodb_max_purge_lag_wait = 0")
 
@@ -77,8 +79,8 @@ func TestRowsDeleted(t *testing.T) {
 	}
 	wantT, live := map[string]string{}, map[string]string{}
 	for _, f := range deletedFormats {
-		wantT[f] = string(s.sql(t, "SELECT * FROM db.t_"+f+" WHERE id % 10 = 3 ORDER BY id"))
-		s.sql(t, "BEGIN; DELETE FROM db.t_"+f+" WHERE id % 10 = 3; UPDATE db.t_"+f+" SET v = CONCAT(v, 'updated'), n = n + 1 WHERE id % 10 = 7; COMMIT;")
+		wantT[f] = string(s.sql(t, "SELECT * FROM db.t_"+f+" WHERE id % 10 = 0 ORDER BY id"))
+		s.sql(t, "BEGIN; DELETE FROM db.t_"+f+" WHERE id % 10 = 0; UPDATE db.t_"+f+" SET v = CONCAT(v, 'updated'), n = n + 1 WHERE id % 10 = 7; COMMIT;")
 		live[f] = string(s.sql(t, "SELECT * FROM db.t_"+f+" ORDER BY id"))
 	}
 	s.kill()
@@ -129,6 +131,7 @@ func TestRowsDeleted(t *testing.T) {
 	if after := lab.HashTree(t, cp); !sameTree(before, after) {
 		t.Errorf("rows --deleted changed the directory it read")
 	}
+	deletedCarved(t, cp, wantT)
 }
 
 // purgedShare runs `rows DIR TABLE --deleted` on a table whose deleted rows (want, as the
@@ -193,8 +196,8 @@ func TestRowsDeletedPurged(t *testing.T) {
 			s.sql(t, setup)
 			want := map[string]string{}
 			for _, f := range deletedFormats {
-				want[f] = string(s.sql(t, "SELECT * FROM db.p_"+f+" WHERE id % 10 = 3 ORDER BY id"))
-				s.sql(t, "DELETE FROM db.p_"+f+" WHERE id % 10 = 3")
+				want[f] = string(s.sql(t, "SELECT * FROM db.p_"+f+" WHERE id % 10 = 0 ORDER BY id"))
+				s.sql(t, "DELETE FROM db.p_"+f+" WHERE id % 10 = 0")
 			}
 			s.sql(t, "SET GLOBAL innodb_max_purge_lag_wait = 0")
 			s.shutdown(t)
