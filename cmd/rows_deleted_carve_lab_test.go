@@ -88,12 +88,12 @@ func purgeByHand(t *testing.T, path string, toFree bool) int {
 // records were purged by hand without zeroing their bytes (purgeByHand), `rows --deleted`
 // finds them on the free list, or carves them from the garbage, and prints exactly the
 // deleted rows the server's SELECT gave (want), every one from that source.
-func deletedCarved(t *testing.T, dir string, want map[string]string) {
+func deletedCarved(t *testing.T, dir string, formats []string, want map[string]string) {
 	for _, toFree := range []bool{true, false} {
 		src := map[bool]string{true: "free_list", false: "carved"}[toFree]
 		cp := filepath.Join(t.TempDir(), "copy")
 		lab.CopyDir(t, dir, cp)
-		for _, f := range deletedFormats {
+		for _, f := range formats {
 			if f == "compressed" {
 				continue
 			}
