@@ -225,21 +225,28 @@ func TestRowsDeletedPurged(t *testing.T) {
 // deleted rows back (SELECT equal to the one before the DELETE); --deleted with --scan or
 // --index is refused.
 func TestRowsDeletedShutdown(t *testing.T) {
-	formats := []string{"redundant", "dynamic"}
+	formats := []string{"redundant", "dynamic", "instant"}
 	for _, ps := range []string{"4k", "64k"} {
 		t.Run(ps, func(t *testing.T) {
 			s := newRowsServer(t, t.TempDir(), "--innodb-page-size="+ps)
 			setup := "CREATE DATABASE db;\n"
-			for _, f := range formats {
+			for _, f := range formats[:2] {
 				setup += deletedTable("t_"+f, f)
 			}
+			// t_instant: records before and after an instant ADD COLUMN, then an instant DROP
+			// COLUMN (the metadata record and its BLOB; records of three layouts).
+			setup += deletedTable("t_instant", "dynamic") +
+				"ALTER TABLE db.t_instant ADD COLUMN c VARCHAR(20) DEFAULT 'dflt', ALGORITHM=INSTANT;\n" +
+				"INSERT INTO db.t_instant SELECT seq, CONCAT('w', seq), seq, NULL, CONCAT('c', seq) FROM seq_1001_to_1500;\n" +
+				"ALTER TABLE db.t_instant DROP COLUMN n, ALGORITHM=INSTANT;\n" +
+				"INSERT INTO db.t_instant SELECT seq, CONCAT('x', seq), 'bb', CONCAT('c', seq) FROM seq_1501_to_1800;\n"
 			s.sql(t, setup)
 			s.shutdown(t)
 			s = startRowsServer(t, s.dir, "--innodb-page-size="+ps, "--innodb-force-recovery=2")
 			want := map[string]string{}
 			for _, f := range formats {
 				want[f] = string(s.sql(t, "SELECT * FROM db.t_"+f+" WHERE id % 10 = 0 ORDER BY id"))
-				s.sql(t, "DELETE FROM db.t_"+f+" WHERE id % 10 = 0; UPDATE db.t_"+f+" SET v = CONCAT(v, 'updated'), n = n + 1 WHERE id % 10 = 7;")
+				s.sql(t, "DELETE FROM db.t_"+f+" WHERE id % 10 = 0; UPDATE db.t_"+f+" SET v = CONCAT(v, 'updated') WHERE id % 10 = 7;")
 			}
 			s.shutdown(t)
 			for _, f := range formats {

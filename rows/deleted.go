@@ -58,8 +58,9 @@ type DeletedStats struct {
 	// Undecodable: delete-marked or free-list records that do not decode as records of the
 	// table (overwritten or scrubbed bytes, an unreadable off-page value): not printed.
 	Undecodable int `json:"undecodable"`
-	// Zeroed: free-list records whose data the server zeroed when it freed them (MariaDB
-	// 10.6 and later clear a record's payload in page_mem_free): only their header is left.
+	// Zeroed: free-list records (purged, or moved by an update) whose data the server zeroed
+	// when it freed them (MariaDB 10.5 and later clear a record's payload in page_mem_free):
+	// only their header is left.
 	Zeroed int `json:"zeroed"`
 	// Unsure: images off the record list whose key lies where a lost leaf held keys: they may
 	// be live rows', so they are not printed.
@@ -82,17 +83,22 @@ type candidate struct {
 type deletedScan struct {
 	r      *reader
 	maxTrx uint64 // MaxTrxID (0: unknown)
-	live   map[string]bool
 	best   map[string]*candidate
 	stats  DeletedStats
 }
 
 // Deleted reads every leaf page of the clustered index that the B-tree leads to and calls fn
-// for each deleted row found, in key order (the stored bytes of the key fields compared one by
-// one: the PRIMARY KEY's order for integer, date and binary keys; for a string key in a
-// case-insensitive collation, the order of its bytes). A leaf that cannot be read is in
-// Result.Lost, as with Walk. maxTrx (MaxTrxID, 0 when unknown) bounds the DB_TRX_ID of an image
-// off the record list.
+// for each deleted row found, in key order: delete-marked records in the order of the record
+// lists, the images off the lists placed among them by their key's stored bytes, compared field
+// by field (the PRIMARY KEY's order for integer, date and binary keys). A leaf that cannot be
+// read is in Result.Lost, as with Walk. maxTrx (MaxTrxID, 0 when unknown) bounds the DB_TRX_ID
+// of an image off the record list.
+//
+// The leaves are read three times (the second and third from the page cache), so that memory
+// holds the images off the record lists and one page, never the table: first those images are
+// gathered, then the record lists drop each whose key is there (a live row, or a delete-marked
+// record: newer than any image off the list), then the delete-marked records are printed in
+// list order with the images left merged in.
 func (t *Table) Deleted(maxTrx uint64, fn func(DeletedRow) error) (*Result, *DeletedStats, error) {
 	r, err := t.reader()
 	if err != nil {
@@ -103,21 +109,16 @@ func (t *Table) Deleted(maxTrx uint64, fn func(DeletedRow) error) (*Result, *Del
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (--deleted reads the leaf pages the B-tree leads to)", err)
 	}
-	d := &deletedScan{r: r, maxTrx: maxTrx, live: map[string]bool{}, best: map[string]*candidate{}}
+	d := &deletedScan{r: r, maxTrx: maxTrx, best: map[string]*candidate{}}
 	// A lost leaf's keys are unknown: an image whose key lies between the leaves read around
 	// it may be a live row's, and is withheld.
 	var gaps []keyRange
 	var prevLast [][]byte
+	var good []uint32
 	pending := false
 	for _, no := range leaves {
-		p, err := r.readPage(no)
-		if err != nil {
-			r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("a leaf the B-tree points to cannot be read: %v", err)})
-			pending = true
-			continue
-		}
-		if why := r.check(p, no, true); why != "" {
-			r.lose(p, no, why)
+		p, ok := d.leaf(no, true)
+		if !ok {
 			pending = true
 			continue
 		}
@@ -126,6 +127,7 @@ func (t *Table) Deleted(maxTrx uint64, fn func(DeletedRow) error) (*Result, *Del
 			pending = true
 			continue
 		}
+		good = append(good, no)
 		if first == nil {
 			continue
 		}
@@ -138,20 +140,34 @@ func (t *Table) Deleted(maxTrx uint64, fn func(DeletedRow) error) (*Result, *Del
 	if pending {
 		gaps = append(gaps, keyRange{lo: prevLast})
 	}
-	out := make([]*candidate, 0, len(d.best))
-	for k, c := range d.best {
-		if d.live[k] {
-			d.stats.LiveKeys++
-			continue
+	if len(d.best) > 0 {
+		for _, no := range good {
+			if p, ok := d.leaf(no, false); ok {
+				d.list(p, func(rec record, at int) error {
+					k := keyString(rec.vals[:r.lay.nUniq])
+					if _, ok := d.best[k]; ok {
+						delete(d.best, k)
+						if rec.info&infoDeleted != 0 {
+							d.stats.Older++
+						} else {
+							d.stats.LiveKeys++
+						}
+					}
+					return nil
+				})
+			}
 		}
-		if c.src != SourceDeleteMarked && inGaps(gaps, c.key) {
+	}
+	rest := make([]*candidate, 0, len(d.best))
+	for _, c := range d.best {
+		if inGaps(gaps, c.key) {
 			d.stats.Unsure++
 			continue
 		}
-		out = append(out, c)
+		rest = append(rest, c)
 	}
-	sort.Slice(out, func(i, j int) bool { return compareKeys(out[i].key, out[j].key) < 0 })
-	for _, c := range out {
+	sort.Slice(rest, func(i, j int) bool { return compareKeys(rest[i].key, rest[j].key) < 0 })
+	emit := func(c *candidate) error {
 		switch c.src {
 		case SourceDeleteMarked:
 			d.stats.DeleteMarked++
@@ -161,56 +177,131 @@ func (t *Table) Deleted(maxTrx uint64, fn func(DeletedRow) error) (*Result, *Del
 			d.stats.Carved++
 		}
 		r.res.Rows++
-		if err := fn(DeletedRow{Row: c.row, Source: c.src, Page: c.page, Offset: c.off, TrxID: c.trx}); err != nil {
+		return fn(DeletedRow{Row: c.row, Source: c.src, Page: c.page, Offset: c.off, TrxID: c.trx})
+	}
+	i := 0
+	var key [][]byte
+	for _, no := range good {
+		p, ok := d.leaf(no, false)
+		if !ok {
+			continue
+		}
+		err := d.list(p, func(rec record, at int) error {
+			key = key[:0]
+			for _, v := range rec.vals[:r.lay.nUniq] {
+				key = append(key, v.b)
+			}
+			for ; i < len(rest) && compareKeys(rest[i].key, key) < 0; i++ {
+				if err := emit(rest[i]); err != nil {
+					return err
+				}
+			}
+			if rec.info&infoDeleted == 0 {
+				return nil
+			}
+			row, err := r.row(rec.vals)
+			if err != nil || len(rec.vals[r.lay.nUniq].b) != sysTrxIDLen {
+				d.stats.Undecodable++
+				return nil
+			}
+			return emit(&candidate{row: row, src: SourceDeleteMarked, page: no, off: at, trx: beUint(rec.vals[r.lay.nUniq].b)})
+		})
+		if err != nil {
+			return r.res, &d.stats, err
+		}
+	}
+	for ; i < len(rest); i++ {
+		if err := emit(rest[i]); err != nil {
 			return r.res, &d.stats, err
 		}
 	}
 	return r.res, &d.stats, nil
 }
 
-// page reads one leaf page: the record list (live keys, delete-marked records), the free list,
-// then the unused space. It returns the keys of the first and last records of the list (nil
-// when it has none), and false when the record list is broken (the page is then lost).
+// leaf reads leaf page no and checks it; a page that fails is recorded as lost when lose.
+func (d *deletedScan) leaf(no uint32, lose bool) ([]byte, bool) {
+	r := d.r
+	p, err := r.readPage(no)
+	if err != nil {
+		if lose {
+			r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("a leaf the B-tree points to cannot be read: %v", err)})
+		}
+		return nil, false
+	}
+	if why := r.check(p, no, true); why != "" {
+		if lose {
+			r.lose(p, no, why)
+		}
+		return nil, false
+	}
+	return p, true
+}
+
+// errBrokenList is a record list that cannot be followed.
+type errBrokenList struct{ why string }
+
+func (e errBrokenList) Error() string { return e.why }
+
+// list calls fn for each user record of the record list of leaf page p but the instant
+// metadata record (which sets the defaults of instantly added columns). A list that cannot be
+// followed gives an errBrokenList; fn's error stops the walk.
+func (d *deletedScan) list(p []byte, fn func(rec record, at int) error) error {
+	r := d.r
+	ip, _ := discovery.ParseIndexPage(p)
+	origin := firstRecord(p, ip.Compact)
+	for i := 0; ; i++ {
+		if i > len(p)/5 || origin == 0 {
+			return errBrokenList{"the record list is broken"}
+		}
+		rec, err := r.record(p, origin, ip.Compact)
+		if err != nil {
+			return errBrokenList{err.Error()}
+		}
+		if rec.status == statusSupremum {
+			return nil
+		}
+		at := origin
+		origin = rec.next
+		switch {
+		case rec.status == statusInfimum:
+		case rec.info&infoMinRec != 0:
+			r.meta = append([]value(nil), rec.vals...)
+		case len(rec.vals) < r.lay.nUniq+2:
+			return errBrokenList{fmt.Sprintf("record at %d: %d fields", at, len(rec.vals))}
+		default:
+			if err := fn(rec, at); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// page reads one leaf page for the images off its record list: the list (the bytes its
+// records cover, its first and last keys), the free list, then the unused space. It returns the
+// keys of the first and last records of the list (nil when it has none), and false when the
+// record list is broken (the page is then lost).
 func (d *deletedScan) page(p []byte, no uint32) (first, last [][]byte, ok bool) {
 	r := d.r
 	ip, _ := discovery.ParseIndexPage(p)
 	r.res.Pages++
 	used := make([]bool, len(p))
-	origin := firstRecord(p, ip.Compact)
-	for i := 0; ; i++ {
-		if i > len(p)/5 || origin == 0 {
-			r.lose(p, no, "the record list is broken")
-			return nil, nil, false
-		}
-		rec, err := r.record(p, origin, ip.Compact)
-		if err != nil {
-			r.lose(p, no, err.Error())
-			return nil, nil, false
-		}
-		if rec.status == statusSupremum {
-			break
-		}
-		at := origin
-		origin = rec.next
-		if rec.status == statusInfimum {
-			continue
-		}
+	err := d.list(p, func(rec record, at int) error {
 		markUsed(used, r.extent(p, at, ip.Compact, rec))
-		if rec.info&infoMinRec == 0 && len(rec.vals) >= r.lay.nUniq {
-			last = keyOf(rec.vals[:r.lay.nUniq])
-			if first == nil {
-				first = last
-			}
+		last = keyOf(rec.vals[:r.lay.nUniq])
+		if first == nil {
+			first = last
 		}
-		switch {
-		case rec.info&infoMinRec != 0:
-			r.meta = append([]value(nil), rec.vals...)
-		case rec.info&infoDeleted == 0:
-			d.live[keyString(rec.vals[:r.lay.nUniq])] = true
-		default:
-			if !d.add(rec, SourceDeleteMarked, no, at) {
-				d.stats.Undecodable++
-			}
+		return nil
+	})
+	if err != nil {
+		r.lose(p, no, err.Error())
+		return nil, nil, false
+	}
+	// The metadata record's bytes are used too.
+	if ip.IsMetadataRecord() {
+		at := firstRecord(p, ip.Compact)
+		if rec, err := r.record(p, at, ip.Compact); err == nil {
+			markUsed(used, r.extent(p, at, ip.Compact, rec))
 		}
 	}
 	if r.f.FSP.Flags.ZipSize != 0 {
@@ -293,10 +384,7 @@ func (d *deletedScan) add(rec record, src string, no uint32, at int) bool {
 		return false
 	}
 	key := keyOf(rec.vals[:r.lay.nUniq])
-	trx := uint64(0)
-	for _, b := range rec.vals[r.lay.nUniq].b {
-		trx = trx<<8 | uint64(b)
-	}
+	trx := beUint(rec.vals[r.lay.nUniq].b)
 	c := &candidate{key: key, row: row, src: src, page: no, off: at, trx: trx}
 	k := keyString(rec.vals[:r.lay.nUniq])
 	if old := d.best[k]; old != nil {
@@ -368,10 +456,7 @@ func (d *deletedScan) validImage(vals []value) bool {
 	if !r.validFields(vals) || len(vals) < r.lay.nUniq+2 {
 		return false
 	}
-	trx := uint64(0)
-	for _, b := range vals[r.lay.nUniq].b {
-		trx = trx<<8 | uint64(b)
-	}
+	trx := beUint(vals[r.lay.nUniq].b)
 	return rollPtrValid(vals[r.lay.nUniq+1].b, trx, r.f.FSP.Flags.PageSize) && (d.maxTrx == 0 || trx <= d.maxTrx)
 }
 

@@ -69,7 +69,7 @@ func (st *DeletedStats) summary(n int64) string {
 		s += fmt.Sprintf("; %d images whose key lies where a lost leaf page held keys (they may be live rows) not printed", st.Unsure)
 	}
 	if st.Zeroed > 0 {
-		s += fmt.Sprintf("; %d purged records whose data the server zeroed when it freed them (only their headers are left)", st.Zeroed)
+		s += fmt.Sprintf("; %d freed records (purged, or moved by an update) whose data the server zeroed when it freed them (only their headers are left)", st.Zeroed)
 	}
 	if st.NotCarved > 0 {
 		s += fmt.Sprintf("; %d ROW_FORMAT=COMPRESSED pages: only their delete-marked records were read (no free list or unused space)", st.NotCarved)
