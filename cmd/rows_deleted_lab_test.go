@@ -89,6 +89,7 @@ func TestRowsDeleted(t *testing.T) {
 	if out, errs, code := run("recover", s.dir, "--into", cp); code != ExitClean {
 		t.Fatalf("recover: exit %d\n%s\n%s", code, out, errs)
 	}
+	deletedDiagnose(t, cp)
 	before := lab.HashTree(t, cp)
 	for _, f := range deletedFormats {
 		tb := "db.t_" + f
@@ -132,6 +133,41 @@ func TestRowsDeleted(t *testing.T) {
 		t.Errorf("rows --deleted changed the directory it read")
 	}
 	deletedCarved(t, cp, deletedFormats, wantT)
+}
+
+// deletedDiagnose: `diagnose` on the recovered copy of TestRowsDeleted says DELETED_ROWS_ON_DISK
+// for the three tables whose 100 deleted rows are delete-marked (not the COMPRESSED one, whose
+// pages it does not decompress, nor the purged ones), each naming the count and the command.
+func deletedDiagnose(t *testing.T, dir string) {
+	t.Helper()
+	out, errs, _ := run("diagnose", "--json", dir)
+	var d struct {
+		Findings []struct {
+			Code, Message string
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("diagnose --json: %v\n%s\n%s", err, out, errs)
+	}
+	got := map[string]bool{}
+	for _, f := range d.Findings {
+		if f.Code != "DELETED_ROWS_ON_DISK" {
+			continue
+		}
+		tb, _, _ := strings.Cut(f.Message, ":")
+		got[tb] = true
+		if !strings.Contains(f.Message, ": 100 delete-marked records") || !strings.Contains(f.Message, "innoscope rows "+dir+" "+tb+" --deleted") {
+			t.Errorf("diagnose: %s", f.Message)
+		}
+	}
+	for _, f := range []string{"redundant", "compact", "dynamic"} {
+		if !got["db.t_"+f] {
+			t.Errorf("diagnose: no DELETED_ROWS_ON_DISK for db.t_%s (%v)", f, got)
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("diagnose: DELETED_ROWS_ON_DISK for %v, want the three uncompressed t_ tables", got)
+	}
 }
 
 // purgedShare runs `rows DIR TABLE --deleted` on a table whose deleted rows (want, as the
