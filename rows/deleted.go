@@ -10,8 +10,7 @@ import (
 )
 
 // Deleted rows still on disk (issue 32): the records of the clustered index's leaf pages that
-// are no longer rows of the table but whose bytes are still there. Three sources, each page read
-// once:
+// are no longer rows of the table but whose bytes are still there. Three sources:
 //
 //   - delete_marked: a record in the page's record list with the delete mark, which purge has
 //     not removed yet (a read view older than the DELETE, or purge lagging);
@@ -379,21 +378,21 @@ func (d *deletedScan) add(rec record, src string, no uint32, at int) bool {
 	if len(rec.vals) < r.lay.nUniq+2 || len(rec.vals[r.lay.nUniq].b) != sysTrxIDLen {
 		return false
 	}
+	trx := beUint(rec.vals[r.lay.nUniq].b)
+	k := keyString(rec.vals[:r.lay.nUniq])
+	old := d.best[k]
+	if old != nil && (old.trx > trx || old.trx == trx && sourceRank[old.src] <= sourceRank[src]) {
+		d.stats.Older++ // formatted only when it would be kept
+		return true
+	}
 	row, err := r.row(rec.vals)
 	if err != nil {
 		return false
 	}
-	key := keyOf(rec.vals[:r.lay.nUniq])
-	trx := beUint(rec.vals[r.lay.nUniq].b)
-	c := &candidate{key: key, row: row, src: src, page: no, off: at, trx: trx}
-	k := keyString(rec.vals[:r.lay.nUniq])
-	if old := d.best[k]; old != nil {
+	if old != nil {
 		d.stats.Older++
-		if old.trx > trx || old.trx == trx && sourceRank[old.src] <= sourceRank[src] {
-			return true
-		}
 	}
-	d.best[k] = c
+	d.best[k] = &candidate{key: keyOf(rec.vals[:r.lay.nUniq]), row: row, src: src, page: no, off: at, trx: trx}
 	return true
 }
 
