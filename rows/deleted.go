@@ -106,7 +106,7 @@ func (t *Table) Deleted(maxTrx uint64, fn func(DeletedRow) error) (*Result, *Del
 	defer r.f.Close()
 	leaves, err := r.treeLeaves()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w (--deleted reads the leaf pages the B-tree leads to)", err)
+		return nil, nil, fmt.Errorf("%w (--deleted reads the leaf pages the B-tree leads to, and cannot tell a deleted row from a live one without them; `innoscope rows --scan` prints the live rows of the leaf pages in file order)", err)
 	}
 	d := &deletedScan{r: r, maxTrx: maxTrx, best: map[string]*candidate{}}
 	// A lost leaf's keys are unknown: an image whose key lies between the leaves read around
