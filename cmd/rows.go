@@ -22,6 +22,7 @@ func rowsCommand() *cli.Command {
 			&cli.StringFlag{Name: "time-zone", Value: "+00:00", Usage: "the server's time_zone, in which TIMESTAMP values are shown (+HH:MM, SYSTEM or a zone name)"},
 			&cli.StringFlag{Name: "index", Usage: "read this secondary index instead (its columns, then the primary key's): what is left of them when the clustered index is damaged"},
 			&cli.BoolFlag{Name: "uncommitted", Usage: "print a table that transactions the crash left uncommitted changed, as stored (their inserts, new values and delete marks; the server rolls them back)"},
+			&cli.BoolFlag{Name: "deleted", Usage: "print the deleted rows still on disk instead (delete-marked records not yet purged, page free lists, images carved from unused page space), in key order, each key once; --json adds each row's source, page, offset and trx_id"},
 			allowLiveFlag,
 			&cli.BoolFlag{Name: "scan", Usage: "read every leaf page of the clustered index in file order instead of walking the B-tree (a damaged tree)"}),
 		Action: rowsAction,
@@ -63,10 +64,13 @@ func rowsAction(c *cli.Context) error {
 		return err
 	}
 	// A running server's checkpoint lags what its files hold: with --allow-live they are read as they are.
-	opt := rows.Options{Format: format, Scan: c.Bool("scan"), Index: c.String("index"), Uncommitted: c.Bool("uncommitted"), TimeZone: tz, AllowCrashed: c.Bool("allow-live")}
+	opt := rows.Options{Format: format, Scan: c.Bool("scan"), Index: c.String("index"), Uncommitted: c.Bool("uncommitted"), Deleted: c.Bool("deleted"), TimeZone: tz, AllowCrashed: c.Bool("allow-live")}
 	res, err := rows.Dump(s, db, table, opt, bufio.NewWriterSize(c.App.Writer, 1<<16))
 	if err != nil {
 		return err
+	}
+	if !opt.Deleted {
+		view.RowsHint(c.App.ErrWriter, rows.DeletedHint(res, s.Datadir, name))
 	}
 	if view.RowsLost(c.App.ErrWriter, res) {
 		return errFindings

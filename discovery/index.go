@@ -82,3 +82,31 @@ func (ip IndexPage) IsMetadataRecord() bool {
 func (ip IndexPage) MetadataHasDroppedOrReordered() bool {
 	return ip.IsMetadataRecord() && ip.FirstRecInfo&recInfoDeleted != 0
 }
+
+// CountDeleteMarked counts the records with the delete mark in the record list of index page p
+// (the instant ALTER metadata record, delete-marked after an instant DROP, is not counted); a
+// list that cannot be followed counts what was read until then.
+func CountDeleteMarked(p []byte, compact bool) int {
+	be := binary.BigEndian
+	n, origin, infoAt := 0, infimumOld, 6
+	if compact {
+		origin, infoAt = infimumCompact, 5
+	}
+	for i := 0; i <= len(p)/5; i++ {
+		next := int(be.Uint16(p[origin-2:]))
+		if compact {
+			if next == 0 {
+				return n
+			}
+			next = (origin + int(int16(next))) & (len(p) - 1)
+		}
+		if next == supremumNew && compact || next == supremumOld && !compact || next < infoAt+FilPageData || next >= len(p)-8 {
+			return n
+		}
+		origin = next
+		if info := p[origin-infoAt]; info&recInfoDeleted != 0 && info&recInfoMinRec == 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -50,7 +50,10 @@ type Report struct {
 	InnochecksumStops   bool             `json:"innochecksum_stops_at_page0"`
 	Reasons             map[int64]string `json:"reasons,omitempty"` // page → why (corrupt or innochecksum-only)
 	Instant             []InstantRoot    `json:"instant"`
-	Verified            bool             `json:"verified"`
+	// DeleteMarked counts, per index id, the delete-marked records of the leaf pages whose
+	// checksums held (only with verification; not of ROW_FORMAT=COMPRESSED pages).
+	DeleteMarked map[uint64]int `json:"-"`
+	Verified     bool           `json:"verified"`
 	// MaxLSN is the largest FIL_PAGE_LSN of a page that passed (or was not) checked;
 	// Future lists pages whose LSN is beyond InspectOptions.FutureLSN (when set).
 	MaxLSN uint64  `json:"max_lsn"`
@@ -88,10 +91,11 @@ type part struct {
 	roots      []InstantRoot
 	maxLSN     uint64
 	future     []int64
+	deleted    map[uint64]int // index id → delete-marked records on its sound leaf pages
 }
 
 func newPart() *part {
-	return &part{summary: map[string]int{}, algorithms: map[string]int{}, reasons: map[int64]string{}, leftmost: map[uint64]leaf{}}
+	return &part{summary: map[string]int{}, algorithms: map[string]int{}, reasons: map[int64]string{}, leftmost: map[uint64]leaf{}, deleted: map[uint64]int{}}
 }
 
 // inspector holds what every page's inspection needs.
@@ -159,6 +163,11 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 			if withInfo {
 				ipc := ip
 				pi.Index = &ipc
+			}
+			if ip.Level == 0 && in.verify && !corrupt {
+				if n := CountDeleteMarked(p, ip.Compact); n > 0 {
+					pt.deleted[ip.IndexID] += n
+				}
 			}
 			if ip.Level == 0 && h.Prev == filNull {
 				if _, seen := pt.leftmost[ip.IndexID]; !seen {
@@ -308,6 +317,12 @@ func merge(t *File, in *inspector, parts []*part, verified bool) *Report {
 		}
 		roots = append(roots, pt.roots...)
 		r.Future = append(r.Future, pt.future...)
+		for id, n := range pt.deleted {
+			if r.DeleteMarked == nil {
+				r.DeleteMarked = map[uint64]int{}
+			}
+			r.DeleteMarked[id] += n
+		}
 		if pt.maxLSN > r.MaxLSN {
 			r.MaxLSN = pt.maxLSN
 		}

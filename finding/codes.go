@@ -5,6 +5,7 @@ package finding
 // behaves); TestCodes keeps this list, the codes the sources raise and that table in step.
 var Codes = map[string]string{
 	// The redo log.
+	"DELETED_ROWS_ON_DISK":    "delete-marked records on a table's leaf pages; rows --deleted prints the deleted rows",
 	"UNCLEAN_SHUTDOWN":        "records to apply after the checkpoint: crash recovery runs",
 	"NO_VALID_CHECKPOINT":     "no checkpoint block is valid: the server refuses the log",
 	"CHECKPOINT_REJECTED":     "one checkpoint block is invalid; the other is used",

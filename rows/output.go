@@ -250,6 +250,8 @@ type Options struct {
 	Uncommitted bool
 	// Index reads the named secondary index instead of the clustered index (Table.Index).
 	Index string
+	// Deleted prints the deleted rows still on disk instead of the table's rows (Table.Deleted).
+	Deleted bool
 }
 
 // Dump writes the rows of table db.name of the data directory of layout s to w in the given
@@ -269,6 +271,15 @@ func Dump(s discovery.Layout, db, name string, opt Options, out *bufio.Writer) (
 		if err := CheckCommitted(s, t); err != nil {
 			return nil, err
 		}
+	}
+	if opt.Deleted {
+		if opt.Index != "" || opt.Scan {
+			return nil, fmt.Errorf("--deleted reads the clustered index's leaves the B-tree leads to: give it without --index and --scan")
+		}
+		if opt.TimeZone != nil {
+			t.TimeZone = opt.TimeZone
+		}
+		return t.dumpDeleted(MaxTrxID(s), opt.Format, out)
 	}
 	if opt.Index != "" {
 		if opt.Format == "sql" {

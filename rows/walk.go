@@ -32,6 +32,9 @@ type Result struct {
 	Lost     []Loss   `json:"lost,omitempty"`
 	LostRows int      `json:"lost_rows"`
 	Notes    []string `json:"notes,omitempty"`
+	// DeleteMarked counts the delete-marked records of the leaves read (deleted rows purge has
+	// not removed yet: DeletedHint).
+	DeleteMarked int `json:"delete_marked,omitempty"`
 }
 
 // Row is one row: a value per column of Table.Cols, nil for SQL NULL (an empty value is a
@@ -232,6 +235,7 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 			r.meta = ownValues(rec.vals)
 			continue
 		case rec.info&infoDeleted != 0:
+			r.res.DeleteMarked++
 			continue
 		}
 		a0, s0 := arena, spans
