@@ -134,9 +134,7 @@ func (r *reader) emit(order <-chan *leafBatch, free chan<- *leafBatch, fn func(R
 		if errors.Is(b.err, errMetadata) {
 			return b.i, nil
 		}
-		r.res.Pages += b.res.Pages
-		r.res.Lost = append(r.res.Lost, b.res.Lost...)
-		r.res.LostRows += b.res.LostRows
+		r.res.addPage(&b.res)
 		for k := 0; k < b.rows; k++ {
 			r.res.Rows++
 			if err := fn(rowOf(row, b.arena, b.spans[2*w*k:])); err != nil {
@@ -149,4 +147,14 @@ func (r *reader) emit(order <-chan *leafBatch, free chan<- *leafBatch, fn func(R
 		free <- b
 	}
 	return 0, nil
+}
+
+// addPage adds what reading one more leaf added to b (every field a leaf adds to but Rows,
+// which the emitter counts as it gives them to fn).
+func (r *Result) addPage(b *Result) {
+	r.Pages += b.Pages
+	r.Lost = append(r.Lost, b.Lost...)
+	r.LostRows += b.LostRows
+	r.Notes = append(r.Notes, b.Notes...)
+	r.DeleteMarked += b.DeleteMarked
 }
