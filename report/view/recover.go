@@ -121,10 +121,13 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 		return err
 	}
 	// The replay checks the pages it reads; the rest are copied byte for byte, as the server's
-	// own recovery leaves them, and a corrupt one among them shows only when read.
-	if j.salvage.NewLog() {
+	// own recovery leaves them: the copy's diagnosis checks them, unless --skip-pages.
+	switch {
+	case j.salvage.NewLog():
 		fmt.Fprintln(out.Writer(), "checked: every page of the copy (the diagnosis of the copy above); nothing was replayed")
-	} else {
+	case j.OnCopy != nil && j.OnCopy.AllPages:
+		fmt.Fprintln(out.Writer(), "checked: every page of the copy (the diagnosis of the copy above)")
+	default:
 		fmt.Fprintf(out.Writer(), "not checked: pages the log does not change, copied as they are (`innoscope verify %s` checks every page)\n", j.Source)
 	}
 	fmt.Fprintln(out.Writer(), "start the server on the copy:")
@@ -174,7 +177,7 @@ func (j *Recovery) printOnCopy(out *report.Output) error {
 		}
 		names = append(names, n+" ("+t.Code+")")
 	}
-	_, err := fmt.Fprintf(out.Writer(), "tables the server will not open on the copy: %s\n", strings.Join(names, ", "))
+	_, err := fmt.Fprintf(out.Writer(), "tables that will fail on the copy: %s\n", strings.Join(names, ", "))
 	return err
 }
 
