@@ -184,6 +184,7 @@ func StaleISL(t discovery.Tablespace) bool {
 // Diagnose compares dictionary, files and log, and says what recovery will meet.
 func Diagnose(in Input) []finding.Finding {
 	fs := diagnoseLocations(in)
+	fs = append(fs, writesOutsideFindings(in)...)
 	fs = append(fs, uncommittedDDLFindings(in)...)
 	// A table whose link names no file while the log gives its tablespace another: not the stale
 	// leftover STALE_ISL describes, so that information gives way to a warning (ISLRedirects).
