@@ -282,7 +282,7 @@ func Diagnose(in Input) []finding.Finding {
 	p0, bad := page0Findings(in, exp)
 	fs = append(fs, p0...)
 	fs = append(fs, restoredFindings(in)...)
-	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
+	fs = append(fs, duplicateAndOrphanFindings(in, exp, handled)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
 	fs = append(fs, cutShortFindings(in, exp)...)
 	fs = append(fs, encryptedFindings(in)...)
@@ -323,7 +323,7 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 			continue
 		}
 		to, from := absPath(in.Datadir, last.NewName), absPath(in.Datadir, last.Name)
-		if _, ok := files[to]; ok {
+		if f, ok := files[to]; ok && !StaleISL(f) { // a link to the new name is no file there
 			continue
 		}
 		handled[to] = true
@@ -350,7 +350,7 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 
 // duplicateAndOrphanFindings: two files with one space id; datafiles nothing refers to (a
 // leftover the DDL log removes is information only); the DDL log's pending work.
-func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []finding.Finding {
+func duplicateAndOrphanFindings(in Input, exp map[string]expectation, handled map[string]bool) []finding.Finding {
 	fs, ddlTables := ddlLogFindings(in)
 	byID := map[uint32][]discovery.Tablespace{}
 	for _, t := range in.Spaces {
@@ -390,7 +390,7 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []finding.
 			continue
 		}
 		e, ok := exp[absPath(in.Datadir, t.Path)]
-		if ok && StaleISL(t) {
+		if ok && StaleISL(t) && !handled[absPath(in.Datadir, t.Path)] { // a pending rename's link: PENDING_RENAME
 			where := e.source
 			if e.lsn != nil {
 				where = fmt.Sprintf("the redo log (LSN %d)", *e.lsn)

@@ -28,12 +28,12 @@ func writesOutsideFindings(in Input) []finding.Finding {
 	root := discovery.ResolvePath(in.Datadir)
 	type outside struct {
 		path   string
-		id     uint32
-		logged bool // the log writes it
+		id     *uint32 // nil: unknown (a blank page 0, no log record)
+		logged bool    // the log writes it
 		how    string
 	}
 	files := map[string]*outside{}
-	add := func(p string, id uint32, how string) {
+	add := func(p string, id *uint32, how string) {
 		if !filepath.IsAbs(p) {
 			return
 		}
@@ -45,6 +45,9 @@ func writesOutsideFindings(in Input) []finding.Finding {
 			return // the server cannot write what is not there (MISSING_FILE says so)
 		}
 		if o := files[r]; o != nil {
+			if o.id == nil {
+				o.id = id
+			}
 			if !strings.Contains(o.how, how) {
 				o.how += " and " + how
 			}
@@ -54,7 +57,7 @@ func writesOutsideFindings(in Input) []finding.Finding {
 	}
 	for _, t := range in.Spaces {
 		if t.ISL != "" && t.Error == "" {
-			add(t.Path, t.SpaceID, "its link "+t.ISL)
+			add(t.Path, page0ID(t), "its link "+t.ISL)
 		}
 	}
 	written := map[uint32]bool{}
@@ -69,20 +72,20 @@ func writesOutsideFindings(in Input) []finding.Finding {
 				}
 			}
 			for _, n := range s.Names {
-				add(n, id, "the redo log")
+				add(n, u32(id), "the redo log")
 			}
 		}
 	}
 	paths := make([]string, 0, len(files))
 	for p, o := range files {
-		o.logged = written[o.id] && in.Analysis != nil && in.Analysis.Map.Spaces[o.id] != nil
+		o.logged = o.id != nil && written[*o.id]
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
 	var fs []finding.Finding
 	for _, p := range paths {
 		o := files[p]
-		f := finding.Finding{Severity: finding.Warning, Code: "WRITES_OUTSIDE", SpaceID: u32(o.id), File: o.path,
+		f := finding.Finding{Severity: finding.Warning, Code: "WRITES_OUTSIDE", SpaceID: o.id, File: o.path,
 			Message: fmt.Sprintf("starting mariadbd on this directory writes %s, which is outside it (named by %s)", o.path, o.how)}
 		if o.logged {
 			f.Message += "; its crash recovery applies the log to that file"
