@@ -376,6 +376,12 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation, handled ma
 			}
 		}
 		sev, why := finding.Warning, "only one of them is referenced by the dictionary or the log"
+		switch {
+		case len(referenced) == 0 && len(ts) == 2:
+			why = "neither is referenced by the dictionary or the log, so the server opens neither by this id"
+		case len(referenced) == 0:
+			why = "none of them is referenced by the dictionary or the log, so the server opens none by this id"
+		}
 		if len(referenced) >= 2 {
 			sev, why = finding.Error, "the dictionary or the log refers to more than one of them, so the server cannot open them all"
 		}
