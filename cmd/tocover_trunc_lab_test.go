@@ -79,3 +79,23 @@ func TestVerdictPagesTruncatedLog(t *testing.T) {
 		})
 	}
 }
+
+// TestDryRunLabelsPagesWithRecords (issue 28 item 9): recover --dry-run on the dml crash said
+// "apply 112 pages" (the server's "To recover: 112 pages") and then "... on 127 pages" with a
+// table headed PAGES, two counts of pages side by side. The verdict keeps the server's count;
+// the plan's count is labelled as pages with records, and its table's column too.
+func TestDryRunLabelsPagesWithRecords(t *testing.T) {
+	s := lab.Get(t, "dml")
+	out, errs, code := run("recover", "--dry-run", s.Crashed)
+	lines := strings.SplitN(out, "\n", 3)
+	if code == ExitError || len(lines) < 3 {
+		t.Fatalf("recover --dry-run: exit %d\n%s%s", code, out, errs)
+	}
+	m := applyPages.FindStringSubmatch(lines[0])
+	if m == nil || m[1] != strconv.Itoa(s.Verdict.ToRecoverPages) {
+		t.Errorf("the verdict %q; the server said \"To recover: %d pages\"", lines[0], s.Verdict.ToRecoverPages)
+	}
+	if !strings.HasSuffix(lines[1], " pages with records") || !strings.Contains(lines[2], "PAGES WITH RECORDS") {
+		t.Errorf("the plan's page count is not labelled:\n%s", out)
+	}
+}

@@ -147,8 +147,10 @@ func printPlan(out *report.Output, pl *replay.Plan, v *finding.Verdict) error {
 	} else {
 		out.Verdict(finding.MakeVerdict(nil, finding.Outcome{Pages: pages}))
 	}
-	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records on %d pages\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords, pages)
-	if err := out.Table([]string{"SPACE", "FILE", "PAGES"}, pl.SpaceRows()); err != nil {
+	// Pages with records, not the verdict's count (the server's "To recover", which leaves out
+	// pages whose records a later FREE_PAGE or deleted file drops, and those it reads at start).
+	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records on %d pages with records\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords, pages)
+	if err := out.Table([]string{"SPACE", "FILE", "PAGES WITH RECORDS"}, pl.SpaceRows()); err != nil {
 		return err
 	}
 	return out.Table([]string{"LSN", "FILE OPERATION", "SPACE", "NAME"}, pl.EventRows())
