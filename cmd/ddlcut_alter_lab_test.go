@@ -1,12 +1,16 @@
 package cmd
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"innoscope/finding"
+	"innoscope/internal/lab"
 )
 
 // Issue 28 item 7: a crash inside ALTER TABLE ... FORCE (or ENGINE=InnoDB) of a DATA DIRECTORY
@@ -137,4 +141,48 @@ func crashAtRename(t *testing.T, base string, c ddlCut) string {
 	local, _ := filepath.Glob(filepath.Join(d, "*", "#sql-ib*.ibd"))
 	t.Logf("cut %v: %v %v %v", c.renameCut, isls, ibds, local)
 	return d
+}
+
+// TestDDLCutPartitionedRenameAtFrm: RENAME TABLE of a partitioned table killed right before the
+// rename of its .frm, after its partitions and its .par had taken the new name (crash-sweep
+// --ddl-kill seeds 7109, 7208). The server's DDL recovery renames nothing back, and the table
+// fails CHECK TABLE ("Failed to read from the .par file", Corrupt); diagnose said 0 errors. Now
+// DDL_RECOVERY_FAILS (error), and recover's copy, on which the server gives the same CHECK
+// TABLE, exits 1.
+func TestDDLCutPartitionedRenameAtFrm(t *testing.T) {
+	lab.Require(t)
+	base := t.TempDir()
+	c := ddlCut{
+		options: []string{"--innodb-log-file-size=16M"},
+		setup: `CREATE DATABASE db; CREATE TABLE db.p (a INT PRIMARY KEY, b VARCHAR(100)) ENGINE=InnoDB PARTITION BY HASH(a) PARTITIONS 3;
+			INSERT INTO db.p SELECT seq, REPEAT('p', 40) FROM seq_1_to_900;
+			CREATE TABLE db.k (a INT PRIMARY KEY) ENGINE=InnoDB; INSERT INTO db.k SELECT seq FROM seq_1_to_100;`,
+		stmt: "RENAME TABLE db.p TO db.q", renameCut: [3]string{"before", "/p.frm", "/q.frm"},
+	}
+	crashed := crashAtRename(t, base, c)
+	out, errs, code := run("diagnose", "--json", crashed)
+	var j diagnoseJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("diagnose: exit %d: %v\n%s", code, err, errs)
+	}
+	s := &lab.Scenario{Options: c.options}
+	a := filepath.Join(base, "A")
+	lab.CopyDir(t, crashed, a)
+	va := s.ServerVerdict(t, a)
+	t.Logf("the server's own recovery: started=%v tables_ok=%v\n%s", va.Started, va.TablesOK, va.Checks)
+	if !va.Started || va.TablesOK || !strings.Contains(va.Checks, "db.p\t") {
+		t.Fatalf("the server's own recovery: started=%v tables_ok=%v; want a start with db.p failing CHECK TABLE (the cut missed?)", va.Started, va.TablesOK)
+	}
+	fails := findings(j, "DDL_RECOVERY_FAILS")
+	if code != ExitFindings || len(fails) != 1 || fails[0].Severity != finding.Error || !strings.Contains(fails[0].Message, "RENAME TABLE db.p TO db.q") {
+		t.Errorf("diagnose: exit %d, DDL_RECOVERY_FAILS %+v; want one error for RENAME TABLE db.p TO db.q", code, fails)
+	}
+	cp := filepath.Join(base, "copy")
+	if out, errs, code := run("recover", crashed, "--into", cp); code != ExitFindings {
+		t.Errorf("recover: exit %d, want %d\n%s%s", code, ExitFindings, out, errs)
+	}
+	vb := s.ServerVerdict(t, cp)
+	if !vb.Started || vb.CrashRecovery || vb.Checks != va.Checks || vb.Checksums != va.Checksums {
+		t.Errorf("the server on the copy: started=%v crash_recovery=%v, CHECK TABLE\n%s\nwant as its own recovery's\n%s", vb.Started, vb.CrashRecovery, vb.Checks, va.Checks)
+	}
 }
