@@ -176,7 +176,7 @@ func partitionRevertFailure(in Input, e discovery.DDLLogEntry, dict map[string]d
 	to, from := e.DB+"/"+e.Name, e.FromDB+"/"+e.FromName
 	// The .frm is renamed last: still under the original name, the revert renames nothing,
 	// whether the .par is there too (seeds 1312, 1480) or was renamed with the partitions
-	// (crash-sweep --ddl-kill seeds 7109, 7208: "Failed to read from the .par file", Corrupt).
+	// (crash-sweep --ddl-kill seeds 7109, 7208, 7209: "Failed to read from the .par file", Corrupt).
 	parMoved := fileExists(absPath(in.Datadir, to+".par"))
 	if !fileExists(absPath(in.Datadir, from+".frm")) || fileExists(absPath(in.Datadir, to+".frm")) ||
 		!parMoved && !fileExists(absPath(in.Datadir, from+".par")) {
