@@ -32,6 +32,8 @@ type ddlFailure struct {
 	// lost: the revert of a RENAME TABLE of a partitioned table (from is the table's original
 	// db/name, to the new one) renames nothing; these partitions keep their new names.
 	lost []discovery.DictTable
+	// parMoved: the statement had renamed the .par file too (only the .frm keeps the old name).
+	parMoved bool
 	// alter: a copying ALTER TABLE of a partitioned table (from is its new table, to the table).
 	alter *alterFailure
 }
@@ -172,7 +174,12 @@ func partitionRevertFailure(in Input, e discovery.DDLLogEntry, dict map[string]d
 		}
 	}
 	to, from := e.DB+"/"+e.Name, e.FromDB+"/"+e.FromName
-	if fileExists(absPath(in.Datadir, to+".par")) || !fileExists(absPath(in.Datadir, from+".par")) || !fileExists(absPath(in.Datadir, from+".frm")) {
+	// The .frm is renamed last: still under the original name, the revert renames nothing,
+	// whether the .par is there too (seeds 1312, 1480) or was renamed with the partitions
+	// (crash-sweep --ddl-kill seeds 7109, 7208, 7209: "Failed to read from the .par file", Corrupt).
+	parMoved := fileExists(absPath(in.Datadir, to+".par"))
+	if !fileExists(absPath(in.Datadir, from+".frm")) || fileExists(absPath(in.Datadir, to+".frm")) ||
+		!parMoved && !fileExists(absPath(in.Datadir, from+".par")) {
 		return ddlFailure{}, false
 	}
 	var lost []discovery.DictTable
@@ -188,7 +195,7 @@ func partitionRevertFailure(in Input, e discovery.DDLLogEntry, dict map[string]d
 		a, b := lost[i].Name, lost[j].Name
 		return len(a) < len(b) || len(a) == len(b) && a < b
 	})
-	return ddlFailure{entry: e, from: from, to: to, src: tableFile(in.Datadir, lost[0]), spaceID: lost[0].SpaceID, lost: lost}, true
+	return ddlFailure{entry: e, from: from, to: to, src: tableFile(in.Datadir, lost[0]), spaceID: lost[0].SpaceID, lost: lost, parMoved: parMoved}, true
 }
 
 // tableFile is the absolute path of table t's file: db/t.ibd in datadir, or for a DATA
@@ -221,6 +228,12 @@ func (f ddlFailure) finding(in Input, logPath string) finding.Finding {
 		for _, t := range f.lost {
 			kept = append(kept, t.Name)
 			names = append(names, f.from+strings.TrimPrefix(t.Name, f.to))
+		}
+		if f.parMoved {
+			return finding.Finding{Severity: finding.Error, Code: "DDL_RECOVERY_FAILS", SpaceID: u32(f.spaceID), File: f.src,
+				Message: fmt.Sprintf("the server's DDL recovery does not revert RENAME TABLE %s TO %s (entry %d of %s, %s, phase %d): the crash came after the statement renamed %d partition(s) and the .par file (%s) and before it renamed the .frm, and the recovery renames nothing back; InnoDB's dictionary keeps %s and the .par keeps its new name while %s.frm names %s, which the table loses (CHECK TABLE: \"Failed to read from the .par file\", \"Corrupt\"); the rows stay in %s",
+					discovery.SQLTableName(f.from), discovery.SQLTableName(f.to), f.entry.Pos, logPath, f.entry.ActionName(), f.entry.Phase,
+					len(f.lost), absPath(in.Datadir, f.to+".par"), strings.Join(kept, ", "), f.from, strings.Join(names, ", "), f.src)}
 		}
 		return finding.Finding{Severity: finding.Error, Code: "DDL_RECOVERY_FAILS", SpaceID: u32(f.spaceID), File: f.src,
 			Message: fmt.Sprintf("the server's DDL recovery cannot revert RENAME TABLE %s TO %s (entry %d of %s, %s, phase %d): the partition engine renames the table back by its .par file, %s, which does not exist (the crash came after the statement renamed %d partition(s) and before it renamed the .par and .frm files), so nothing is renamed; InnoDB's dictionary keeps %s while %s.frm and %s.par name %s, which the table loses (\"[ERROR] Failed to open table %s.\", CHECK TABLE fails); the rows stay in %s",

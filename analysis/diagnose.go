@@ -184,6 +184,7 @@ func StaleISL(t discovery.Tablespace) bool {
 // Diagnose compares dictionary, files and log, and says what recovery will meet.
 func Diagnose(in Input) []finding.Finding {
 	fs := diagnoseLocations(in)
+	fs = append(fs, writesOutsideFindings(in)...)
 	fs = append(fs, uncommittedDDLFindings(in)...)
 	// A table whose link names no file while the log gives its tablespace another: not the stale
 	// leftover STALE_ISL describes, so that information gives way to a warning (ISLRedirects).
@@ -281,7 +282,7 @@ func Diagnose(in Input) []finding.Finding {
 	p0, bad := page0Findings(in, exp)
 	fs = append(fs, p0...)
 	fs = append(fs, restoredFindings(in)...)
-	fs = append(fs, duplicateAndOrphanFindings(in, exp)...)
+	fs = append(fs, duplicateAndOrphanFindings(in, exp, handled)...)
 	fs = append(fs, pageFindings(in, exp, bad)...)
 	fs = append(fs, cutShortFindings(in, exp)...)
 	fs = append(fs, encryptedFindings(in)...)
@@ -322,7 +323,7 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 			continue
 		}
 		to, from := absPath(in.Datadir, last.NewName), absPath(in.Datadir, last.Name)
-		if _, ok := files[to]; ok {
+		if f, ok := files[to]; ok && !StaleISL(f) { // a link to the new name is no file there
 			continue
 		}
 		handled[to] = true
@@ -349,7 +350,7 @@ func renameFindings(in Input, exp map[string]expectation, files map[string]disco
 
 // duplicateAndOrphanFindings: two files with one space id; datafiles nothing refers to (a
 // leftover the DDL log removes is information only); the DDL log's pending work.
-func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []finding.Finding {
+func duplicateAndOrphanFindings(in Input, exp map[string]expectation, handled map[string]bool) []finding.Finding {
 	fs, ddlTables := ddlLogFindings(in)
 	byID := map[uint32][]discovery.Tablespace{}
 	for _, t := range in.Spaces {
@@ -375,6 +376,12 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []finding.
 			}
 		}
 		sev, why := finding.Warning, "only one of them is referenced by the dictionary or the log"
+		switch {
+		case len(referenced) == 0 && len(ts) == 2:
+			why = "neither is referenced by the dictionary or the log, so the server opens neither by this id"
+		case len(referenced) == 0:
+			why = "none of them is referenced by the dictionary or the log, so the server opens none by this id"
+		}
 		if len(referenced) >= 2 {
 			sev, why = finding.Error, "the dictionary or the log refers to more than one of them, so the server cannot open them all"
 		}
@@ -389,7 +396,7 @@ func duplicateAndOrphanFindings(in Input, exp map[string]expectation) []finding.
 			continue
 		}
 		e, ok := exp[absPath(in.Datadir, t.Path)]
-		if ok && StaleISL(t) {
+		if ok && StaleISL(t) && !handled[absPath(in.Datadir, t.Path)] { // a pending rename's link: PENDING_RENAME
 			where := e.source
 			if e.lsn != nil {
 				where = fmt.Sprintf("the redo log (LSN %d)", *e.lsn)

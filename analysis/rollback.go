@@ -13,7 +13,7 @@ import (
 type RolledBackDDL struct {
 	TrxID   uint64 `json:"trx_id"`
 	UndoNo  uint64 `json:"undo_no"`
-	Action  string `json:"action"` // "delete": a tablespace the transaction created; "rename": a RENAME undone
+	Action  string `json:"action"` // "delete": a tablespace the transaction created; "rename": a RENAME undone; "kept": a RENAME undone whose file already had the old name
 	Table   string `json:"table"`  // db/table as the rollback leaves it (rename) or as created (delete)
 	SpaceID uint32 `json:"space_id"`
 	Path    string `json:"path"`
@@ -25,6 +25,10 @@ func (e RolledBackDDL) String() string {
 	if e.Action == "delete" {
 		return fmt.Sprintf("the crash left DDL transaction %d uncommitted: as the server's rollback does, %s (tablespace %d, created by it) was removed",
 			e.TrxID, e.Path, e.SpaceID)
+	}
+	if e.Action == "kept" {
+		return fmt.Sprintf("the crash left DDL transaction %d uncommitted: %s (tablespace %d) already has the name the server's rollback gives its table back (%s)",
+			e.TrxID, e.Path, e.SpaceID, e.Table)
 	}
 	return fmt.Sprintf("the crash left DDL transaction %d uncommitted: as the server's rollback does, %s (tablespace %d) was renamed back to %s",
 		e.TrxID, e.Path, e.SpaceID, e.To)

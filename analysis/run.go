@@ -80,6 +80,9 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	in := Input{Datadir: s.Datadir, Analysis: logged, EndLSN: a.Map.EndLSN, Spaces: ts, Policy: opt.Policy,
 		Pages: map[string]*discovery.Report{}, LogName: LogName(s)}
 	fs = append(fs, readDictionary(s, &in)...)
+	if err := deniedExpected(in); err != nil {
+		return nil, err // innoscope may not look at a file the log or the dictionary names
+	}
 	ts = in.Spaces // with the page 0 restores of crash recovery
 	if logged != nil && opt.Undo != nil {
 		// A file that cannot be opened has its finding from the scan (UNREADABLE_DATAFILE).

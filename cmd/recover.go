@@ -33,6 +33,7 @@ func recoverCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "restart an interrupted copy: empty an --into that holds " + replay.IncompleteMarker + " and start again"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be applied (pages per space, file operations); write nothing"},
 			&cli.Int64Flag{Name: "cache-mib", Value: 512, Usage: "page images held in memory before a batch is written"},
+			&cli.BoolFlag{Name: "skip-pages", Usage: "do not check every page of the finished copy (a corrupt page the log does not change is then not reported): fast on large directories"},
 			allowLiveFlag, salvageFlag),
 		Action: recoverAction,
 	}
@@ -72,7 +73,7 @@ func recoverAction(c *cli.Context) error {
 		}
 		j.Ran(p, o)
 		// What the server will meet on the copy: the tables it will not open, the rollback.
-		if j.OnCopy, err = replay.DiagnoseCopy(o.CopyLayout, o.Result.RolledBackDDL, p.Salvage.NewLog()); err != nil {
+		if j.OnCopy, err = replay.DiagnoseCopy(o.CopyLayout, o.Result.RolledBackDDL, !c.Bool("skip-pages") || p.Salvage.NewLog()); err != nil {
 			fmt.Fprintf(c.App.ErrWriter, "innoscope: note: the copy could not be diagnosed, so what the server will meet on it is not said: %v\n", err)
 		}
 	}

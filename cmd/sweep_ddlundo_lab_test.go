@@ -98,6 +98,9 @@ type ddlCut struct {
 	options     []string
 	setup, stmt string
 	call, held  string
+	// renameCut cuts the statement instead (crashAtRename; call and held unused) right
+	// "before" or "after" ([0]) a rename whose old name holds [1] and whose new name holds [2].
+	renameCut [3]string
 }
 
 // cutDDL makes the crash, recovers it with innoscope and judges the copy with the server.
@@ -111,7 +114,12 @@ func cutDDL(t *testing.T, c ddlCut) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
-	crashed := crashInside(t, base, c)
+	var crashed string
+	if c.renameCut[0] != "" {
+		crashed = crashAtRename(t, base, c)
+	} else {
+		crashed = crashInside(t, base, c)
+	}
 
 	before := lab.HashTree(t, crashed)
 	cp := filepath.Join(base, "copy")

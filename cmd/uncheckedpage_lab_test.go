@@ -18,9 +18,12 @@ import (
 // TestCorruptPageTheLogDoesNotChange: a crash whose table holds a corrupt index page that
 // the log does not change. The server's own recovery starts and leaves it so (CHECK TABLE
 // fails); recover's copy is the same (the server started on it gives the same CHECK TABLE
-// results), and recover says which pages it did not check; verify, which checks every page of
-// its copy, names the page (COPY_CORRUPT_PAGE, exit 1), as diagnose does in the source
-// (CORRUPT_PAGE).
+// results), and the copy's verdict says so (issue 28 item 3: recover exited 0 with "on the copy,
+// mariadbd will start: nothing to recover"): CORRUPT_PAGE on the copy, the table named among
+// those that fail (exactly the tables failing CHECK TABLE on the copy), exit 1;
+// --skip-pages keeps the old, fast, unchecked copy and says which pages it did not
+// check. verify, which checks every page of its copy, names the page (COPY_CORRUPT_PAGE, exit
+// 1), as diagnose does in the source (CORRUPT_PAGE).
 func TestCorruptPageTheLogDoesNotChange(t *testing.T) {
 	s := lab.Get(t, "dml")
 	base := t.TempDir()
@@ -65,13 +68,43 @@ func TestCorruptPageTheLogDoesNotChange(t *testing.T) {
 	}
 
 	copyDir := filepath.Join(base, "copy")
-	out, errs, code := run("recover", d, "--into", copyDir)
-	if code != ExitClean || !strings.Contains(out, "not checked: pages the log does not change, copied as they are (`innoscope verify "+d+"` checks every page)") {
-		t.Errorf("recover: exit %d\n%s%s", code, out, errs)
+	out, errs, code := run("recover", "--json", d, "--into", copyDir)
+	var rj struct {
+		OnCopy *replay.CopyDiagnosis `json:"copy_diagnosis"`
+	}
+	if err := json.Unmarshal([]byte(out), &rj); err != nil || rj.OnCopy == nil {
+		t.Fatalf("recover --json: %v\n%s%s", err, out, errs)
 	}
 	cv := s.ServerVerdict(t, copyDir)
 	if !cv.Started || cv.CrashRecovery || cv.Checks != sv.Checks {
 		t.Errorf("the server on recover's copy: started %v, crash recovery %v, CHECK TABLE\n%s\nwant as on its own recovery:\n%s", cv.Started, cv.CrashRecovery, cv.Checks, sv.Checks)
+	}
+	// The tables recover says will fail are those failing CHECK TABLE on the copy.
+	var named, failing []string
+	for _, ft := range rj.OnCopy.FailingTables {
+		named = append(named, ft.Table)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(cv.Checks), "\n") {
+		if tbl, verdict, _ := strings.Cut(l, "\t"); verdict != "OK" {
+			failing = append(failing, tbl)
+		}
+	}
+	corrupt := false
+	for _, f := range rj.OnCopy.Findings {
+		corrupt = corrupt || f.Code == "CORRUPT_PAGE" && f.Severity == finding.Error && strings.Contains(f.Message, fmt.Sprintf("page %d:", page))
+	}
+	t.Logf("recover names %v; CHECK TABLE on the copy fails %v", named, failing)
+	if code != ExitFindings || !rj.OnCopy.AllPages || !corrupt || len(failing) == 0 || strings.Join(named, ",") != strings.Join(failing, ",") {
+		t.Errorf("recover: exit %d (want %d), every page checked %v, CORRUPT_PAGE of page %d %v, tables named %v, want those failing CHECK TABLE on the copy %v\n%s%s",
+			code, ExitFindings, rj.OnCopy.AllPages, page, corrupt, named, failing, out, errs)
+	}
+	out, _, code = run("recover", d, "--into", filepath.Join(base, "copy2"))
+	if code != ExitFindings || !strings.Contains(out, "tables that will fail on the copy: "+strings.Join(named, ", ")) || !strings.Contains(out, "checked: every page of the copy") {
+		t.Errorf("recover: exit %d\n%s", code, out)
+	}
+	out, errs, code = run("recover", "--skip-pages", d, "--into", filepath.Join(base, "copy3"))
+	if code != ExitClean || !strings.Contains(out, "not checked: pages the log does not change, copied as they are (`innoscope verify "+d+"` checks every page)") {
+		t.Errorf("recover --skip-pages: exit %d\n%s%s", code, out, errs)
 	}
 
 	var v replay.Verification

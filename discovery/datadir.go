@@ -141,7 +141,8 @@ func hasSchemaDir(dir string) bool {
 
 // isDefaultDatadir reports whether p holds ibdata1, ib_logfile0 or a mysql directory.
 func isDefaultDatadir(p string) bool {
-	return exists(filepath.Join(p, "ibdata1")) || exists(filepath.Join(p, "ib_logfile0")) || exists(filepath.Join(p, "mysql"))
+	return exists(filepath.Join(p, "ibdata1")) || exists(filepath.Join(p, "ib_logfile0")) || exists(filepath.Join(p, "#innodb_redo")) ||
+		exists(filepath.Join(p, "mysql"))
 }
 
 // subdirs are the directories in dir (symbolic links followed), by path.

@@ -29,6 +29,7 @@ var Codes = map[string]string{
 	"ORPHANS_NOT_CHECKED":  "the dictionary could not be read: files no log record names are listed",
 	"UNREADABLE_DATAFILE":  "a datafile cannot be read",
 	"UNPROTECTED_LOCATION": "a datafile outside the directories the server knows",
+	"WRITES_OUTSIDE":       "a file outside the data directory that a server started on it writes",
 	"UNDO_DIR_DATAFILE":    "a datafile in the undo directory",
 	"STALE_ISL":            "an .isl naming no file",
 	"MISLINKED_TABLE":      "a DATA DIRECTORY table whose .isl names no file while the log gives it one",

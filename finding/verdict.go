@@ -149,6 +149,8 @@ func MakeVerdict(fs []Finding, o Outcome) Verdict {
 		v.Sentence = srv + " will start, but its recovery stops early and loses committed work: " + what
 	case top.Severity == Error:
 		v.Sentence = srv + " will start, but tables will fail: " + what
+	case o.Pages == 0 && !o.Logged && o.RollBack == 0:
+		v.Sentence = srv + " will start: nothing to recover; warnings: " + what
 	default:
 		v.Sentence = srv + " will start and " + apply + ", with warnings: " + what
 	}

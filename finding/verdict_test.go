@@ -19,6 +19,9 @@ func TestVerdict(t *testing.T) {
 		{fs, Outcome{Pages: 2449}, "mariadbd will refuse to start: SPACE_ID_MISMATCH in 2 files and 1 other error"},
 		{fs[:2], Outcome{}, "mariadbd will start, but tables will fail: CORRUPT_PAGE in 1 file"},
 		{fs[3:4], Outcome{Pages: 2449}, "mariadbd will start and apply 2,449 pages, with warnings: ORPHAN_FILE in 1 file"},
+		// issue 28 item 17: was "mariadbd will start and nothing to apply, with warnings: ..."
+		{fs[3:4], Outcome{}, "mariadbd will start: nothing to recover; warnings: ORPHAN_FILE in 1 file"},
+		{fs[3:4], Outcome{RollBack: 1, RowsToUndo: 3}, "mariadbd will start and roll back 1 transaction (3 row operations), with warnings: ORPHAN_FILE in 1 file"},
 		{fs[:1], Outcome{Pages: 2449}, "mariadbd will start and apply 2,449 pages"},
 		{fs[:1], Outcome{Logged: true}, "mariadbd will start and apply the log to the pages its start-up reads"},
 		{nil, Outcome{RollBack: 1, RowsToUndo: 716}, "mariadbd will start and roll back 1 transaction (716 row operations)"},

@@ -16,12 +16,16 @@ type CopyDiagnosis struct {
 	// FailingTables are the tables the server will not be able to open, and why (the code
 	// of the finding that says so).
 	FailingTables []analysis.FailingTable `json:"failing_tables"`
+	// AllPages: every page of the copy was checked (CORRUPT_PAGE and pages newer than the
+	// copy's log are in Findings); false: only the pages the replay read (recover --skip-pages).
+	AllPages bool `json:"all_pages_checked"`
 }
 
-// DiagnoseCopy diagnoses the copy laid out as l (Outcome.CopyLayout). Like recover's replay it
-// reads only the pages of the dictionary and the undo logs, not every page (`verify` does):
-// the --skip-pages note is left out; allPages checks every page (a salvage that replayed
-// nothing, SalvagePlan.NewLog).
+// DiagnoseCopy diagnoses the copy laid out as l (Outcome.CopyLayout). allPages checks every
+// page of the copy, as diagnose does: a page the log does not change is copied as the source
+// has it, and a corrupt one there is what the server meets on the copy (CHECK TABLE fails), so
+// the copy's verdict names its table. Without allPages (recover --skip-pages) only page 0 of
+// each file, the dictionary and the undo logs are read, and the --skip-pages note is left out.
 //
 // rolledBack are the file effects of the uncommitted DDL transactions the replay rolled back in
 // the copy (RecoverResult.RolledBackDDL): the copy's dictionary still holds those transactions'
@@ -46,6 +50,9 @@ func DiagnoseCopy(l discovery.Layout, rolledBack []analysis.RolledBackDDL, allPa
 		if f.Code == "PAGES_NOT_CHECKED" && f.File == l.Datadir && f.SpaceID == nil { // --skip-pages's
 			continue
 		}
+		if f.Code == "WRITES_OUTSIDE" { // the copy's links name its own external directory, made for it
+			continue
+		}
 		if f.Severity > finding.Info && (f.SpaceID != nil && spaces[*f.SpaceID] || tables[analysis.TableName(f.File)]) {
 			continue // a table of a DDL transaction the server rolls back at start
 		}
@@ -55,5 +62,5 @@ func DiagnoseCopy(l discovery.Layout, rolledBack []analysis.RolledBackDDL, allPa
 	if ft == nil {
 		ft = []analysis.FailingTable{}
 	}
-	return &CopyDiagnosis{Verdict: finding.MakeVerdict(fs, d.Outcome()), Findings: fs, FailingTables: ft}, nil
+	return &CopyDiagnosis{Verdict: finding.MakeVerdict(fs, d.Outcome()), Findings: fs, FailingTables: ft, AllPages: allPages}, nil
 }

@@ -112,6 +112,11 @@ func (r *recovery) rollbackRename(e analysis.RolledBackDDL) error {
 		to = filepath.Join(filepath.Dir(filepath.Dir(t.path)), filepath.FromSlash(e.Table)+".ibd")
 	}
 	if discovery.ResolvePath(to) == discovery.ResolvePath(t.path) {
+		// The file already has that name (the crash came before the statement renamed it, and
+		// crash recovery did not replay the logged rename): nothing to move, but the copy's
+		// dictionary still holds the uncommitted name, which the server's rollback gives back.
+		e.Action, e.Path, e.To = "kept", t.path, t.path
+		r.res.RolledBackDDL = append(r.res.RolledBackDDL, e)
 		return nil
 	}
 	if _, err := os.Lstat(to); err == nil {

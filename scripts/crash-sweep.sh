@@ -2,7 +2,13 @@
 # crash-sweep.sh — a randomized crash-point sweep: innoscope recover against the server's own
 # crash recovery, on crashes no hand-written test makes.
 #
-#   scripts/crash-sweep.sh [--server VERSION] N SEED [OUT]
+#   scripts/crash-sweep.sh [--server VERSION] [--ddl-kill] N SEED [OUT]
+#
+# --ddl-kill: instead of SIGKILL after a random delay, the server is killed by strace at a
+# random file operation of its DDL (the Kth rename or unlink it makes once the sessions run, K
+# from 1 to 24 by the seed; kill_at.txt says which, strace.out the calls up to it; the delay
+# kill is the fallback when the sessions make fewer). The workloads create DATA DIRECTORY
+# tables, so the cut lands in renames and drops of files inside and outside the data directory.
 #
 # VERSION (default 10.11, the machine's): the lab server that makes and judges every crash
 # (scripts/mariadb-server.sh versions: 10.11, 11.8; 11.8 keeps all its defaults).
@@ -40,7 +46,9 @@ set -euo pipefail
 export SQL_TIMEOUT=${SQL_TIMEOUT:-300} # a stalled server's statement fails, not the sweep
 
 if [ "${1:-}" = --server ]; then export LAB_SERVER=${2:?--server needs a version}; shift 2; fi
-[ $# -ge 2 ] || { sed -n '2,37p' "$0" >&2; exit 2; }
+DDL_KILL=0
+if [ "${1:-}" = --ddl-kill ]; then DDL_KILL=1; shift; command -v strace >/dev/null || { echo "--ddl-kill needs strace" >&2; exit 2; }; fi
+[ $# -ge 2 ] || { sed -n '2,44p' "$0" >&2; exit 2; }
 N=$1 SEED=$2 OUT=${3:-/tmp/crash-sweep-$2}
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=mariadb-lab.sh
@@ -110,12 +118,45 @@ crash_run() {
   fresh_server "$w" "${opts[@]}"
   local s=$w/lab.sock
   mariadb --no-defaults -S "$s" -uroot -D mysql <"$w/setup.sql"
+  local pid st="" k
+  pid=$(cat "$w/data/lab.pid")
+  if [ "$DDL_KILL" = 1 ]; then
+    k=$((seed * 7919 % 24 + 1))
+    echo "$k" >"$w/kill_at.txt"
+    strace -f -qq -p "$pid" -e trace=rename,unlink -e "inject=rename,unlink:signal=KILL:when=$k" -o "$w/strace.out" &
+    st=$!
+    for _ in $(seq 1 100); do # every thread traced
+      ! grep -q 'TracerPid:[[:space:]]0$' /proc/"$pid"/task/*/status 2>/dev/null && break
+      sleep 0.05
+    done
+  fi
   mariadb --no-defaults -S "$s" -uroot -D db1 --force <"$w/s1.sql" >"$w/s1.out" 2>&1 &
   local p1=$!
   mariadb --no-defaults -S "$s" -uroot -D db1 --force <"$w/s2.sql" >"$w/s2.out" 2>&1 &
   local p2=$!
-  sleep "$(awk '{printf "%.3f", $1 / 1000}' "$w/delay_ms.txt")"
-  crash "$w/data"
+  if [ "$DDL_KILL" = 1 ]; then
+    # killed by strace at its Kth call, else the delay kill (at least 30 s of sessions)
+    local waited=0 limit
+    limit=$(awk '{printf "%d", $1 / 50 + 600}' "$w/delay_ms.txt")
+    while [ "$waited" -lt "$limit" ]; do
+      case "$(ps -o stat= -p "$pid" 2>/dev/null)" in "" | Z*) break ;; esac
+      sleep 0.05
+      waited=$((waited + 1))
+    done
+    if case "$(ps -o stat= -p "$pid" 2>/dev/null)" in "" | Z*) false ;; *) true ;; esac; then
+      echo "fallback (fewer than $k renames and unlinks)" >>"$w/kill_at.txt"
+      kill "$st" 2>/dev/null || true
+      crash "$w/data"
+    else
+      wait "$pid" 2>/dev/null || true
+      rm -f "$w/data/lab.pid"
+    fi
+    kill "$st" 2>/dev/null || true
+    wait "$st" 2>/dev/null || true
+  else
+    sleep "$(awk '{printf "%.3f", $1 / 1000}' "$w/delay_ms.txt")"
+    crash "$w/data"
+  fi
   kill "$p1" "$p2" 2>/dev/null || true
   wait "$p1" "$p2" 2>/dev/null || true
 
@@ -208,6 +249,7 @@ crash_run() {
     echo "options=$(tr '\n' ' ' <"$w/options.txt")"; echo "delay_ms=$(cat "$w/delay_ms.txt")"
     echo "a_started=$a_started"; echo "a_crash_recovery=$a_cr"; echo "a_tables_ok=$a_ok"
     echo "a_retried_with_larger_buffer_pool=$a_retry"
+    [ -f "$w/kill_at.txt" ] && echo "ddl_kill_at=$(tr '\n' ' ' <"$w/kill_at.txt")"
     echo "recover_exit=$rec"; echo "b_started=$b_started"; echo "b_crash_recovery=$b_cr"
     echo "diagnose_exit=$diag"; echo "diagnose_agrees=$agree"; echo "source_unchanged=$source_same"
   } >"$w/result.txt"
@@ -233,7 +275,7 @@ for i in $(seq 1 "$N"); do
   printf '%s\t%s\tstarted/recovery/tables_ok=%s\texit=%s\t%s\texit=%s\t%s\t%s\n' "$seed" "$class" "$a" \
     "$(kv "$w/result.txt" recover_exit)" "$(kv "$w/result.txt" b_started)/$(kv "$w/result.txt" b_crash_recovery)" \
     "$(kv "$w/result.txt" diagnose_exit)" "$agree" "$why" >>"$OUT/summary.tsv"
-  echo "crash $i/$N seed=$seed class=$class recover=$(kv "$w/result.txt" recover_exit) diagnose=$(kv "$w/result.txt" diagnose_exit) agrees=$agree ($((SECONDS - t0))s)${why:+: $why}"
+  echo "crash $i/$N seed=$seed class=$class recover=$(kv "$w/result.txt" recover_exit) diagnose=$(kv "$w/result.txt" diagnose_exit) agrees=$agree${DDL_KILL:+$( [ "$DDL_KILL" = 1 ] && echo " kill_at=$(kv "$w/result.txt" ddl_kill_at)")} ($((SECONDS - t0))s)${why:+: $why}"
   # The copies are not kept (innoscope and the server remake them from crashed/).
   rm -rf "$w/A" "$w/B" "$w/B.external" "$w/ext-A" "$w/ext"
   case "$class" in

@@ -121,10 +121,13 @@ func (j *Recovery) Print(out *report.Output, stderr io.Writer) error {
 		return err
 	}
 	// The replay checks the pages it reads; the rest are copied byte for byte, as the server's
-	// own recovery leaves them, and a corrupt one among them shows only when read.
-	if j.salvage.NewLog() {
+	// own recovery leaves them: the copy's diagnosis checks them, unless --skip-pages.
+	switch {
+	case j.salvage.NewLog():
 		fmt.Fprintln(out.Writer(), "checked: every page of the copy (the diagnosis of the copy above); nothing was replayed")
-	} else {
+	case j.OnCopy != nil && j.OnCopy.AllPages:
+		fmt.Fprintln(out.Writer(), "checked: every page of the copy (the diagnosis of the copy above)")
+	default:
 		fmt.Fprintf(out.Writer(), "not checked: pages the log does not change, copied as they are (`innoscope verify %s` checks every page)\n", j.Source)
 	}
 	fmt.Fprintln(out.Writer(), "start the server on the copy:")
@@ -144,8 +147,10 @@ func printPlan(out *report.Output, pl *replay.Plan, v *finding.Verdict) error {
 	} else {
 		out.Verdict(finding.MakeVerdict(nil, finding.Outcome{Pages: pages}))
 	}
-	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records on %d pages\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords, pages)
-	if err := out.Table([]string{"SPACE", "FILE", "PAGES"}, pl.SpaceRows()); err != nil {
+	// Pages with records, not the verdict's count (the server's "To recover", which leaves out
+	// pages whose records a later FREE_PAGE or deleted file drops, and those it reads at start).
+	fmt.Fprintf(out.Writer(), "dry run: checkpoint LSN %d, end of log %d, %d page records on %d pages with records\n", pl.CheckpointLSN, pl.EndLSN, pl.PageRecords, pages)
+	if err := out.Table([]string{"SPACE", "FILE", "PAGES WITH RECORDS"}, pl.SpaceRows()); err != nil {
 		return err
 	}
 	return out.Table([]string{"LSN", "FILE OPERATION", "SPACE", "NAME"}, pl.EventRows())
@@ -174,7 +179,7 @@ func (j *Recovery) printOnCopy(out *report.Output) error {
 		}
 		names = append(names, n+" ("+t.Code+")")
 	}
-	_, err := fmt.Fprintf(out.Writer(), "tables the server will not open on the copy: %s\n", strings.Join(names, ", "))
+	_, err := fmt.Fprintf(out.Writer(), "tables that will fail on the copy: %s\n", strings.Join(names, ", "))
 	return err
 }
 
