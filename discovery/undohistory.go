@@ -71,7 +71,12 @@ func ReadUndoHistory(read PageReader) (*UndoHistory, error) {
 		}
 		n := be.Uint32(rseg[rsegHistory:])
 		no, off := be.Uint32(rseg[rsegHistory+4:]), int(be.Uint16(rseg[rsegHistory+8:]))
+		seen := map[[2]uint32]bool{}
 		for k := uint32(0); no != filNull; k++ {
+			if seen[[2]uint32{no, uint32(off)}] {
+				return nil, fmt.Errorf("rollback segment %d (space %d page %d): the history list loops at page %d offset %d", i, space, page, no, off)
+			}
+			seen[[2]uint32{no, uint32(off)}] = true
 			if k >= n || k > maxUndoPages {
 				return nil, fmt.Errorf("rollback segment %d (space %d page %d): offset %d: the history list holds more than its length %d",
 					i, space, page, rsegHistory, n)
@@ -138,6 +143,9 @@ func (h *UndoHistory) UndoRecordAt(read PageReader, rp RollPtr) ([]byte, error) 
 		return nil, err
 	}
 	where := fmt.Sprintf("undo space %d page %d offset %d", rs.Space, rp.Page, rp.Offset)
+	if len(p) < undoSegHdr+8 {
+		return nil, fmt.Errorf("%s: a page of %d bytes", where, len(p))
+	}
 	if typ := binary.BigEndian.Uint16(p[FilPageType:]); typ != pageTypeUndo {
 		return nil, fmt.Errorf("%s: page type %d is not an undo log page (the history was purged and the page reused)", where, typ)
 	}
