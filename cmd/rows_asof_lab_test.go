@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -73,8 +74,14 @@ func TestRowsAsOf(t *testing.T) {
 	base := t.TempDir()
 	s := newRowsServer(t, base)
 	s.sql(t, `CREATE DATABASE db;
-CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(64), b INT, c TEXT, d DATETIME(3)) ENGINE=InnoDB;
-INSERT INTO db.t SELECT seq, CONCAT('a', seq), IF(seq % 9 = 0, NULL, seq * 7), IF(seq % 50 = 0, REPEAT(CONCAT('x', seq), 2000), CONCAT('c', seq)),
+CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(64), b INT, c TEXT, d DATETIME(3)) ENGINE=InnoDB;`)
+	// An LSN before the rows were inserted: the insert's undo log is purged below, so the
+	// history no longer reaches back to it (the redo log does).
+	m0 := lsnLine.FindStringSubmatch(string(s.sql(t, "SHOW ENGINE INNODB STATUS")))
+	if m0 == nil {
+		t.Fatal("SHOW ENGINE INNODB STATUS: no Log sequence number")
+	}
+	s.sql(t, `INSERT INTO db.t SELECT seq, CONCAT('a', seq), IF(seq % 9 = 0, NULL, seq * 7), IF(seq % 50 = 0, REPEAT(CONCAT('x', seq), 2000), CONCAT('c', seq)),
   '2024-01-01 00:00:00.125' + INTERVAL seq MINUTE FROM seq_1_to_1000;
 SET GLOBAL innodb_max_purge_lag_wait = 0;`)
 	snap := openSnapshotConn(t, s)
@@ -133,10 +140,30 @@ COMMIT;`)
 	if n := strings.Count(vers, "\n"); code != ExitClean || n != 1209 || byW != 209 {
 		t.Errorf("rows --versions: exit %d, %d versions (want 1209), %d by trx %s (want 209)\n%s", code, n, byW, w, errs)
 	}
+	// --versions --json: the same versions, an object each; the deleted rows' newest versions are
+	// trx w's delete marks, the older ones the values the snapshot saw.
+	js, errs, code := run("rows", cp, "db.t", "--versions", "--json")
+	changes := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSuffix(js, "\n"), "\n") {
+		var v struct {
+			TrxID  uint64            `json:"trx_id"`
+			Change string            `json:"change"`
+			Row    map[string]string `json:"row"`
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("rows --versions --json: %v: %s", err, l)
+		}
+		if fmt.Sprint(v.TrxID) == w {
+			changes[v.Change]++
+		}
+	}
+	if code != ExitClean || changes["delete"] != 100 || changes["update"] != 109 {
+		t.Errorf("rows --versions --json: exit %d, trx %s's versions %v (want 100 delete, 109 update), %s", code, w, changes, errs)
+	}
 	// Points the history or the redo log do not reach are refused, and nothing is printed.
-	for _, args := range [][]string{{"--as-of-trx", "1"}, {"--as-of", "1"}} {
+	for _, args := range [][]string{{"--as-of-trx", "1"}, {"--as-of", "1"}, {"--as-of", m0[1], "--commit-log", src}} {
 		got, errs, code := run(append([]string{"rows", cp, "db.t"}, args...)...)
-		if code == ExitClean || got != "" || !strings.Contains(errs, "--versions") {
+		if code == ExitClean || got != "" || !strings.Contains(errs, "--versions") && !strings.Contains(errs, "older than the undo history") {
 			t.Errorf("rows %v: exit %d, %d bytes printed, %s", args, code, len(got), errs)
 		} else {
 			t.Logf("rows %v refused: %s", args, strings.TrimSpace(errs))
@@ -161,6 +188,9 @@ CREATE TABLE db.i (id INT PRIMARY KEY, a CHAR(10), b INT) ENGINE=InnoDB;
 INSERT INTO db.i SELECT seq, CONCAT('i', seq), seq FROM seq_1_to_500;
 ALTER TABLE db.i ADD COLUMN e INT NOT NULL DEFAULT 5, ADD COLUMN f VARCHAR(20) DEFAULT 'ff', ALGORITHM=INSTANT;
 INSERT INTO db.i (id, a, b, e, f) SELECT seq, CONCAT('j', seq), seq, seq, NULL FROM seq_501_to_520;
+CREATE TABLE db.x (id INT PRIMARY KEY, a INT, b INT) ENGINE=InnoDB;
+INSERT INTO db.x SELECT seq, seq, seq FROM seq_1_to_50;
+ALTER TABLE db.x DROP COLUMN a, ALGORITHM=INSTANT;
 SET GLOBAL innodb_max_purge_lag_wait = 0;`)
 	s.shutdown(t)
 	s = startRowsServer(t, s.dir, "--innodb-force-recovery=2")
@@ -182,7 +212,8 @@ UPDATE db.i SET e = e + 100, f = 'upd' WHERE id % 10 = 2;
 DELETE FROM db.i WHERE id % 10 = 7;
 SELECT trx_id FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = CONNECTION_ID();
 COMMIT;
-UPDATE db.i SET a = 'later' WHERE id % 25 = 0;`)
+UPDATE db.i SET a = 'later' WHERE id % 25 = 0;
+UPDATE db.x SET b = 0;`)
 	w := strings.TrimSpace(string(out))
 	s.shutdown(t)
 	for _, tb := range []string{"r", "i"} {
@@ -194,5 +225,9 @@ UPDATE db.i SET a = 'later' WHERE id % 25 = 0;`)
 				t.Logf("rows db.%s %v: %d rows, as the snapshot's SELECT", tb, args, strings.Count(got, "\n"))
 			}
 		}
+	}
+	// After an instant DROP COLUMN the undo records' field positions are not the records': refused.
+	if got, errs, code := run("rows", s.dir, "db.x", "--as-of-trx", w); code == ExitClean || got != "" || !strings.Contains(errs, "instant DROP COLUMN") {
+		t.Errorf("rows db.x --as-of-trx %s (instant DROP COLUMN): exit %d, %d bytes, %s", w, code, len(got), errs)
 	}
 }

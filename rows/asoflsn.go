@@ -76,7 +76,7 @@ func LSNCut(s discovery.Layout, h *discovery.UndoHistory, lsn uint64, commitLog 
 		rsegs[[2]uint32{rs.Space, rs.Page}] = true
 	}
 	commit := map[uint64]uint64{} // trx id -> end LSN of its commit
-	end, purgedAfter := start, uint64(0)
+	end, purgedAfter, lastChange := start, uint64(0), uint64(0)
 	for sc.Next() {
 		m := sc.MTR()
 		end = m.EndLSN
@@ -100,8 +100,12 @@ func LSNCut(s discovery.Layout, h *discovery.UndoHistory, lsn uint64, commitLog 
 				matched = true
 			}
 		}
-		if history && !matched && m.EndLSN > lsn && purgedAfter == 0 {
-			purgedAfter = m.LSN
+		if history && !matched {
+			// A commit whose undo log is gone, or purge removing one.
+			if m.EndLSN > lsn && purgedAfter == 0 {
+				purgedAfter = m.LSN
+			}
+			lastChange = m.EndLSN
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -121,9 +125,9 @@ func LSNCut(s discovery.Layout, h *discovery.UndoHistory, lsn uint64, commitLog 
 		}
 	}
 	if c, ok := commit[oldest.TrxID]; oldest.TrxNo != 0 && ok && c > lsn && purgedAfter != 0 {
-		return Cut{}, fmt.Errorf("LSN %d is older than the undo history: purge changed the history list at LSN %d, after it, and the oldest "+
-			"commit the history holds is trx %d at LSN %d; a transaction that committed in between may be gone. "+
-			"Give a point at or after LSN %d, or --as-of-trx %d", lsn, purgedAfter, oldest.TrxID, c, c, oldest.TrxID)
+		return Cut{}, fmt.Errorf("LSN %d is older than the undo history: the history list changed at LSN %d, after it, by a commit or a purge "+
+			"whose undo log is gone, and the oldest commit the history holds is trx %d at LSN %d: a transaction that committed in between may be lost. "+
+			"Give a point at or after LSN %d (the last such change), or --as-of-trx %d", lsn, purgedAfter, oldest.TrxID, c, lastChange, oldest.TrxID)
 	}
 	if len(h.Logs) == 0 && purgedAfter != 0 {
 		return Cut{}, fmt.Errorf("LSN %d is older than the undo history: the history is empty and purge changed it at LSN %d, after the point", lsn, purgedAfter)
