@@ -103,6 +103,15 @@ COMMIT;`)
 		t.Fatalf("the writing transaction's id: %q", out)
 	}
 	current := string(s.sql(t, "SELECT * FROM db.t ORDER BY id"))
+	m2 := lsnLine.FindStringSubmatch(string(s.sql(t, "SHOW ENGINE INNODB STATUS")))
+	if m2 == nil {
+		t.Fatal("SHOW ENGINE INNODB STATUS: no Log sequence number")
+	}
+	// A transaction the kill leaves uncommitted: no point sees its 100 updates.
+	open := openSnapshotConn(t, s)
+	open.query(t, "BEGIN; UPDATE db.t SET b = -1 WHERE id % 10 = 8;")
+	// A commit elsewhere writes the log up to its end, the open transaction's changes with it.
+	s.sql(t, "CREATE TABLE db.flush (a INT) ENGINE=InnoDB; INSERT INTO db.flush VALUES (1);")
 	if got := snap.query(t, "SELECT * FROM db.t ORDER BY id;"); got != want {
 		t.Fatalf("the snapshot changed:\n%s", firstDiff(want, got))
 	}
@@ -124,21 +133,29 @@ COMMIT;`)
 	}
 	check("rows --as-of "+lsn+" --commit-log SRC", "--as-of", lsn, "--commit-log", src)
 	check("rows --as-of-trx "+w, "--as-of-trx", w)
-	if got, errs, code := run("rows", cp, "db.t"); code != ExitClean || got != current {
-		t.Errorf("rows (the committed rows): exit %d, %s\n%s", code, errs, firstDiff(current, got))
+	if got, errs, code := run("rows", cp, "db.t", "--as-of", m2[1], "--commit-log", src); code != ExitClean || got != current {
+		t.Errorf("rows --as-of %s (after the commit, the committed rows): exit %d, %s\n%s", m2[1], code, errs, firstDiff(current, got))
 	}
-	// Every version: the 1,000 records as they are, and before the writing transaction's 209
-	// changes (100 delete marks, 100 updates, and 9 of the 10 rows whose b it set to NULL: row
-	// 900's was NULL already, which the server does not change).
+	// The crashed original itself: refused, with the way through a copy.
+	if got, errs, code := run("rows", src, "db.t", "--as-of", lsn); code == ExitClean || got != "" || !strings.Contains(errs, "--commit-log") {
+		t.Errorf("rows SRC --as-of (crashed): exit %d, %d bytes, %s", code, len(got), errs)
+	}
+	// Every version: the 1,000 records as they are, before the uncommitted transaction's 100
+	// updates, and before the writing transaction's 209 changes (100 delete marks, 100
+	// updates, and 9 of the 10 rows whose b it set to NULL: row 900's was NULL already, which
+	// the server does not change).
 	vers, errs, code := run("rows", cp, "db.t", "--versions")
-	byW := 0
+	byW, active := 0, 0
 	for _, l := range strings.Split(strings.TrimSuffix(vers, "\n"), "\n") {
 		if strings.HasPrefix(l, w+"\t") {
 			byW++
 		}
+		if f := strings.Split(l, "\t"); len(f) > 2 && f[1] == "active" && f[2] == "update" {
+			active++
+		}
 	}
-	if n := strings.Count(vers, "\n"); code != ExitClean || n != 1209 || byW != 209 {
-		t.Errorf("rows --versions: exit %d, %d versions (want 1209), %d by trx %s (want 209)\n%s", code, n, byW, w, errs)
+	if n := strings.Count(vers, "\n"); code != ExitClean || n != 1309 || byW != 209 || active != 100 {
+		t.Errorf("rows --versions: exit %d, %d versions (want 1309), %d by trx %s (want 209), %d by the uncommitted one (want 100)\n%s", code, n, byW, w, active, errs)
 	}
 	// --versions --json: the same versions, an object each; the deleted rows' newest versions are
 	// trx w's delete marks, the older ones the values the snapshot saw.
