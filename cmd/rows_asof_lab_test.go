@@ -74,7 +74,7 @@ func TestRowsAsOf(t *testing.T) {
 	base := t.TempDir()
 	s := newRowsServer(t, base)
 	s.sql(t, `CREATE DATABASE db;
-CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(64), b INT, c TEXT, d DATETIME(3)) ENGINE=InnoDB;`)
+CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(64), b INT, c TEXT, d DATETIME(3), KEY (c(20))) ENGINE=InnoDB;`)
 	// An LSN before the rows were inserted: the insert's undo log is purged below, so the
 	// history no longer reaches back to it (the redo log does).
 	m0 := lsnLine.FindStringSubmatch(string(s.sql(t, "SHOW ENGINE INNODB STATUS")))
@@ -94,7 +94,7 @@ SET GLOBAL innodb_max_purge_lag_wait = 0;`)
 	want := snap.query(t, "SELECT * FROM db.t ORDER BY id;")
 	out := s.sql(t, `BEGIN;
 DELETE FROM db.t WHERE id % 10 = 3;
-UPDATE db.t SET a = CONCAT(a, '-u'), b = b + 1, c = IF(id % 50 = 0, REPEAT('y', 30000), CONCAT(c, '-u')), d = NULL WHERE id % 10 = 5;
+UPDATE db.t SET a = CONCAT(a, '-u'), b = b + 1, c = IF(id % 50 = 0, REPEAT('y', 30000), CONCAT(c, '-u')), d = NULL WHERE id % 10 = 5 OR id % 50 = 0;
 UPDATE db.t SET b = NULL WHERE id % 100 = 0;
 SELECT trx_id FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = CONNECTION_ID();
 COMMIT;`)
@@ -141,9 +141,9 @@ COMMIT;`)
 		t.Errorf("rows SRC --as-of (crashed): exit %d, %d bytes, %s", code, len(got), errs)
 	}
 	// Every version: the 1,000 records as they are, before the uncommitted transaction's 100
-	// updates, and before the writing transaction's 209 changes (100 delete marks, 100
-	// updates, and 9 of the 10 rows whose b it set to NULL: row 900's was NULL already, which
-	// the server does not change).
+	// updates, and before the writing transaction's 229 changes (100 delete marks, 120
+	// updates, 20 of them of off-page TEXT values, and 9 of the 10 rows whose b it then set to
+	// NULL: row 900's was NULL already, which the server does not change).
 	vers, errs, code := run("rows", cp, "db.t", "--versions")
 	byW, active := 0, 0
 	for _, l := range strings.Split(strings.TrimSuffix(vers, "\n"), "\n") {
@@ -154,8 +154,8 @@ COMMIT;`)
 			active++
 		}
 	}
-	if n := strings.Count(vers, "\n"); code != ExitClean || n != 1309 || byW != 209 || active != 100 {
-		t.Errorf("rows --versions: exit %d, %d versions (want 1309), %d by trx %s (want 209), %d by the uncommitted one (want 100)\n%s", code, n, byW, w, active, errs)
+	if n := strings.Count(vers, "\n"); code != ExitClean || n != 1329 || byW != 229 || active != 100 {
+		t.Errorf("rows --versions: exit %d, %d versions (want 1329), %d by trx %s (want 229), %d by the uncommitted one (want 100)\n%s", code, n, byW, w, active, errs)
 	}
 	// --versions --json: the same versions, an object each; the deleted rows' newest versions are
 	// trx w's delete marks, the older ones the values the snapshot saw.
@@ -174,8 +174,8 @@ COMMIT;`)
 			changes[v.Change]++
 		}
 	}
-	if code != ExitClean || changes["delete"] != 100 || changes["update"] != 109 {
-		t.Errorf("rows --versions --json: exit %d, trx %s's versions %v (want 100 delete, 109 update), %s", code, w, changes, errs)
+	if code != ExitClean || changes["delete"] != 100 || changes["update"] != 129 {
+		t.Errorf("rows --versions --json: exit %d, trx %s's versions %v (want 100 delete, 129 update), %s", code, w, changes, errs)
 	}
 	// Points the history or the redo log do not reach are refused, and nothing is printed.
 	for _, args := range [][]string{{"--as-of-trx", "1"}, {"--as-of", "1"}, {"--as-of", m0[1], "--commit-log", src}} {
@@ -192,14 +192,20 @@ COMMIT;`)
 }
 
 // TestRowsAsOfShutdown: the same on a clean shutdown, with purge kept from running
-// (innodb_force_recovery=2) so that the history survives it, on a ROW_FORMAT=REDUNDANT table and
-// on a table with a column added by instant ALTER TABLE (its older records lack it; the
-// transaction sets it on some). The directory's own redo log places the commits.
+// (innodb_force_recovery=2) so that the history survives it, on a ROW_FORMAT=REDUNDANT table
+// (an index on a BLOB prefix: its undo records keep a longer prefix), a table with columns
+// added by instant ALTER TABLE (its older records lack them; the transaction sets them on
+// some), a table without a primary key and a ROW_FORMAT=COMPRESSED one. The directory's own
+// redo log places the commits.
 func TestRowsAsOfShutdown(t *testing.T) {
 	base := t.TempDir()
 	s := newRowsServer(t, base)
 	s.sql(t, `CREATE DATABASE db;
-CREATE TABLE db.r (id INT PRIMARY KEY, a VARCHAR(64), b BIGINT, c BLOB) ENGINE=InnoDB ROW_FORMAT=REDUNDANT;
+CREATE TABLE db.r (id INT PRIMARY KEY, a VARCHAR(64), b BIGINT, c BLOB, KEY (c(10))) ENGINE=InnoDB ROW_FORMAT=REDUNDANT;
+CREATE TABLE db.n (a INT, b VARCHAR(30)) ENGINE=InnoDB;
+INSERT INTO db.n SELECT seq % 7, CONCAT('n', seq) FROM seq_1_to_300;
+CREATE TABLE db.z (id INT PRIMARY KEY, a TEXT, b INT) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4;
+INSERT INTO db.z SELECT seq, IF(seq % 30 = 0, REPEAT('q', 5000), CONCAT('z', seq)), seq FROM seq_1_to_400;
 INSERT INTO db.r SELECT seq, CONCAT('r', seq), seq * 1000003, IF(seq % 40 = 0, REPEAT(CHAR(seq % 256), 9000), NULL) FROM seq_1_to_600;
 CREATE TABLE db.i (id INT PRIMARY KEY, a CHAR(10), b INT) ENGINE=InnoDB;
 INSERT INTO db.i SELECT seq, CONCAT('i', seq), seq FROM seq_1_to_500;
@@ -219,13 +225,22 @@ SET GLOBAL innodb_max_purge_lag_wait = 0;`)
 	}
 	lsn := m[1]
 	want := map[string]string{}
-	for _, tb := range []string{"r", "i"} {
-		want[tb] = snap.query(t, "SELECT * FROM db."+tb+" ORDER BY id;")
+	tables := []string{"r", "i", "n", "z"}
+	for _, tb := range tables {
+		q := "SELECT * FROM db." + tb + " ORDER BY id;"
+		if tb == "n" {
+			q = "SELECT * FROM db.n;" // no key: the clustered index's order (DB_ROW_ID)
+		}
+		want[tb] = snap.query(t, q)
 	}
 	out := s.sql(t, `BEGIN;
 DELETE FROM db.r WHERE id % 10 = 1;
-UPDATE db.r SET a = NULL, c = IF(id % 40 = 0, REPEAT('z', 12000), 'short') WHERE id % 10 = 4;
+UPDATE db.r SET a = NULL, c = IF(id % 40 = 0, REPEAT('z', 12000), 'short') WHERE id % 10 = 4 OR id % 40 = 0;
 UPDATE db.i SET e = e + 100, f = 'upd' WHERE id % 10 = 2;
+UPDATE db.n SET b = CONCAT(b, '-n') WHERE a = 3;
+DELETE FROM db.n WHERE a = 5;
+UPDATE db.z SET a = IF(id % 30 = 0, REPEAT('w', 7000), CONCAT(a, '-z')), b = NULL WHERE id % 6 = 0;
+DELETE FROM db.z WHERE id % 6 = 1;
 DELETE FROM db.i WHERE id % 10 = 7;
 SELECT trx_id FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = CONNECTION_ID();
 COMMIT;
@@ -233,7 +248,7 @@ UPDATE db.i SET a = 'later' WHERE id % 25 = 0;
 UPDATE db.x SET b = 0;`)
 	w := strings.TrimSpace(string(out))
 	s.shutdown(t)
-	for _, tb := range []string{"r", "i"} {
+	for _, tb := range tables {
 		for _, args := range [][]string{{"--as-of", lsn}, {"--as-of-trx", w}} {
 			got, errs, code := run(append([]string{"rows", s.dir, "db." + tb}, args...)...)
 			if code != ExitClean || got != want[tb] {
