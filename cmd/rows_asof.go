@@ -16,7 +16,7 @@ import (
 var asOfFlags = []cli.Flag{
 	&cli.Uint64Flag{Name: "as-of", Usage: "print the table as a consistent read at this `LSN` saw it (SHOW ENGINE INNODB STATUS's \"Log sequence number\"), " +
 		"built from the undo logs; the commits are placed by the MariaDB 10.8+ redo log, and a point older than it or than the undo history is refused. " +
-		"Not built: tables after an instant DROP COLUMN or column reorder; the clustered index only; a directory that needs crash recovery (recover it first)"},
+		"Not built: secondary indexes, virtual columns; a directory that needs crash recovery (recover it first)"},
 	&cli.Uint64Flag{Name: "as-of-trx", Usage: "print the table just before transaction `ID` committed: its changes and those of every transaction that committed after it undone"},
 	&cli.StringFlag{Name: "commit-log", Usage: "with --as-of: the redo log (`FILE` or its directory) that places the commits, when DIR's own no longer reaches back: " +
 		"the crashed original's, when DIR is the copy `innoscope recover` made (its log starts anew)"},

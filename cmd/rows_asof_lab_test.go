@@ -195,8 +195,9 @@ COMMIT;`)
 // (innodb_force_recovery=2) so that the history survives it, on a ROW_FORMAT=REDUNDANT table
 // (an index on a BLOB prefix: its undo records keep a longer prefix), a table with columns
 // added by instant ALTER TABLE (its older records lack them; the transaction sets them on
-// some), a table without a primary key and a ROW_FORMAT=COMPRESSED one. The directory's own
-// redo log places the commits.
+// some), one after an instant DROP COLUMN and ADD COLUMN ... FIRST (the records laid out by the
+// metadata record's BLOB), a table without a primary key and a ROW_FORMAT=COMPRESSED one. The
+// directory's own redo log places the commits.
 func TestRowsAsOfShutdown(t *testing.T) {
 	base := t.TempDir()
 	s := newRowsServer(t, base)
@@ -213,7 +214,8 @@ ALTER TABLE db.i ADD COLUMN e INT NOT NULL DEFAULT 5, ADD COLUMN f VARCHAR(20) D
 INSERT INTO db.i (id, a, b, e, f) SELECT seq, CONCAT('j', seq), seq, seq, NULL FROM seq_501_to_520;
 CREATE TABLE db.x (id INT PRIMARY KEY, a INT, b INT) ENGINE=InnoDB;
 INSERT INTO db.x SELECT seq, seq, seq FROM seq_1_to_50;
-ALTER TABLE db.x DROP COLUMN a, ALGORITHM=INSTANT;
+ALTER TABLE db.x DROP COLUMN a, ADD COLUMN c VARCHAR(10) DEFAULT 'c' FIRST, ALGORITHM=INSTANT;
+INSERT INTO db.x (id, b, c) SELECT seq, seq, NULL FROM seq_51_to_60;
 SET GLOBAL innodb_max_purge_lag_wait = 0;`)
 	s.shutdown(t)
 	s = startRowsServer(t, s.dir, "--innodb-force-recovery=2")
@@ -225,7 +227,7 @@ SET GLOBAL innodb_max_purge_lag_wait = 0;`)
 	}
 	lsn := m[1]
 	want := map[string]string{}
-	tables := []string{"r", "i", "n", "z"}
+	tables := []string{"r", "i", "n", "z", "x"}
 	for _, tb := range tables {
 		q := "SELECT * FROM db." + tb + " ORDER BY id;"
 		if tb == "n" {
@@ -237,6 +239,8 @@ SET GLOBAL innodb_max_purge_lag_wait = 0;`)
 DELETE FROM db.r WHERE id % 10 = 1;
 UPDATE db.r SET a = NULL, c = IF(id % 40 = 0, REPEAT('z', 12000), 'short') WHERE id % 10 = 4 OR id % 40 = 0;
 UPDATE db.i SET e = e + 100, f = 'upd' WHERE id % 10 = 2;
+UPDATE db.x SET b = b * 3, c = 'cc' WHERE id % 4 = 1;
+DELETE FROM db.x WHERE id % 4 = 2;
 UPDATE db.n SET b = CONCAT(b, '-n') WHERE a = 3;
 DELETE FROM db.n WHERE a = 5;
 UPDATE db.z SET a = IF(id % 30 = 0, REPEAT('w', 7000), CONCAT(a, '-z')), b = NULL WHERE id % 6 = 0;
@@ -257,9 +261,5 @@ UPDATE db.x SET b = 0;`)
 				t.Logf("rows db.%s %v: %d rows, as the snapshot's SELECT", tb, args, strings.Count(got, "\n"))
 			}
 		}
-	}
-	// After an instant DROP COLUMN the undo records' field positions are not the records': refused.
-	if got, errs, code := run("rows", s.dir, "db.x", "--as-of-trx", w); code == ExitClean || got != "" || !strings.Contains(errs, "instant DROP COLUMN") {
-		t.Errorf("rows db.x --as-of-trx %s (instant DROP COLUMN): exit %d, %d bytes, %s", w, code, len(got), errs)
 	}
 }

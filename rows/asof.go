@@ -226,10 +226,6 @@ func (r *reader) eachRecord(fn func(rec record, no uint32, at int) error) error 
 			}
 			if rec.info&infoMinRec != 0 {
 				r.meta = append([]value(nil), rec.vals...)
-				if len(r.lay.flds) != len(r.t.fields) || len(r.lay.flds) > 0 && &r.lay.flds[0] != &r.t.fields[0] {
-					return fmt.Errorf("%s: an instant DROP COLUMN or column reorder laid the records out anew: "+
-						"older versions of its rows are not built (OPTIMIZE TABLE or ALTER TABLE ... FORCE on a copy rebuilds it, and loses the history)", r.t.Shown)
-				}
 				continue
 			}
 			if err := fn(rec, no, at); err != nil {
