@@ -41,6 +41,8 @@ type UndoHistory struct {
 	Open map[uint64]bool `json:"-"`
 	// MinTrxNo is the oldest commit number the history holds (0: the history is empty).
 	MinTrxNo uint64 `json:"min_trx_no"`
+	// flags are the undo spaces' FSP flags (page 0), to check the checksums of undo pages.
+	flags map[uint32]Flags
 }
 
 // ReadUndoHistory reads TRX_SYS, the rollback segment headers it names, their history lists
@@ -145,6 +147,25 @@ func (h *UndoHistory) UndoRecordAt(read PageReader, rp RollPtr) ([]byte, error) 
 	where := fmt.Sprintf("undo space %d page %d offset %d", rs.Space, rp.Page, rp.Offset)
 	if len(p) < undoSegHdr+8 {
 		return nil, fmt.Errorf("%s: a page of %d bytes", where, len(p))
+	}
+	fl, ok := h.flags[rs.Space]
+	if !ok {
+		p0, err := read(rs.Space, 0)
+		if err != nil {
+			return nil, err
+		}
+		hdr, err := ParseFSPHeader(p0)
+		if err != nil {
+			return nil, fmt.Errorf("undo space %d page 0: %w", rs.Space, err)
+		}
+		if h.flags == nil {
+			h.flags = map[uint32]Flags{}
+		}
+		fl = hdr.Flags
+		h.flags[rs.Space] = fl
+	}
+	if v := CheckPage(p, fl, rp.Page, rs.Space); v.Corrupt {
+		return nil, fmt.Errorf("%s: the page is corrupt (%s)", where, v.Reason)
 	}
 	if typ := binary.BigEndian.Uint16(p[FilPageType:]); typ != pageTypeUndo {
 		return nil, fmt.Errorf("%s: page type %d is not an undo log page (the history was purged and the page reused)", where, typ)

@@ -109,47 +109,52 @@ func (r *reader) versionsOf(hs *history, rec record, fn func(v recVersion, chang
 		case rp.Insert:
 			change = "insert"
 		}
-		var u undoUpdate
-		var uerr error
-		if !rp.Insert && cur.trx != 0 {
-			var body []byte
-			if body, uerr = hs.h.UndoRecordAt(hs.read, rp); uerr == nil {
-				u, uerr = parseUndoUpdate(body, lay.nUniq, len(lay.flds))
-				if uerr == nil && u.TableID != r.t.TableID {
-					uerr = fmt.Errorf("the undo record is of table id %d, not %d", u.TableID, r.t.TableID)
-				}
-				if uerr == nil && u.Type == undoInsertRec {
-					uerr = fmt.Errorf("an insert undo record where DB_ROLL_PTR has no insert flag")
-				}
-			}
-			if uerr != nil {
-				uerr = fmt.Errorf("DB_ROLL_PTR (rollback segment %d, page %d, offset %d) of trx %d: %w", rp.Rseg, rp.Page, rp.Offset, cur.trx, uerr)
-			}
-		}
-		purged := cur.trx == 0 || !rp.Insert && !hs.h.Open[cur.trx] && func() bool { _, ok := hs.h.Logs[cur.trx]; return !ok }()
-		if purged && uerr != nil || cur.trx == 0 {
+		_, inHistory := hs.h.Logs[cur.trx]
+		// The writer's undo log is gone (purged): its records may be on pages reused since, and
+		// are not read.
+		purged := cur.trx == 0 || !rp.Insert && !hs.h.Open[cur.trx] && !inHistory
+		if purged && cur.info&infoDeleted == 0 {
 			change = "unknown"
-			if cur.info&infoDeleted != 0 {
-				change = "delete"
-			}
 		}
 		if more, err := fn(cur, change); err != nil || !more {
 			return "", err
 		}
 		switch {
-		case rp.Insert:
-			return "", nil
 		case cur.trx == 0:
 			return "older versions purged (DB_TRX_ID reset to 0)", nil
-		case uerr != nil && purged:
+		case rp.Insert:
+			return "", nil
+		case purged:
 			return fmt.Sprintf("older versions purged (the undo log of trx %d is gone)", cur.trx), nil
-		case uerr != nil:
-			return "", uerr
+		}
+		u, err := r.undoAt(hs, rp, cur.trx)
+		if err != nil {
+			return "", err
 		}
 		if err := r.applyUndo(&cur, u); err != nil {
 			return "", err
 		}
 	}
+}
+
+// undoAt reads and decodes the undo record rp points to, written by transaction trx.
+func (r *reader) undoAt(hs *history, rp discovery.RollPtr, trx uint64) (undoUpdate, error) {
+	body, err := hs.h.UndoRecordAt(hs.read, rp)
+	var u undoUpdate
+	if err == nil {
+		u, err = parseUndoUpdate(body, r.lay.nUniq, len(r.lay.flds))
+	}
+	switch {
+	case err != nil:
+	case u.TableID != r.t.TableID:
+		err = fmt.Errorf("the undo record is of table id %d, not %d", u.TableID, r.t.TableID)
+	case u.Type == undoInsertRec:
+		err = fmt.Errorf("an insert undo record where DB_ROLL_PTR has no insert flag")
+	}
+	if err != nil {
+		return u, fmt.Errorf("DB_ROLL_PTR (rollback segment %d, page %d, offset %d) of trx %d: %w", rp.Rseg, rp.Page, rp.Offset, trx, err)
+	}
+	return u, nil
 }
 
 // applyUndo turns cur into the version before the change u undoes.
@@ -234,4 +239,25 @@ func (r *reader) eachRecord(fn func(rec record, no uint32, at int) error) error 
 		}
 	}
 	return nil
+}
+
+// cachedPages reads pages through read, keeping up to max of them (undo pages are read again
+// and again: one per version built).
+func cachedPages(read discovery.PageReader, max int) discovery.PageReader {
+	cache := map[[2]uint32][]byte{}
+	return func(space, no uint32) ([]byte, error) {
+		k := [2]uint32{space, no}
+		if p, ok := cache[k]; ok {
+			return p, nil
+		}
+		p, err := read(space, no)
+		if err != nil {
+			return nil, err
+		}
+		if len(cache) >= max {
+			clear(cache)
+		}
+		cache[k] = p
+		return p, nil
+	}
 }

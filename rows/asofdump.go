@@ -57,7 +57,7 @@ func DumpAsOf(s discovery.Layout, db, name string, opt AsOf, out *bufio.Writer) 
 	if err != nil {
 		return nil, fmt.Errorf("reading the undo history: %w", err)
 	}
-	hs := &history{h: h, read: read}
+	hs := &history{h: h, read: cachedPages(read, 4096)}
 	var cut Cut
 	switch {
 	case opt.Versions:

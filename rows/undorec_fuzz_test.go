@@ -3,6 +3,7 @@ package rows
 import (
 	"encoding/binary"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"innoscope/discovery"
@@ -46,7 +47,17 @@ func TestUndoRandomNoVersion(t *testing.T) {
 	page := make([]byte, 16384)
 	h := &discovery.UndoHistory{Rsegs: map[int]discovery.Rseg{1: {Slot: 1, Space: 0, Page: 6}},
 		Logs: map[uint64]discovery.UndoLog{5: {TrxID: 5, TrxNo: 10}}, Open: map[uint64]bool{}}
-	hs := &history{h: h, read: func(space, no uint32) ([]byte, error) { return page, nil }}
+	page0 := make([]byte, 16384) // FSP flags 0: 16 KiB pages, the classic checksums
+	fl, err := discovery.DecodeFlags(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &history{h: h, read: func(space, no uint32) ([]byte, error) {
+		if no == 0 {
+			return page0, nil
+		}
+		return page, nil
+	}}
 	r := &reader{t: tb, lay: &layout{flds: tb.fields, nCore: len(tb.fields), nUniq: tb.nUniq}, res: &Result{}}
 	roll := []byte{1, 0, 0, 0, 3, 0, 100} // rollback segment 1, page 3, offset 100
 	rec := record{vals: []value{{b: []byte{0x80, 0, 0, 1}}, {b: []byte{0, 0, 0, 0, 0, 5}}, {b: roll}}}
@@ -62,12 +73,14 @@ func TestUndoRandomNoVersion(t *testing.T) {
 		binary.BigEndian.PutUint16(page[100:], uint16(100+2+n+2))
 		rng.Read(page[102 : 102+n])
 		binary.BigEndian.PutUint16(page[discovery.FilPageData+4:], uint16(100+2+n+2))
+		binary.BigEndian.PutUint32(page[discovery.FilPageOffset:], 3)
+		discovery.SealPage(page, fl, 1000) // the checksum holds: the record is what is tested
 		versions := 0
 		_, err := r.versionsOf(hs, rec, func(v recVersion, change string) (bool, error) {
 			versions++
 			return true, nil
 		})
-		if versions != 1 || err == nil {
+		if versions != 1 || err == nil || strings.Contains(err.Error(), "corrupt") {
 			t.Fatalf("random undo record %x: %d versions, error %v", page[102:102+n], versions, err)
 		}
 	}
