@@ -44,11 +44,11 @@ func LSNCut(s discovery.Layout, h *discovery.UndoHistory, lsn uint64, commitLog 
 	}
 	defer l.Close()
 	if l.V108() == nil {
-		return Cut{}, fmt.Errorf("%s: a %s redo log: --as-of LSN needs the MariaDB 10.8+ log format to place commits; give --as-of-trx", l.Path, l.Header.FormatName)
+		return Cut{}, fmt.Errorf("%s: a %s redo log: --as-of LSN needs the MariaDB 10.8+ log format to place commits; give --as-of-trx ID (`--versions` lists the writers)", l.Path, l.Header.FormatName)
 	}
 	cp, ok := l.Checkpoint()
 	if !ok {
-		return Cut{}, fmt.Errorf("%s: no valid checkpoint: give --as-of-trx", l.Path)
+		return Cut{}, fmt.Errorf("%s: no valid checkpoint: give --as-of-trx ID (`--versions` lists the writers)", l.Path)
 	}
 	first := l.Header.FirstLSN
 	var sc *logformat.Scanner
