@@ -50,69 +50,40 @@ func LSNCut(s discovery.Layout, h *discovery.UndoHistory, lsn uint64, commitLog 
 	if !ok {
 		return Cut{}, fmt.Errorf("%s: no valid checkpoint: give --as-of-trx ID (`--versions` lists the writers)", l.Path)
 	}
+	// From the log's first LSN when it cannot have wrapped since; a scan that does not reach
+	// the checkpoint (bytes overwritten after all) is done again from the checkpoint.
+	var sc commitScan
 	first := l.Header.FirstLSN
-	var sc *logformat.Scanner
-	start := cp.LSN
-	if first < cp.LSN && cp.LSN-first < l.Capacity()/2 {
-		if sc, _, err = l.Scanner(redo.ScanOptions{From: first}); err == nil {
-			start = first
+	if first < cp.LSN && cp.LSN-first < l.Capacity() {
+		if sc, err = scanCommits(l, first, h, lsn); err != nil || sc.end < cp.LSN {
+			sc.start = 0
 		}
 	}
-	if start == cp.LSN {
-		if sc, _, err = l.Scanner(redo.ScanOptions{}); err != nil {
+	if sc.start == 0 {
+		if sc, err = scanCommits(l, cp.LSN, h, lsn); err != nil {
 			return Cut{}, err
 		}
 	}
+	start, end, commit, purgedAfter, lastChange := sc.start, sc.end, sc.commit, sc.purgedAfter, sc.lastChange
 	if lsn < start {
 		return Cut{}, fmt.Errorf("%s: LSN %d is before the oldest the redo log holds (%d): the commits before it cannot be placed. "+
 			"Give the point as --as-of-trx ID (the transaction whose changes and later ones are undone; `--versions` lists the writers)%s", l.Path, lsn, start, copyHint(commitLog))
 	}
-	heads := map[undoHeaderKey]discovery.UndoLog{}
-	rsegs := map[[2]uint32]bool{}
-	for _, lg := range h.Logs {
-		heads[undoHeaderKey{lg.Space, lg.Page, lg.Offset + 16}] = lg
-	}
-	for _, rs := range h.Rsegs {
-		rsegs[[2]uint32{rs.Space, rs.Page}] = true
-	}
-	commit := map[uint64]uint64{} // trx id -> end LSN of its commit
-	end, purgedAfter, lastChange := start, uint64(0), uint64(0)
-	for sc.Next() {
-		m := sc.MTR()
-		end = m.EndLSN
-		matched, history := false, false
-		for _, rec := range m.Records {
-			if rec.Type != logformat.Write {
-				continue
-			}
-			e := int(rec.Offset) + len(rec.Data)
-			if rsegs[[2]uint32{rec.Space, rec.Page}] && int(rec.Offset) < discoveryRsegHistory+16 && e > discoveryRsegHistory {
-				history = true
-			}
-			lg, ok := heads[undoHeaderKey{rec.Space, rec.Page, e}]
-			if !ok || len(rec.Data) > 8 || len(rec.Data) == 0 {
-				continue
-			}
-			var no [8]byte
-			binary.BigEndian.PutUint64(no[:], lg.TrxNo)
-			if string(no[8-len(rec.Data):]) == string(rec.Data) {
-				commit[lg.TrxID] = m.EndLSN
-				matched = true
-			}
-		}
-		if history && !matched {
-			// A commit whose undo log is gone, or purge removing one.
-			if m.EndLSN > lsn && purgedAfter == 0 {
-				purgedAfter = m.LSN
-			}
-			lastChange = m.EndLSN
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return Cut{}, err
-	}
 	if lsn > end {
-		return Cut{}, fmt.Errorf("%s: LSN %d is after the end of the redo log (%d)", l.Path, lsn, end)
+		return Cut{}, fmt.Errorf("%s: LSN %d is after the end of the redo log (%d): give an LSN up to %d (at the end: the committed rows)", l.Path, lsn, end, end)
+	}
+	// Commit numbers follow commit order: a history transaction numbered after one whose commit
+	// the scan found committed within the scan too, and must have been found.
+	minFound := uint64(math.MaxUint64)
+	for id := range commit {
+		minFound = min(minFound, h.Logs[id].TrxNo)
+	}
+	for id, lg := range h.Logs {
+		if _, ok := commit[id]; !ok && lg.TrxNo > minFound {
+			return Cut{}, fmt.Errorf("%s: the commit of trx %d (commit number %d, undo log header at space %d page %d offset %d) is not in the redo log, "+
+				"though a commit before it is: commits cannot be placed; give --as-of-trx ID (`--versions` lists the writers)",
+				l.Path, id, lg.TrxNo, lg.Space, lg.Page, lg.Offset)
+		}
 	}
 	cut := Cut{TrxNo: math.MaxUint64, What: fmt.Sprintf("LSN %d (no transaction committed after it: the committed rows)", lsn)}
 	var oldest discovery.UndoLog
@@ -145,4 +116,66 @@ func copyHint(commitLog string) string {
 		return ""
 	}
 	return ", or, on a copy `innoscope recover` made (which starts a new redo log), --commit-log ORIGINAL (the crashed directory's log)"
+}
+
+// commitScan is what a scan of the redo log found: its extent, the end LSN of each history
+// transaction's commit, and the changes of a history list no history transaction explains.
+type commitScan struct {
+	start, end uint64
+	commit     map[uint64]uint64 // trx id -> end LSN of its commit
+	// purgedAfter is the first such change that ends after the point; lastChange ends the last.
+	purgedAfter, lastChange uint64
+}
+
+// scanCommits reads the log from LSN from to its end.
+func scanCommits(l *redo.Log, from uint64, h *discovery.UndoHistory, lsn uint64) (commitScan, error) {
+	opt := redo.ScanOptions{}
+	if from != l.CheckpointLSN() {
+		opt.From = from
+	}
+	sc, _, err := l.Scanner(opt)
+	if err != nil {
+		return commitScan{}, err
+	}
+	heads := map[undoHeaderKey]discovery.UndoLog{}
+	rsegs := map[[2]uint32]bool{}
+	for _, lg := range h.Logs {
+		heads[undoHeaderKey{lg.Space, lg.Page, lg.Offset + 16}] = lg
+	}
+	for _, rs := range h.Rsegs {
+		rsegs[[2]uint32{rs.Space, rs.Page}] = true
+	}
+	r := commitScan{start: from, end: from, commit: map[uint64]uint64{}}
+	for sc.Next() {
+		m := sc.MTR()
+		r.end = m.EndLSN
+		matched, history := false, false
+		for _, rec := range m.Records {
+			if rec.Type != logformat.Write {
+				continue
+			}
+			e := int(rec.Offset) + len(rec.Data)
+			if rsegs[[2]uint32{rec.Space, rec.Page}] && int(rec.Offset) < discoveryRsegHistory+16 && e > discoveryRsegHistory {
+				history = true
+			}
+			lg, ok := heads[undoHeaderKey{rec.Space, rec.Page, e}]
+			if !ok || len(rec.Data) > 8 || len(rec.Data) == 0 {
+				continue
+			}
+			var no [8]byte
+			binary.BigEndian.PutUint64(no[:], lg.TrxNo)
+			if string(no[8-len(rec.Data):]) == string(rec.Data) {
+				r.commit[lg.TrxID] = m.EndLSN
+				matched = true
+			}
+		}
+		if history && !matched {
+			// A commit whose undo log is gone, or purge removing one.
+			if m.EndLSN > lsn && r.purgedAfter == 0 {
+				r.purgedAfter = m.LSN
+			}
+			r.lastChange = m.EndLSN
+		}
+	}
+	return r, sc.Err()
 }
