@@ -190,6 +190,16 @@ COMMIT;`)
 	if code != ExitClean || changes["delete"] != 100 || changes["update"] != 129 {
 		t.Errorf("rows --versions --json: exit %d, trx %s's versions %v (want 100 delete, 129 update), %s", code, w, changes, errs)
 	}
+	// --json: an object per row of the snapshot; flags that contradict each other are refused.
+	if js, errs, code := run("rows", cp, "db.t", "--as-of-trx", w, "--json"); code != ExitClean || strings.Count(js, "\n") != strings.Count(want, "\n") {
+		t.Errorf("rows --as-of-trx --json: exit %d, %d objects, %s", code, strings.Count(js, "\n"), errs)
+	}
+	for _, args := range [][]string{{"--as-of-trx", w, "--versions"}, {"--versions", "--format", "sql"}, {"--versions", "--commit-log", src},
+		{"--as-of-trx", w, "--scan"}} {
+		if got, errs, code := run(append([]string{"rows", cp, "db.t"}, args...)...); code != ExitError || got != "" || errs == "" {
+			t.Errorf("rows %v: exit %d, %d bytes, %s", args, code, len(got), errs)
+		}
+	}
 	// Points the history or the redo log do not reach are refused, and nothing is printed.
 	for _, args := range [][]string{{"--as-of-trx", "1"}, {"--as-of", "1"}, {"--as-of", m0[1], "--commit-log", src}} {
 		got, errs, code := run(append([]string{"rows", cp, "db.t"}, args...)...)

@@ -189,8 +189,9 @@ func historyNote(h *discovery.UndoHistory) string {
 	for _, l := range h.Logs {
 		newest = max(newest, l.TrxNo)
 	}
-	return fmt.Sprintf("undo history: %d committed transactions, commit numbers %d to %d; the oldest point is just before %s (--as-of-trx)",
-		len(h.Logs), h.MinTrxNo, newest, oldestDesc(h))
+	plural := map[bool]string{true: "s"}[len(h.Logs) != 1]
+	return fmt.Sprintf("undo history: %d committed transaction%s, commit numbers %d to %d; the oldest point is just before %s (--as-of-trx)",
+		len(h.Logs), plural, h.MinTrxNo, newest, oldestDesc(h))
 }
 
 // writeVersion writes one version line: tsv, the transaction id, its commit, the change and
