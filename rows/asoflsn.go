@@ -106,8 +106,8 @@ func LSNCut(s discovery.Layout, h *discovery.UndoHistory, lsn uint64, commitLog 
 	return cut, nil
 }
 
-// discoveryRsegHistory is TRX_RSEG_HISTORY's offset in a rollback segment header page.
-const discoveryRsegHistory = FilData + 8
+// rsegHistoryOffset is TRX_RSEG_HISTORY's offset in a rollback segment header page.
+const rsegHistoryOffset = FilData + 8
 
 // copyHint is the advice for a data directory whose log does not reach back: a copy `recover`
 // made starts a new log, the original's still holds the commits.
@@ -155,7 +155,7 @@ func scanCommits(l *redo.Log, from uint64, h *discovery.UndoHistory, lsn uint64)
 				continue
 			}
 			e := int(rec.Offset) + len(rec.Data)
-			if rsegs[[2]uint32{rec.Space, rec.Page}] && int(rec.Offset) < discoveryRsegHistory+16 && e > discoveryRsegHistory {
+			if rsegs[[2]uint32{rec.Space, rec.Page}] && int(rec.Offset) < rsegHistoryOffset+16 && e > rsegHistoryOffset {
 				history = true
 			}
 			lg, ok := heads[undoHeaderKey{rec.Space, rec.Page, e}]
