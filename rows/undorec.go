@@ -53,10 +53,10 @@ func parseUndoUpdate(b []byte, nUniq, nFields int) (undoUpdate, error) {
 	u := undoUpdate{Type: b[0] & 15}
 	i := 1
 	var err error
-	if u.UndoNo, i, err = muchCompressed(b, i); err != nil {
+	if u.UndoNo, i, err = undoMuchCompressed(b, i); err != nil {
 		return u, fmt.Errorf("undo number: %w", err)
 	}
-	if u.TableID, i, err = muchCompressed(b, i); err != nil {
+	if u.TableID, i, err = undoMuchCompressed(b, i); err != nil {
 		return u, fmt.Errorf("table id: %w", err)
 	}
 	switch u.Type {
@@ -71,11 +71,11 @@ func parseUndoUpdate(b []byte, nUniq, nFields int) (undoUpdate, error) {
 	}
 	u.Info = b[i]
 	i++
-	if u.TrxID, i, err = compressed64(b, i); err != nil {
+	if u.TrxID, i, err = undoCompressed64(b, i); err != nil {
 		return u, fmt.Errorf("DB_TRX_ID: %w", err)
 	}
 	var roll uint64
-	if roll, i, err = compressed64(b, i); err != nil {
+	if roll, i, err = undoCompressed64(b, i); err != nil {
 		return u, fmt.Errorf("DB_ROLL_PTR: %w", err)
 	}
 	if roll>>56 != 0 || u.TrxID>>48 != 0 {
@@ -94,7 +94,7 @@ func parseUndoUpdate(b []byte, nUniq, nFields int) (undoUpdate, error) {
 	if u.Type == undoDelMarkRec {
 		return u, nil
 	}
-	n, i, err := compressed(b, i)
+	n, i, err := undoCompressed(b, i)
 	if err != nil {
 		return u, fmt.Errorf("number of updated fields: %w", err)
 	}
@@ -103,7 +103,7 @@ func parseUndoUpdate(b []byte, nUniq, nFields int) (undoUpdate, error) {
 	}
 	for k := 0; k < int(n); k++ {
 		var pos uint32
-		if pos, i, err = compressed(b, i); err != nil {
+		if pos, i, err = undoCompressed(b, i); err != nil {
 			return u, fmt.Errorf("updated field %d: position: %w", k, err)
 		}
 		if int64(pos) >= int64(nFields) || int(pos) < nUniq+2 && int(pos) >= nUniq {
@@ -121,7 +121,7 @@ func parseUndoUpdate(b []byte, nUniq, nFields int) (undoUpdate, error) {
 
 // undoValue reads one column value of an undo record (trx_undo_rec_get_col_val).
 func undoValue(b []byte, i int) (value, int, error) {
-	l, i, err := compressed(b, i)
+	l, i, err := undoCompressed(b, i)
 	if err != nil {
 		return value{}, i, err
 	}
@@ -130,10 +130,10 @@ func undoValue(b []byte, i int) (value, int, error) {
 		return value{null: true}, i, nil
 	case l == univExternStorage:
 		var orig, n uint32
-		if orig, i, err = compressed(b, i); err != nil {
+		if orig, i, err = undoCompressed(b, i); err != nil {
 			return value{}, i, err
 		}
-		if n, i, err = compressed(b, i); err != nil {
+		if n, i, err = undoCompressed(b, i); err != nil {
 			return value{}, i, err
 		}
 		n &^= spatialStatusMask
@@ -160,7 +160,7 @@ func undoValue(b []byte, i int) (value, int, error) {
 }
 
 // compressed reads a mach_read_compressed number (1 to 5 bytes) at b[i:].
-func compressed(b []byte, i int) (uint32, int, error) {
+func undoCompressed(b []byte, i int) (uint32, int, error) {
 	if i >= len(b) {
 		return 0, i, fmt.Errorf("truncated at byte %d", i)
 	}
@@ -196,10 +196,10 @@ func compressed(b []byte, i int) (uint32, int, error) {
 	return v, i + n, nil
 }
 
-// compressed64 reads a mach_u64_read_compressed number: the high half compressed, the low
+// undoCompressed64 reads a mach_u64_read_compressed number: the high half compressed, the low
 // half in 4 bytes.
-func compressed64(b []byte, i int) (uint64, int, error) {
-	hi, j, err := compressed(b, i)
+func undoCompressed64(b []byte, i int) (uint64, int, error) {
+	hi, j, err := undoCompressed(b, i)
 	if err != nil {
 		return 0, i, err
 	}
@@ -209,17 +209,17 @@ func compressed64(b []byte, i int) (uint64, int, error) {
 	return uint64(hi)<<32 | uint64(binary.BigEndian.Uint32(b[j:])), j + 4, nil
 }
 
-// muchCompressed reads a mach_u64_read_much_compressed number: a compressed 32-bit value, or
+// undoMuchCompressed reads a mach_u64_read_much_compressed number: a compressed 32-bit value, or
 // 0xFF followed by the compressed high and low halves.
-func muchCompressed(b []byte, i int) (uint64, int, error) {
+func undoMuchCompressed(b []byte, i int) (uint64, int, error) {
 	if i < len(b) && b[i] == 0xFF {
-		hi, j, err := compressed(b, i+1)
+		hi, j, err := undoCompressed(b, i+1)
 		if err != nil {
 			return 0, i, err
 		}
-		lo, j, err := compressed(b, j)
+		lo, j, err := undoCompressed(b, j)
 		return uint64(hi)<<32 | uint64(lo), j, err
 	}
-	v, j, err := compressed(b, i)
+	v, j, err := undoCompressed(b, i)
 	return uint64(v), j, err
 }
