@@ -159,7 +159,7 @@ func undoValue(b []byte, i int) (value, int, error) {
 	}
 }
 
-// compressed reads a mach_read_compressed number (1 to 5 bytes) at b[i:].
+// undoCompressed reads a mach_read_compressed number (1 to 5 bytes) at b[i:].
 func undoCompressed(b []byte, i int) (uint32, int, error) {
 	if i >= len(b) {
 		return 0, i, fmt.Errorf("truncated at byte %d", i)
