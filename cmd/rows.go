@@ -16,7 +16,7 @@ func rowsCommand() *cli.Command {
 		Name:      "rows",
 		Usage:     "decode a table's rows offline (clustered index order), as `mariadb --batch` prints them",
 		ArgsUsage: "DIR DB.TABLE",
-		Flags: append(append([]cli.Flag{}, locationFlags...),
+		Flags: append(append(append([]cli.Flag{}, locationFlags...), asOfFlags...),
 			&cli.BoolFlag{Name: "json", Usage: "the same as --format json"},
 			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (as mariadb --batch --skip-column-names), json (one object per row) or sql (INSERT statements)"},
 			&cli.StringFlag{Name: "time-zone", Value: "+00:00", Usage: "the server's time_zone, in which TIMESTAMP values are shown (+HH:MM, SYSTEM or a zone name)"},
@@ -62,6 +62,9 @@ func rowsAction(c *cli.Context) error {
 	tz, err := rows.ParseTimeZone(c.String("time-zone"))
 	if err != nil {
 		return err
+	}
+	if asOfRequested(c) {
+		return rowsAsOf(c, s, db, table, format, tz)
 	}
 	// A running server's checkpoint lags what its files hold: with --allow-live they are read as they are.
 	opt := rows.Options{Format: format, Scan: c.Bool("scan"), Index: c.String("index"), Uncommitted: c.Bool("uncommitted"), Deleted: c.Bool("deleted"), TimeZone: tz, AllowCrashed: c.Bool("allow-live")}
