@@ -1,0 +1,23 @@
+package schema
+
+import (
+	"os"
+	"strings"
+)
+
+// FromFile reads the definition of the table whose tablespace is the file ibd, from that file
+// and the table's .frm alone (no system tablespace, no redo log): the .frm given, or the one
+// beside the file; without one, the SDI inside the file (MySQL 8.0+).
+func FromFile(ibd, frm string) (*Table, error) {
+	if frm == "" {
+		beside := strings.TrimSuffix(ibd, ".ibd") + ".frm"
+		if _, err := os.Stat(beside); err == nil {
+			frm = beside
+		}
+	}
+	if frm != "" {
+		return FromFrmFile(ibd, frm)
+	}
+	t, _, err := FromSDI(ibd)
+	return t, err
+}
