@@ -5,8 +5,22 @@ import (
 	"fmt"
 	"strings"
 
+	"innoscope/discovery"
 	"innoscope/schema"
 )
+
+// shortFile lists as lost the pages a truncated file lacks: the pages from its end to the size
+// its page 0 gives (FSP_SIZE); how many rows they held is unknown.
+func shortFile(res *Result, path string) {
+	f, err := discovery.OpenFile(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if have := f.Pages(); have < int64(f.FSP.Size) {
+		res.Lost = append(res.Lost, Loss{Page: uint32(have), Reason: fmt.Sprintf("the file ends after %d pages (%d bytes), its page 0 gives %d pages: pages %d to %d are missing, with the rows they held", have, f.Size, f.FSP.Size, have, f.FSP.Size-1)})
+	}
+}
 
 // DumpTable writes the rows of the table def (whatever its source: a .frm, the SDI of a MySQL
 // 8 tablespace) from its tablespace file alone, with no system tablespace and no redo log, in
@@ -63,6 +77,9 @@ func DumpTable(def *schema.Table, opt Options, out *bufio.Writer) (*Result, erro
 		walk = t.Scan
 	}
 	res, err := walk(fn)
+	if res != nil {
+		shortFile(res, def.File)
+	}
 	if res != nil && len(t.Virtual) > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("VIRTUAL column(s) %s (computed by the server, not stored) left out", strings.Join(t.Virtual, ", ")))
 	}

@@ -94,7 +94,7 @@ func (s *sdiReader) rootPage(p0 []byte) (uint32, error) {
 	}
 	ver, root := binary.BigEndian.Uint32(p0[off:]), binary.BigEndian.Uint32(p0[off+4:])
 	if ver == 0 || root == 0 || int64(root) >= s.f.Pages() {
-		return 0, fmt.Errorf("%s: page 0 offset %d: SDI version %d, root page %d (the file has %d pages): no SDI index", s.path, off, ver, root, s.f.Pages())
+		return 0, fmt.Errorf("%s: page 0 offset %d: SDI version %d, root page %d (the file has %d pages): no SDI index (a file damaged at page 0, or read with the wrong page size: its flags give %d bytes)", s.path, off, ver, root, s.f.Pages(), len(p0))
 	}
 	return root, nil
 }
