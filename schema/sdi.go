@@ -54,6 +54,11 @@ func ReadSDI(path string) ([]SDIRecord, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readSDI(f, path)
+}
+
+// readSDI reads the SDI records of the tablespace f.
+func readSDI(f *discovery.File, path string) ([]SDIRecord, error) {
 	fl := f.FSP.Flags
 	if fl.ZipSize != 0 {
 		return nil, fmt.Errorf("%s: a ROW_FORMAT=COMPRESSED tablespace (KEY_BLOCK_SIZE=%d): its SDI pages are compressed, which innoscope does not read", path, fl.ZipSize>>10)
