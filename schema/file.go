@@ -2,6 +2,7 @@ package schema
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -10,7 +11,7 @@ import (
 // beside the file; without one, the SDI inside the file (MySQL 8.0+).
 func FromFile(ibd, frm string) (*Table, error) {
 	if frm == "" {
-		beside := strings.TrimSuffix(ibd, ".ibd") + ".frm"
+		beside := filepath.Join(filepath.Dir(ibd), TableOf(strings.TrimSuffix(filepath.Base(ibd), ".ibd"))+".frm")
 		if _, err := os.Stat(beside); err == nil {
 			frm = beside
 		}
