@@ -26,7 +26,7 @@ type FrmKey struct {
 // of keys and of key parts (1 byte each; with bit 7 of the first set, 2 bytes each:
 // (byte1 << 7) | (byte0 & 0x7f) keys and a 2-byte count of parts), 2 bytes, 2 bytes of extra
 // length; then per key 8 bytes (flags (2), length (2), number of parts (1), algorithm (1),
-// block size (2)) followed by 9 bytes per part (field number (2, low 14 bits, 1-based), offset
+// block size (2); HA_NOSAME (1) is stored inverted) followed by 9 bytes per part (field number (2, low 14 bits, 1-based), offset
 // in the record + 1 (2), flags (1: HA_REVERSE_SORT 0x80 for DESC), key type (2), length (2));
 // after all keys the key names, each led by 0xff, ended by a NUL.
 const (
@@ -72,7 +72,7 @@ func parseFrmKeys(b []byte, path string) ([]FrmKey, error) {
 			return nil, bad(at+pos, fmt.Sprintf("key %d of %d runs past the key section", i+1, keys))
 		}
 		flags, np := le.Uint16(k[pos:]), int(k[pos+4])
-		key := FrmKey{Unique: flags&haNoSame != 0}
+		key := FrmKey{Unique: flags&haNoSame == 0} // the .frm keeps HA_NOSAME inverted
 		pos += frmKeyDef
 		for j := 0; j < np; j++ {
 			if pos+frmKeyPartDef > len(k) {
