@@ -56,7 +56,8 @@ INSERT INTO f_compkey SELECT seq, CHAR(100 - seq % 20), REPEAT('c', seq) FROM se
 // TestRowsFileLab checks `rows FILE.ibd` on the files of a real MariaDB 10.11 server's tables,
 // copied out alone (the .ibd and the .frm, no ibdata1, no redo log): every table prints exactly
 // what the server's SELECT printed (its stored columns for f_virt), read through the .frm beside
-// the file and through --frm; a .frm of another table is refused or reported, never gives rows.
+// the file and through --frm; a .frm of another table is refused (an error naming the file),
+// never gives rows that are not the table's.
 func TestRowsFileLab(t *testing.T) {
 	lab.MariaDB1011.Require(t)
 	base := t.TempDir()
@@ -109,6 +110,27 @@ func TestRowsFileLab(t *testing.T) {
 		}
 	}
 	t.Logf("%d tables, %d rows", len(rowsFileTables), rows)
+	// Every table's file read with every other table's .frm: refused, or the file's own rows
+	// (never a row that is not the table's).
+	refused := 0
+	for _, a := range rowsFileTables {
+		for _, b := range rowsFileTables {
+			if a.name == b.name {
+				continue
+			}
+			got, errs, code := run("rows", "--frm", filepath.Join(out, a.name+".frm"), filepath.Join(out, b.name+".ibd"))
+			switch {
+			case code == ExitClean && got == string(want[b.name]):
+			case code == ExitClean || got != "":
+				t.Errorf("rows --frm %s.frm %s.ibd: exit %d, %d lines, %s", a.name, b.name, code, strings.Count(got, "\n"), errs)
+			case !strings.Contains(errs, b.name+".ibd"):
+				t.Errorf("rows --frm %s.frm %s.ibd: the error does not name the file: %s", a.name, b.name, errs)
+			default:
+				refused++
+			}
+		}
+	}
+	t.Logf("%d of %d mismatched .frm refused", refused, len(rowsFileTables)*(len(rowsFileTables)-1))
 	if after := lab.HashTree(t, src); !reflect.DeepEqual(before, after) {
 		t.Error("the source directory changed")
 	}

@@ -34,6 +34,9 @@ func DumpTable(def *schema.Table, opt Options, out *bufio.Writer) (*Result, erro
 	if opt.TimeZone != nil {
 		t.TimeZone = opt.TimeZone
 	}
+	if err := t.CheckLayout(); err != nil {
+		return nil, err
+	}
 	shown := t // the definition as the output names the columns
 	keep := []int(nil)
 	if len(def.HiddenCols) > 0 {
