@@ -11,14 +11,21 @@ import (
 // beside the file; without one, the SDI inside the file (MySQL 8.0+).
 func FromFile(ibd, frm string) (*Table, error) {
 	if frm == "" {
-		beside := filepath.Join(filepath.Dir(ibd), TableOf(strings.TrimSuffix(filepath.Base(ibd), ".ibd"))+".frm")
-		if _, err := os.Stat(beside); err == nil {
-			frm = beside
-		}
+		frm = FrmBeside(ibd)
 	}
 	if frm != "" {
 		return FromFrmFile(ibd, frm)
 	}
 	t, _, err := FromSDI(ibd)
 	return t, err
+}
+
+// FrmBeside is the .frm beside the tablespace file ibd (a partition's: its table's), "" when
+// there is none.
+func FrmBeside(ibd string) string {
+	beside := filepath.Join(filepath.Dir(ibd), TableOf(strings.TrimSuffix(filepath.Base(ibd), ".ibd"))+".frm")
+	if _, err := os.Stat(beside); err != nil {
+		return ""
+	}
+	return beside
 }

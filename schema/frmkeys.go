@@ -17,7 +17,8 @@ type FrmKeyPart struct {
 // FrmKey is one key (index) of a .frm.
 type FrmKey struct {
 	Name   string
-	Unique bool // HA_NOSAME
+	Unique bool   // HA_NOSAME
+	Flags  uint16 // the key's flags (HA_FULLTEXT 0x80, HA_SPATIAL 0x400, ...), HA_NOSAME as the server has it
 	Parts  []FrmKeyPart
 }
 
@@ -72,7 +73,7 @@ func parseFrmKeys(b []byte, path string) ([]FrmKey, error) {
 			return nil, bad(at+pos, fmt.Sprintf("key %d of %d runs past the key section", i+1, keys))
 		}
 		flags, np := le.Uint16(k[pos:]), int(k[pos+4])
-		key := FrmKey{Unique: flags&haNoSame == 0} // the .frm keeps HA_NOSAME inverted
+		key := FrmKey{Unique: flags&haNoSame == 0, Flags: flags ^ haNoSame} // the .frm keeps HA_NOSAME inverted
 		pos += frmKeyDef
 		for j := 0; j < np; j++ {
 			if pos+frmKeyPartDef > len(k) {
