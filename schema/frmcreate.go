@@ -167,9 +167,15 @@ func (d *frmTableDef) columnDef(i, nb int) (string, error) {
 	} else if c.Type == MyTimestamp2 {
 		s += " NULL"
 	}
+	now := "current_timestamp()"
+	if fsp := c.Length - 20; (c.Type == MyTimestamp2 || c.Type == MyDatetime2) && fsp > 0 {
+		now = fmt.Sprintf("current_timestamp(%d)", fsp)
+	}
 	switch {
 	case d.unireg[i] == 15: // NEXT_NUMBER
 		s += " AUTO_INCREMENT"
+	case d.unireg[i] == 21 || d.unireg[i] == 23: // TIMESTAMP_DN_FIELD, TIMESTAMP_DNUN_FIELD
+		s += " DEFAULT " + now
 	case ex[2] != "":
 		s += " DEFAULT " + ex[2]
 	case c.PackFlag&0x4000 != 0: // FIELDFLAG_NO_DEFAULT
@@ -183,7 +189,7 @@ func (d *frmTableDef) columnDef(i, nb int) (string, error) {
 		s += " DEFAULT " + v
 	}
 	if d.unireg[i] == 22 || d.unireg[i] == 23 {
-		s += " ON UPDATE current_timestamp()"
+		s += " ON UPDATE " + now
 	}
 	if e, ok := ex[3]; ok {
 		s += " CHECK (" + e + ")"
@@ -327,12 +333,12 @@ func (d *frmTableDef) defaultValue(i int) (string, error) {
 		if err != nil || lb+int(n) > len(v) {
 			return "", fmt.Errorf("VARCHAR default past the record")
 		}
-		return quoteString(string(v[lb : lb+int(n)])), nil
+		return textLiteral(v[lb:lb+int(n)], c.Charset)
 	case MyString:
 		if c.Length > len(v) {
 			return "", fmt.Errorf("CHAR default past the record")
 		}
-		return quoteString(strings.TrimRight(string(v[:c.Length]), " ")), nil
+		return textLiteral([]byte(strings.TrimRight(string(v[:c.Length]), " ")), c.Charset)
 	case MyEnum, MySet:
 		n := 1
 		if c.Type == MyEnum && len(c.Labels) > 255 {
@@ -475,3 +481,35 @@ func mariaWidth(id int) (int, int) {
 	}
 	return 1, 1
 }
+
+// textLiteral is a string default of collation coll as a literal of the (UTF-8) statement:
+// the UTF-8 character sets and ASCII as they are, latin1 (the server's: cp1252) converted; any
+// other character set with bytes above 0x7f is an error.
+func textLiteral(b []byte, coll int) (string, error) {
+	cs, _, _ := mariaCollation(coll)
+	ascii := true
+	for _, c := range b {
+		if c >= 0x80 {
+			ascii = false
+		}
+	}
+	switch {
+	case ascii || cs == "utf8mb3" || cs == "utf8mb4":
+		return quoteString(string(b)), nil
+	case cs == "latin1":
+		var r []rune
+		for _, c := range b {
+			if c >= 0x80 && c < 0xa0 {
+				r = append(r, cp1252[c-0x80])
+			} else {
+				r = append(r, rune(c))
+			}
+		}
+		return quoteString(string(r)), nil
+	}
+	return "", fmt.Errorf("a DEFAULT in character set %q (collation %d) is not rendered", cs, coll)
+}
+
+// cp1252 are the characters of bytes 0x80-0x9f in the server's latin1.
+var cp1252 = [32]rune{0x20ac, 0x81, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8d, 0x017d, 0x8f,
+	0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x9d, 0x017e, 0x0178}
