@@ -44,6 +44,10 @@ func CreateTableFrm(path, table string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return createTableFrm(b, path, table)
+}
+
+func createTableFrm(b []byte, path, table string) (string, error) {
 	d, err := parseFrmDef(b, path)
 	if err != nil {
 		return "", err
