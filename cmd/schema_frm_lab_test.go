@@ -10,7 +10,7 @@ import (
 )
 
 // schemaFrmTables are the tables of schemaFrmWorkload.
-var schemaFrmTables = []string{"s_int", "s_str", "s_time", "s_keys", "s_gen", "s_red", "s_compact", "s_dyn", "s_zip", "s_latin", "s_nopk"}
+var schemaFrmTables = []string{"s_int", "s_str", "s_time", "s_keys", "s_gen", "s_red", "s_compact", "s_dyn", "s_zip", "s_latin", "s_nopk", "s_part", "s_sub"}
 
 // schemaFrmWorkload: every common type with and without defaults (literal, NULL, expression,
 // none), AUTO_INCREMENT, ON UPDATE, character sets and collations per column, ENUM/SET,
@@ -30,6 +30,8 @@ CREATE TABLE s_dyn (id INT PRIMARY KEY, a VARCHAR(10)) ROW_FORMAT=DYNAMIC;
 CREATE TABLE s_zip (id INT PRIMARY KEY, a VARCHAR(10)) ROW_FORMAT=COMPRESSED;
 CREATE TABLE s_latin (id INT PRIMARY KEY, a VARCHAR(10) DEFAULT 'é', b CHAR(2) CHARACTER SET utf8mb4) CHARACTER SET latin1;
 CREATE TABLE s_nopk (a INT, b VARCHAR(5) NOT NULL);
+CREATE TABLE s_part (id INT PRIMARY KEY, v VARCHAR(10)) PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN MAXVALUE);
+CREATE TABLE s_sub (id INT, d DATE, PRIMARY KEY (id, d)) PARTITION BY RANGE (YEAR(d)) SUBPARTITION BY HASH (id) SUBPARTITIONS 2 (PARTITION p0 VALUES LESS THAN (2000), PARTITION p1 VALUES LESS THAN MAXVALUE);
 `
 
 // TestSchemaFrmRoundTrip checks `schema FILE.frm` on the .frm files a real MariaDB 10.11 server

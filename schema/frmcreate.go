@@ -29,6 +29,7 @@ type frmTableDef struct {
 	unireg   []byte
 	exprs    map[int]map[byte]string // field -> kind -> expression
 	checks   []string                // table CHECK constraints: "name\x00expr"
+	parts    string                  // the partitioning clause (" PARTITION BY ...")
 	defaults []byte
 	nullBit0 int
 	charset  int
@@ -81,6 +82,9 @@ func createTableFrm(b []byte, path, table string) (string, error) {
 	if rf, ok := rowFormats[int(d.rowType)]; ok {
 		s += " ROW_FORMAT=" + rf
 	}
+	if d.parts != "" {
+		s += "\n" + d.parts
+	}
 	return s, nil
 }
 
@@ -108,6 +112,20 @@ func parseFrmDef(b []byte, path string) (*frmTableDef, error) {
 		return nil, fmt.Errorf("%s: offset %d: default record of %d bytes runs past the end", path, recAt, recLen)
 	}
 	d.defaults = b[recAt : recAt+recLen]
+	// After the default record: the connection string and the engine name (a 2-byte length
+	// each), then for the partition engine the partitioning clause (a 4-byte length).
+	if x := b[recAt+recLen:]; len(x) >= 2 {
+		n := int(le.Uint16(x))
+		if x = x[2+min(n, len(x)-2):]; len(x) >= 2 {
+			n = int(le.Uint16(x))
+			if 2+n <= len(x) && string(x[2:2+n]) == "partition" && len(x) >= 2+n+4 {
+				x = x[2+n:]
+				if m := int(le.Uint32(x)); m > 0 && 4+m <= len(x) {
+					d.parts = string(x[4 : 4+m])
+				}
+			}
+		}
+	}
 	at := frmHeader + int(le.Uint16(b[4:]))
 	fi := int(le.Uint32(b[at:]))
 	n := len(cols)
