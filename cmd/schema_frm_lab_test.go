@@ -36,8 +36,9 @@ CREATE TABLE s_sub (id INT, d DATE, PRIMARY KEY (id, d)) PARTITION BY RANGE (YEA
 
 // TestSchemaFrmRoundTrip checks `schema FILE.frm` on the .frm files a real MariaDB 10.11 server
 // wrote: each statement, run on a fresh throw-away server, makes a table whose SHOW CREATE
-// TABLE equals the original's; the statement innoscope prints is the original's itself. The
-// source directory stays byte-identical.
+// TABLE equals the original's; the statement innoscope prints is the original's itself, from
+// FILE.frm, from DIR DB.TABLE and for every table of DIR. The source directory stays
+// byte-identical.
 func TestSchemaFrmRoundTrip(t *testing.T) {
 	lab.MariaDB1011.Require(t)
 	base := t.TempDir()
@@ -64,6 +65,21 @@ func TestSchemaFrmRoundTrip(t *testing.T) {
 			t.Errorf("schema %s.frm differs from SHOW CREATE TABLE:\n%s", tb, firstDiff(want[tb], got))
 		}
 		stmts.WriteString(out)
+	}
+	// The data directory: DB.TABLE, and every table (with --json).
+	dir := filepath.Join(base, "data")
+	if out, errs, code := run("schema", dir, "db.s_keys"); code != ExitClean || out != "-- db.s_keys ("+filepath.Join(src, "s_keys.frm")+")\n"+want["s_keys"]+";\n" {
+		t.Errorf("schema DIR db.s_keys: exit %d, %s\n%s", code, errs, out)
+	}
+	var all []schemaSource
+	runJSON(t, &all, "schema", "--json", dir)
+	if len(all) != len(schemaFrmTables) {
+		t.Errorf("schema --json DIR: %d tables, want %d", len(all), len(schemaFrmTables))
+	}
+	for _, a := range all {
+		if a.DB != "db" || a.Create != want[a.Table] {
+			t.Errorf("schema --json DIR: %s.%s: %s", a.DB, a.Table, a.Create)
+		}
 	}
 	if after := lab.HashTree(t, src); !reflect.DeepEqual(before, after) {
 		t.Error("the source directory changed")

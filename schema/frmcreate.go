@@ -30,6 +30,7 @@ type frmTableDef struct {
 	exprs    map[int]map[byte]string // field -> kind -> expression
 	checks   []string                // table CHECK constraints: "name\x00expr"
 	parts    string                  // the partitioning clause (" PARTITION BY ...")
+	engine   string                  // the storage engine's name ("" when the .frm names none)
 	defaults []byte
 	nullBit0 int
 	charset  int
@@ -52,6 +53,9 @@ func createTableFrm(b []byte, path, table string) (string, error) {
 	d, err := parseFrmDef(b, path)
 	if err != nil {
 		return "", err
+	}
+	if e := d.engine; e != "" && e != "InnoDB" && e != "partition" || e == "" && b[3] != legacyInnoDB {
+		return "", fmt.Errorf("%s: a table of the %s engine (byte 3: %d): innoscope writes the statements of InnoDB tables", path, e, b[3])
 	}
 	var lines []string
 	nullIdx := d.nullBit0
@@ -118,6 +122,9 @@ func parseFrmDef(b []byte, path string) (*frmTableDef, error) {
 		n := int(le.Uint16(x))
 		if x = x[2+min(n, len(x)-2):]; len(x) >= 2 {
 			n = int(le.Uint16(x))
+			if 2+n <= len(x) {
+				d.engine = string(x[2 : 2+n])
+			}
 			if 2+n <= len(x) && string(x[2:2+n]) == "partition" && len(x) >= 2+n+4 {
 				x = x[2+n:]
 				if m := int(le.Uint32(x)); m > 0 && 4+m <= len(x) {
