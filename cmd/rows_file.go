@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -16,6 +17,11 @@ func isTableFile(arg string) bool { return strings.HasSuffix(strings.ToLower(arg
 
 // rowsFileAction is `rows FILE.ibd [--frm FILE.frm]`: the rows of a table from its own files.
 func rowsFileAction(c *cli.Context, format string) error {
+	for _, f := range []string{"index", "uncommitted", "datadir"} {
+		if c.IsSet(f) {
+			return fmt.Errorf("--%s needs the data directory (DIR DB.TABLE): FILE.ibd reads a table's clustered index from its own files", f)
+		}
+	}
 	def, err := schema.FromFile(c.Args().First(), c.String("frm"))
 	if err != nil {
 		return err

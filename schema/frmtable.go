@@ -190,14 +190,16 @@ func frmInnoDB(c FrmColumn, pos uint32) (discovery.DictColumn, error) {
 
 // clusteredRoot finds the clustered index of a file-per-table tablespace from the file itself:
 // page 3 (the first page the server allocates for the first index, the clustered one) when it
-// is an index root (an INDEX or INSTANT page with no neighbours); else the index with the most
+// is an index root (an INDEX or INSTANT page with no neighbours, whatever its checksum); else the index with the most
 // leaf pages, and its root (the page of that index on the highest level). It returns the
 // root's page number, the index id and whether the records are COMPACT (or later).
 func clusteredRoot(f *discovery.File) (root uint32, id uint64, compact bool, err error) {
 	be := binary.BigEndian
 	if f.Pages() > 3 {
+		// Page 3 typed as an index root is taken even when it fails its checksum: the walk
+		// then reports it, rather than another index being read as the clustered one.
 		p, err := f.ReadPage(3)
-		if err == nil && !discovery.CheckPage(p, f.FSP.Flags, 3, f.FSP.SpaceID).Corrupt && rootPage(p) {
+		if err == nil && rootPage(p) {
 			ip, err := discovery.ParseIndexPage(p)
 			if err == nil {
 				return 3, ip.IndexID, ip.Compact, nil
