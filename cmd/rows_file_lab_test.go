@@ -62,7 +62,8 @@ INSERT INTO f_part SELECT seq, CONCAT('v', seq) FROM seq_1_to_300;
 // copied out alone (the .ibd and the .frm, no ibdata1, no redo log): every table prints exactly
 // what the server's SELECT printed (its stored columns for f_virt), read through the .frm beside
 // the file and through --frm; a .frm of another table is refused (an error naming the file),
-// never gives rows that are not the table's.
+// never gives rows that are not the table's; made again on a fresh server from `schema` and
+// `rows --format sql` alone, every table gives back the same SELECT (rowsFileReload).
 func TestRowsFileLab(t *testing.T) {
 	lab.MariaDB1011.Require(t)
 	rowsFileCheck(t, true)
@@ -172,6 +173,7 @@ func rowsFileCheck(t *testing.T, all bool, opts ...string) {
 	}
 	t.Logf("%d mismatched .frm refused", refused)
 	rowsFileDamaged(t, out, string(want["f_big"]))
+	rowsFileReload(t, out, want)
 	if after := lab.HashTree(t, src); !reflect.DeepEqual(before, after) {
 		t.Error("the source directory changed")
 	}
@@ -232,5 +234,50 @@ func rowsFileDamaged(t *testing.T, dir, want string) {
 			t.Errorf("%s: exit %d (want %d), %d rows, %s", c.name, code, c.code, n, errs)
 		}
 		t.Logf("%s: exit %d, %d of %d rows", c.name, code, n, len(wantSet))
+	}
+}
+
+// rowsFileReload: the tables made again from the files alone on a fresh server, with `schema
+// FILE.frm` and `rows --format sql FILE.ibd` of every table and partition, give back the
+// original server's SELECT of each.
+func rowsFileReload(t *testing.T, dir string, want map[string][]byte) {
+	var stmts strings.Builder
+	stmts.WriteString("CREATE DATABASE db CHARACTER SET utf8mb4;\nUSE db;\n")
+	made := map[string]bool{}
+	for _, tb := range rowsFileTables {
+		own, _, _ := strings.Cut(tb.name, "#P#")
+		if !made[own] {
+			made[own] = true
+			out, errs, code := run("schema", filepath.Join(dir, own+".frm"))
+			if code != ExitClean {
+				t.Fatalf("schema %s.frm: exit %d, %s", own, code, errs)
+			}
+			stmts.WriteString(out)
+		}
+	}
+	for _, tb := range rowsFileTables {
+		out, errs, code := run("rows", "--format", "sql", filepath.Join(dir, tb.name+".ibd"))
+		if code != ExitClean {
+			t.Fatalf("rows --format sql %s.ibd: exit %d, %s", tb.name, code, errs)
+		}
+		stmts.WriteString(out)
+	}
+	s := newRowsServer(t, t.TempDir())
+	defer s.shutdown(t)
+	s.sql(t, stmts.String())
+	for _, tb := range rowsFileTables {
+		q := "SELECT * FROM db." + tb.name
+		if t, p, ok := strings.Cut(tb.name, "#P#"); ok {
+			q = "SELECT * FROM db." + t + " PARTITION (" + p + ")"
+		}
+		if tb.name == "f_virt" {
+			q = "SELECT id, a, s, b FROM db.f_virt"
+		}
+		if tb.order != "" {
+			q += " ORDER BY " + tb.order
+		}
+		if got := s.sql(t, q); !bytes.Equal(got, want[tb.name]) {
+			t.Errorf("%s made again from its files: %s", tb.name, firstDiff(string(want[tb.name]), string(got)))
+		}
 	}
 }
