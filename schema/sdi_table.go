@@ -169,7 +169,9 @@ func ddColumn(c DDColumn, pos uint32) (Column, error) {
 	dc := discovery.DictColumn{Pos: pos, Name: c.Name, Len: c.CharLength}
 	var mtype uint32
 	prtype := uint32(my)
-	if !c.IsNullable {
+	// InnoDB's own tables (the FULLTEXT auxiliary ones) mark a column nullable in its
+	// se_private_data where the dictionary's is_nullable says NOT NULL: the records have its bit.
+	if !c.IsNullable && privateData(c.SEPrivateData)["nullable"] != "1" {
 		prtype |= DataNotNull
 	}
 	if c.IsUnsigned {
