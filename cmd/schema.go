@@ -134,7 +134,7 @@ func schemaOf(path string) (schemaSource, error) {
 		}
 		return schemaSource{File: frm, DB: discovery.SQLName(filepath.Base(filepath.Dir(frm))), Table: name, Create: stmt}, nil
 	}
-	_, obj, err := schema.FromSDI(path)
+	obj, err := schema.ReadSDITable(path)
 	if err != nil {
 		return schemaSource{}, err
 	}

@@ -12,9 +12,20 @@ import (
 // the columns are derived as MySQL 8 derives them (get_innobase_type_from_mysql_type,
 // dict_col_t of ha_innodb.cc), their physical order from the clustered index.
 func FromSDI(path string) (*Table, *SDIObject, error) {
-	recs, err := ReadSDI(path)
+	o, err := ReadSDITable(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	t, err := TableFromDD(&o.Table, path)
+	return t, o, err
+}
+
+// ReadSDITable reads the dictionary entry of the one table of the MySQL 8 file path from its
+// SDI (what `schema` prints, whether or not rows can decode its records).
+func ReadSDITable(path string) (*SDIObject, error) {
+	recs, err := ReadSDI(path)
+	if err != nil {
+		return nil, err
 	}
 	var objs []*SDIObject
 	for _, r := range recs {
@@ -23,22 +34,21 @@ func FromSDI(path string) (*Table, *SDIObject, error) {
 		}
 		o, err := ParseSDITable(r.JSON)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: SDI page %d, table id %d: %v", path, r.Page, r.ID, err)
+			return nil, fmt.Errorf("%s: SDI page %d, table id %d: %v", path, r.Page, r.ID, err)
 		}
 		objs = append(objs, o)
 	}
 	switch {
 	case len(objs) == 0:
-		return nil, nil, fmt.Errorf("%s: the SDI holds no table (a general or system tablespace without tables?)", path)
+		return nil, fmt.Errorf("%s: the SDI holds no table (a general or system tablespace without tables?): give a table's own .ibd", path)
 	case len(objs) > 1:
 		names := make([]string, len(objs))
 		for i, o := range objs {
 			names[i] = o.Table.SchemaRef + "." + o.Table.Name
 		}
-		return nil, nil, fmt.Errorf("%s: the SDI holds %d tables (%s): a general tablespace, which innoscope does not read yet", path, len(objs), strings.Join(names, ", "))
+		return nil, fmt.Errorf("%s: the SDI holds %d tables (%s): a general tablespace, which innoscope does not read yet (a MySQL server of its version reads it)", path, len(objs), strings.Join(names, ", "))
 	}
-	t, err := TableFromDD(&objs[0].Table, path)
-	return t, objs[0], err
+	return objs[0], nil
 }
 
 // TableFromDD builds the Table of dd table d, whose tablespace file is path.
@@ -136,14 +146,14 @@ func TableFromDD(d *DDTable, path string) (*Table, error) {
 // 8.0.29+ row versions): its records do not all have the layout the dictionary gives now.
 func refuseRowVersions(d *DDTable) error {
 	if _, ok := privateData(d.SEPrivateData)["instant_col"]; ok {
-		return fmt.Errorf("columns were added with ALGORITHM=INSTANT (8.0.12-8.0.28: instant_col in se_private_data): records of several layouts, which innoscope does not decode yet")
+		return fmt.Errorf("columns were added with ALGORITHM=INSTANT (8.0.12-8.0.28: instant_col in se_private_data): records of several layouts, which innoscope does not decode yet (the next step: `innoscope schema` prints its CREATE TABLE; a MySQL server of its version can import the tablespace: CREATE TABLE, ALTER TABLE ... DISCARD TABLESPACE, copy the file, IMPORT TABLESPACE)")
 	}
 	for _, c := range d.Columns {
 		m := privateData(c.SEPrivateData)
 		_, a := m["version_added"]
 		_, r := m["version_dropped"]
 		if a || r || strings.HasPrefix(c.Name, "!hidden!") {
-			return fmt.Errorf("column %s was added or dropped with ALGORITHM=INSTANT (8.0.29+ row versions), which innoscope does not decode yet", c.Name)
+			return fmt.Errorf("column %s was added or dropped with ALGORITHM=INSTANT (8.0.29+ row versions), which innoscope does not decode yet (the next step: `innoscope schema` prints its CREATE TABLE; a MySQL server of its version can import the tablespace: CREATE TABLE, ALTER TABLE ... DISCARD TABLESPACE, copy the file, IMPORT TABLESPACE)", c.Name)
 		}
 	}
 	return nil
@@ -256,7 +266,7 @@ func ddColumn(c DDColumn, pos uint32) (Column, error) {
 		mtype, dc.Len, prtype = DataGeometry, 12, prtype|DataBinaryTyp
 		sql.Type, coll = MyLongBlob, 63
 	default:
-		return Column{}, fmt.Errorf("column %s: type %s (MySQL type %d) is not decoded", c.Name, c.ColumnTypeUTF8, my)
+		return Column{}, fmt.Errorf("column %s: type %s (MySQL type %d) is not decoded (the next step: `innoscope schema` prints its CREATE TABLE; a MySQL server of its version can import the tablespace: CREATE TABLE, ALTER TABLE ... DISCARD TABLESPACE, copy the file, IMPORT TABLESPACE)", c.Name, c.ColumnTypeUTF8, my)
 	}
 	if isStringType(my) || my == MyGeometry {
 		prtype |= uint32(coll) << 16
