@@ -16,12 +16,13 @@ import (
 var rowsFileTables = []struct{ name, order string }{
 	{"f_red", "id"}, {"f_compact", "id"}, {"f_dyn", "id"}, {"f_types", "id"}, {"f_inst", "id"},
 	{"f_nopk", ""}, {"f_uniq", "u"}, {"f_desc", "a DESC, b"}, {"f_big", "id"}, {"f_virt", "id"}, {"f_compkey", "b, a"},
-	{"f_part#P#p0", "id"}, {"f_part#P#p1", "id"},
+	{"f_part#P#p0", "id"}, {"f_part#P#p1", "id"}, {"f_ft", "id"},
 }
 
 // rowsFileWorkload: the row formats, TEXT/BLOB values on and off page, every common type,
 // instant ADD, DROP and reorder with rows written between, a table without a key, one clustered
-// by a UNIQUE NOT NULL key, DESC key parts, a B-tree of several levels, a VIRTUAL column.
+// by a UNIQUE NOT NULL key, DESC key parts, a B-tree of several levels, a VIRTUAL column,
+// partitions, a FULLTEXT index (InnoDB's hidden FTS_DOC_ID).
 const rowsFileWorkload = `
 CREATE DATABASE db CHARACTER SET utf8mb4;
 USE db;
@@ -56,6 +57,8 @@ CREATE TABLE f_compkey (a INT, b CHAR(3), c TEXT, PRIMARY KEY (b, a));
 INSERT INTO f_compkey SELECT seq, CHAR(100 - seq % 20), REPEAT('c', seq) FROM seq_1_to_50;
 CREATE TABLE f_part (id INT PRIMARY KEY, v VARCHAR(10)) PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (100), PARTITION p1 VALUES LESS THAN MAXVALUE);
 INSERT INTO f_part SELECT seq, CONCAT('v', seq) FROM seq_1_to_300;
+CREATE TABLE f_ft (id INT PRIMARY KEY, t TEXT, FULLTEXT KEY (t));
+INSERT INTO f_ft SELECT seq, CONCAT('word', seq, ' other') FROM seq_1_to_100;
 `
 
 // TestRowsFileLab checks `rows FILE.ibd` on the files of a real MariaDB 10.11 server's tables,

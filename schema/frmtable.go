@@ -32,6 +32,9 @@ func FromFrmFile(ibd, frm string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkIndexCount(f, keys, cols, frm); err != nil {
+		return nil, err
+	}
 	db := filepath.Base(filepath.Dir(ibd))
 	name := strings.TrimSuffix(filepath.Base(ibd), ".ibd")
 	sqlDB, sqlName := discovery.SQLName(db), discovery.SQLName(TableOf(name))
@@ -50,6 +53,13 @@ func FromFrmFile(ibd, frm string) (*Table, error) {
 		}
 		stored[i] = len(t.Cols)
 		t.Cols = append(t.Cols, Column{Name: c.Name, SQL: c.SQLType, InnoDB: dc})
+	}
+	if hasFulltext(keys) && !hasColumn(cols, "FTS_DOC_ID") {
+		// InnoDB adds the hidden FTS_DOC_ID (BIGINT UNSIGNED NOT NULL) after the table's columns.
+		t.HiddenCols = append(t.HiddenCols, len(t.Cols))
+		t.Cols = append(t.Cols, Column{Name: "FTS_DOC_ID", SQL: SQLType{Type: MyLongLong, Length: 20},
+			InnoDB: discovery.DictColumn{Pos: uint32(len(t.Cols)), Name: "FTS_DOC_ID", MType: DataInt, Len: 8,
+				PRType: MyLongLong | DataNotNull | DataUnsigned}})
 	}
 	if pk := primaryKey(keys, cols); pk != nil {
 		t.Clustered.Name, t.Clustered.Type = pk.Name, IndexClustered|IndexUnique
@@ -251,4 +261,94 @@ func rootPage(p []byte) bool {
 	be := binary.BigEndian
 	typ := be.Uint16(p[discovery.FilPageType:])
 	return (typ == 17855 || typ == 18) && be.Uint32(p[discovery.FilPagePrev:]) == 0xffffffff && be.Uint32(p[discovery.FilPageNext:]) == 0xffffffff
+}
+
+// hasFulltext: a key of keys is a FULLTEXT index (HA_FULLTEXT).
+func hasFulltext(keys []FrmKey) bool {
+	for _, k := range keys {
+		if k.Flags&0x80 != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasColumn(cols []FrmColumn, name string) bool {
+	for _, c := range cols {
+		if strings.EqualFold(c.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkIndexCount refuses a .frm that defines more B-trees than the file holds (each index
+// has pages of its own id: the clustered index, every key but a FULLTEXT one, and the
+// FTS_DOC_ID_INDEX InnoDB adds for FULLTEXT). Pages of an index dropped long ago may still
+// carry its id, so the file may hold more: only fewer is a mismatch.
+func checkIndexCount(f *discovery.File, keys []FrmKey, cols []FrmColumn, frm string) error {
+	want, pk, fts := 1, primaryKey(keys, cols), false
+	for i := range keys {
+		switch {
+		case keys[i].Flags&0x80 != 0: // HA_FULLTEXT
+			fts = true
+		case pk != &keys[i]:
+			want++
+		}
+	}
+	if fts && !hasKey(keys, "FTS_DOC_ID_INDEX") {
+		want++
+	}
+	ids, live := map[uint64]bool{}, map[uint64]bool{}
+	var xdes []byte // the extent descriptor page of the pages being read
+	ps := int64(f.FSP.Flags.PageSize)
+	f.EachPage(0, -1, func(no int64, p []byte) error {
+		if f.FSP.Flags.ZipSize == 0 && no%ps == 0 {
+			xdes = append(xdes[:0], p...)
+		}
+		if typ := binary.BigEndian.Uint16(p[discovery.FilPageType:]); typ == 17855 || typ == 18 || typ == 17854 {
+			if ip, err := discovery.ParseIndexPage(p); err == nil {
+				ids[ip.IndexID] = true
+				if used, known := pageUsed(xdes, no, ps); known && used {
+					live[ip.IndexID] = true
+				}
+			}
+		}
+		return nil
+	})
+	if len(ids) < want || f.FSP.Flags.ZipSize == 0 && len(live) != want {
+		return fmt.Errorf("%s: the .frm defines %d indexes, the file %s holds pages of %d (%d in use): the .frm is not this table's (give its own with --frm)", frm, want, f.Path, len(ids), len(live))
+	}
+	return nil
+}
+
+// pageUsed reads whether page no is in use from the extent descriptor page xdes that covers
+// it (fsp0fsp.h: after the FSP header, 40-byte descriptors of one extent each, their bitmap
+// at +24 with 2 bits per page, the first one XDES_FREE_BIT); known is false without one.
+func pageUsed(xdes []byte, no, ps int64) (used, known bool) {
+	if len(xdes) == 0 {
+		return false, false
+	}
+	extent := int64(64) // pages per extent: 1 MiB for pages up to 16K, else 64 pages
+	if ps < 16384 {
+		extent = (1 << 20) / ps
+	}
+	e := 150 + (no%ps)/extent*40
+	bit := 2 * (no % extent)
+	if e+24+(bit/8) >= int64(len(xdes)) {
+		return false, false
+	}
+	if binary.BigEndian.Uint32(xdes[e+20:]) == 0 { // XDES_STATE not initialised: free
+		return false, true
+	}
+	return xdes[e+24+bit/8]&(1<<(bit%8)) == 0, true
+}
+
+func hasKey(keys []FrmKey, name string) bool {
+	for _, k := range keys {
+		if strings.EqualFold(k.Name, name) {
+			return true
+		}
+	}
+	return false
 }
