@@ -94,6 +94,7 @@ var goldenHelp = []goldenCase{
 	{name: "help/recover.txt", args: []string{"recover", "--help"}},
 	{name: "help/verify.txt", args: []string{"verify", "--help"}},
 	{name: "help/rows.txt", args: []string{"rows", "--help"}},
+	{name: "help/schema.txt", args: []string{"schema", "--help"}},
 	{name: "help/report.txt", args: []string{"report", "--help"}},
 }
 
@@ -116,7 +117,10 @@ var goldenPeer = []goldenCase{
 	{name: "mysql8-redo/map-whole.json", args: []string{"map", "--json", "--from-lsn", "1", "$PEER/mysql-8.0.33-docker-sample/#ib_redo10"}},
 	{name: "mysql8-redo/log-stats-dir.table", args: []string{"log", "stats", "$PEER/mysql-8.0.33-docker-sample"}},
 
-	// innodb_ruby's MySQL datafiles: pages (every mode), spaces and diagnose on loose files.
+	// innodb_ruby's MySQL datafiles: pages (every mode), spaces and diagnose on loose files;
+	// schema from the SDI of a MySQL 8.0 file.
+	{name: "innodb-ruby/schema-sakila-8.0-film.sql", args: []string{"schema", "$PEER/innodb_ruby/sakila/8.0/sakila/film.ibd"}},
+	{name: "innodb-ruby/schema-sakila-8.0-address.json", args: []string{"schema", "--json", "$PEER/innodb_ruby/sakila/8.0/sakila/address.ibd"}},
 	{name: "innodb-ruby/pages-hello-world.table", args: []string{"pages", "$PEER/innodb_ruby/hello_world.ibd"}},
 	{name: "innodb-ruby/pages-hello-world.json", args: []string{"pages", "--json", "$PEER/innodb_ruby/hello_world.ibd"}},
 	{name: "innodb-ruby/pages-hello-world-verify.table", args: []string{"pages", "--verify", "$PEER/innodb_ruby/hello_world.ibd"}},

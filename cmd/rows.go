@@ -15,7 +15,7 @@ func rowsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "rows",
 		Usage:     "decode a table's rows offline (clustered index order), as `mariadb --batch` prints them",
-		ArgsUsage: "DIR DB.TABLE",
+		ArgsUsage: "DIR DB.TABLE | FILE.ibd",
 		Flags: append(append(append([]cli.Flag{}, locationFlags...), asOfFlags...),
 			&cli.BoolFlag{Name: "json", Usage: "the same as --format json"},
 			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (as mariadb --batch --skip-column-names), json (one object per row) or sql (INSERT statements)"},
@@ -24,6 +24,7 @@ func rowsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "uncommitted", Usage: "print a table that transactions the crash left uncommitted changed, as stored (their inserts, new values and delete marks; the server rolls them back)"},
 			&cli.BoolFlag{Name: "deleted", Usage: "print the deleted rows still on disk instead (delete-marked records not yet purged, page free lists, images carved from unused page space), in key order, each key once; --json adds each row's source, page, offset and trx_id"},
 			allowLiveFlag,
+			&cli.StringFlag{Name: "frm", Usage: "with FILE.ibd: the table's .frm (default: the one beside the file; none: the SDI of a MySQL 8 file)"},
 			&cli.BoolFlag{Name: "scan", Usage: "read every leaf page of the clustered index in file order instead of walking the B-tree (a damaged tree)"}),
 		Action: rowsAction,
 	}
@@ -33,14 +34,17 @@ func rowsAction(c *cli.Context) error {
 	dir, name := c.Args().First(), c.Args().Get(1)
 	if c.NArg() == 1 && c.IsSet("datadir") {
 		dir, name = "", c.Args().First()
-	} else if c.NArg() != 2 {
-		return fmt.Errorf("expected DIR and DB.TABLE, got %s", nArgs(c.NArg()))
+	} else if c.NArg() != 2 && !(c.NArg() == 1 && isTableFile(dir)) {
+		return fmt.Errorf("expected DIR and DB.TABLE, or FILE.ibd, got %s", nArgs(c.NArg()))
 	}
 	format := c.String("format")
 	if c.Bool("json") && c.IsSet("format") && format != "json" {
 		return fmt.Errorf("--format %s and --json contradict each other (--json is --format json): give one of them", format)
 	} else if c.Bool("json") {
 		format = "json"
+	}
+	if c.NArg() == 1 && isTableFile(c.Args().First()) {
+		return rowsFileAction(c, format)
 	}
 	db, table, ok := strings.Cut(name, ".")
 	if !ok || db == "" || table == "" {

@@ -400,6 +400,9 @@ func (r *reader) external(local []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n == 0 && be.Uint16(p[discovery.FilPageType:]) == pageTypeLOBFirst {
+			return r.mysqlLOB(p, no, out, want) // MySQL 8.0's LOB format (mysqllob.go)
+		}
 		if off+8 > len(p) {
 			return nil, fmt.Errorf("BLOB page %d: offset %d", no, off)
 		}

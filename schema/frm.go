@@ -28,6 +28,8 @@ type SQLType struct {
 type FrmColumn struct {
 	Name string
 	SQLType
+	// Virtual: a VIRTUAL generated column (not stored; Generated is also set).
+	Virtual bool
 }
 
 // Decimals is the number of decimals in the field's pack flag (f_decimals).
@@ -144,7 +146,7 @@ func parseFrm(b []byte, path string) ([]FrmColumn, error) {
 				return nil, bad(at, "expression runs past the end")
 			}
 			if kind <= 1 && nr < n {
-				out[nr].Generated = true
+				out[nr].Generated, out[nr].Virtual = true, kind == 0
 			}
 			at = next
 		}

@@ -90,6 +90,9 @@ type Table struct {
 	Clustered Index
 	// Indexes are the secondary indexes.
 	Indexes []Index
+	// HiddenCols are stored columns (indexes into Cols) that SELECT * does not show: MySQL's
+	// FTS_DOC_ID that InnoDB adds for a FULLTEXT index, and INVISIBLE columns.
+	HiddenCols []int
 }
 
 // FileName is a database or table name as the server names its files and its InnoDB

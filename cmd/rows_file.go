@@ -1,0 +1,42 @@
+package cmd
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/report/view"
+	"innoscope/rows"
+	"innoscope/schema"
+)
+
+// isTableFile: the argument of `rows FILE.ibd` (a table's own tablespace file).
+func isTableFile(arg string) bool { return strings.HasSuffix(strings.ToLower(arg), ".ibd") }
+
+// rowsFileAction is `rows FILE.ibd [--frm FILE.frm]`: the rows of a table from its own files.
+func rowsFileAction(c *cli.Context, format string) error {
+	for _, f := range []string{"index", "uncommitted", "datadir"} {
+		if c.IsSet(f) {
+			return fmt.Errorf("--%s needs the data directory (DIR DB.TABLE): FILE.ibd reads a table's clustered index from its own files", f)
+		}
+	}
+	def, err := schema.FromFile(c.Args().First(), c.String("frm"))
+	if err != nil {
+		return err
+	}
+	tz, err := rows.ParseTimeZone(c.String("time-zone"))
+	if err != nil {
+		return err
+	}
+	opt := rows.Options{Format: format, Scan: c.Bool("scan"), TimeZone: tz}
+	res, err := rows.DumpTable(def, opt, bufio.NewWriterSize(c.App.Writer, 1<<16))
+	if err != nil {
+		return err
+	}
+	if view.RowsLost(c.App.ErrWriter, res) {
+		return errFindings
+	}
+	return nil
+}
