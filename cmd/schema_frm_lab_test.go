@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"innoscope/internal/lab"
+	"innoscope/schema"
 )
 
 // schemaFrmTables are the tables of schemaFrmWorkload.
@@ -71,7 +72,7 @@ func TestSchemaFrmRoundTrip(t *testing.T) {
 	if out, errs, code := run("schema", dir, "db.s_keys"); code != ExitClean || out != "-- db.s_keys ("+filepath.Join(src, "s_keys.frm")+")\n"+want["s_keys"]+";\n" {
 		t.Errorf("schema DIR db.s_keys: exit %d, %s\n%s", code, errs, out)
 	}
-	var all []schemaSource
+	var all []schema.Source
 	runJSON(t, &all, "schema", "--json", dir)
 	if len(all) != len(schemaFrmTables) {
 		t.Errorf("schema --json DIR: %d tables, want %d", len(all), len(schemaFrmTables))

@@ -1,0 +1,98 @@
+package schema
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"innoscope/discovery"
+)
+
+// Source is one table's CREATE TABLE statement and the file it was read from.
+type Source struct {
+	File    string `json:"file"`
+	DB      string `json:"database"`
+	Table   string `json:"table"`
+	Version int    `json:"mysqld_version_id,omitempty"`
+	Create  string `json:"create_table"`
+}
+
+// Files lists the files the statements of DIR are read from: the table's .frm (or its
+// .ibd without one: MySQL 8) of DB.TABLE, or of every table in DIR's database directories.
+func Files(dir, name string) ([]string, error) {
+	if name != "" {
+		db, table, ok := strings.Cut(name, ".")
+		if !ok || db == "" || table == "" {
+			return nil, fmt.Errorf("%q: give the table as DB.TABLE", name)
+		}
+		base := filepath.Join(dir, FileName(db), FileName(table))
+		for _, ext := range []string{".frm", ".ibd"} {
+			if _, err := os.Stat(base + ext); err == nil {
+				return []string{base + ext}, nil
+			}
+		}
+		return nil, fmt.Errorf("%s: neither %s.frm nor %s.ibd is there: is %s the data directory, and %s the table's name?", dir, base, base, dir, name)
+	}
+	var out []string
+	dbs, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range dbs {
+		switch d.Name() {
+		case "mysql", "sys", "performance_schema", "#innodb_redo", "#innodb_temp":
+			continue // the server's own tables
+		}
+		if !d.IsDir() {
+			continue
+		}
+		sub := filepath.Join(dir, d.Name())
+		frms, _ := filepath.Glob(filepath.Join(sub, "*.frm"))
+		ibds, _ := filepath.Glob(filepath.Join(sub, "*.ibd"))
+		have := map[string]bool{}
+		for _, f := range frms {
+			have[strings.TrimSuffix(f, ".frm")] = true
+			out = append(out, f)
+		}
+		for _, f := range ibds {
+			t := TableOf(strings.TrimSuffix(f, ".ibd"))
+			if !have[t] && !strings.Contains(strings.ToUpper(f), "#P#") && !strings.HasPrefix(strings.ToLower(filepath.Base(f)), "fts_") {
+				out = append(out, f)
+			}
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no .frm or .ibd file in its database directories: give the data directory", dir)
+	}
+	return out, nil
+}
+
+// StatementOf reads the statement of the table of a .frm, or of an .ibd (its .frm beside it, else
+// the SDI inside it).
+func StatementOf(path string) (Source, error) {
+	frm := ""
+	switch {
+	case strings.HasSuffix(strings.ToLower(path), ".frm"):
+		frm = path
+	case strings.HasSuffix(strings.ToLower(path), ".ibd"):
+		frm = FrmBeside(path)
+	default:
+		return Source{}, fmt.Errorf("%s: give a table's .frm (MariaDB, MySQL 5.x) or .ibd file (MySQL 8: the statement is read from the SDI inside it), or a data directory", path)
+	}
+	if frm != "" {
+		name := discovery.SQLName(TableOf(strings.TrimSuffix(filepath.Base(frm), filepath.Ext(frm))))
+		stmt, err := CreateTableFrm(frm, name)
+		if err != nil {
+			return Source{}, err
+		}
+		return Source{File: frm, DB: discovery.SQLName(filepath.Base(filepath.Dir(frm))), Table: name, Create: stmt}, nil
+	}
+	obj, err := ReadSDITable(path)
+	if err != nil {
+		return Source{}, err
+	}
+	return Source{File: path, DB: obj.Table.SchemaRef, Table: obj.Table.Name, Version: obj.MysqldVersionID, Create: CreateTable(&obj.Table)}, nil
+}
