@@ -248,6 +248,10 @@ func ParseUndoRecord(b []byte) (UndoRecord, error) {
 	return r, nil
 }
 
+// MachCompressed reads a mach_read_compressed number (1 to 5 bytes) at b[i:] and returns it
+// with the index after it.
+func MachCompressed(b []byte, i int) (uint32, int, error) { return compressed(b, i) }
+
 // compressed reads a mach_read_compressed number (1 to 5 bytes) at b[i:].
 func compressed(b []byte, i int) (uint32, int, error) {
 	if i >= len(b) {

@@ -3,6 +3,7 @@ package rows
 import (
 	"encoding/binary"
 	"fmt"
+	"innoscope/discovery"
 )
 
 // Undo log records of the clustered index (trx0rec.h, trx0rec.cc trx_undo_page_report_modify):
@@ -160,41 +161,7 @@ func undoValue(b []byte, i int) (value, int, error) {
 }
 
 // undoCompressed reads a mach_read_compressed number (1 to 5 bytes) at b[i:].
-func undoCompressed(b []byte, i int) (uint32, int, error) {
-	if i >= len(b) {
-		return 0, i, fmt.Errorf("truncated at byte %d", i)
-	}
-	c := b[i]
-	n := 1
-	switch {
-	case c < 0x80:
-	case c < 0xC0:
-		n = 2
-	case c < 0xE0:
-		n = 3
-	case c < 0xF0:
-		n = 4
-	default:
-		n = 5
-	}
-	if i+n > len(b) {
-		return 0, i, fmt.Errorf("truncated %d-byte number at byte %d", n, i)
-	}
-	var v uint32
-	switch n {
-	case 1:
-		v = uint32(c)
-	case 2:
-		v = uint32(binary.BigEndian.Uint16(b[i:])) & 0x3FFF
-	case 3:
-		v = (uint32(c)<<16 | uint32(binary.BigEndian.Uint16(b[i+1:]))) & 0x1FFFFF
-	case 4:
-		v = binary.BigEndian.Uint32(b[i:]) & 0x0FFFFFFF
-	case 5:
-		v = binary.BigEndian.Uint32(b[i+1:])
-	}
-	return v, i + n, nil
-}
+func undoCompressed(b []byte, i int) (uint32, int, error) { return discovery.MachCompressed(b, i) }
 
 // undoCompressed64 reads a mach_u64_read_compressed number: the high half compressed, the low
 // half in 4 bytes.
