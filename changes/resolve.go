@@ -27,7 +27,7 @@ func Resolve(trxs []*Trx, tables Tables) {
 }
 
 func resolve(ch *Change, tables Tables) bool {
-	u, ok, err := ParseUndo(ch.raw, 0)
+	u, ok, err := ParseUndo(ch.raw, -1)
 	if err != nil || !ok {
 		return false // no row change, or not even its header decodes
 	}

@@ -71,7 +71,7 @@ func (u Undo) Op() Op {
 // ParseUndo decodes the body of an undo record of a row change as UNDO_APPEND carries it (no
 // link fields): the type byte, the undo number and table id, for updates and deletes the info
 // bits and old system fields, the key fields (nKey of them, the table's clustered index key;
-// nKey 0 reads none) and an update's vector of old values. ok is false for a record of
+// nKey < 0 stops before them: the header only) and an update's vector of old values. ok is false for a record of
 // another kind (DDL, metadata, bulk insert), which is no row change; err for bytes that do not
 // decode as a row change.
 func ParseUndo(b []byte, nKey int) (u Undo, ok bool, err error) {
@@ -100,6 +100,9 @@ func ParseUndo(b []byte, nKey int) (u Undo, ok bool, err error) {
 		if u.RollPtr, i, err = u64Compressed(b, i); err != nil {
 			return u, false, fmt.Errorf("DB_ROLL_PTR: %w", err)
 		}
+	}
+	if nKey < 0 {
+		return u, true, nil
 	}
 	for k := 0; k < nKey; k++ {
 		var f Field

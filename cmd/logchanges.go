@@ -28,7 +28,6 @@ func logChangesCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "to-lsn", Usage: "stop before the first mini-transaction starting at or after this LSN"},
 			&cli.StringFlag{Name: "table", Usage: "only the changes of this table (DB.TABLE)"},
 			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (one line a change), json (the transactions) or sql (statements)"},
-			&cli.BoolFlag{Name: "json", Usage: "the same as --format json"},
 			&cli.BoolFlag{Name: "reverse", Usage: "with --format sql: the statements that undo the committed transactions, newest first"}),
 		Action: logChanges,
 	}
