@@ -6,6 +6,7 @@ import (
 
 	"innoscope/discovery"
 	"innoscope/logformat"
+	"innoscope/rows"
 )
 
 // The undo page layout (trx0undo.h), as discovery reads it.
@@ -47,10 +48,18 @@ type Change struct {
 	UndoNo     uint64  `json:"undo_no"`
 	Key        []Value `json:"key"`
 	Old        []Value `json:"old,omitempty"` // an update's old values of the changed columns
+	// New are an update's new values of the changed columns; Row the whole row as the change
+	// left it (an insert's or an update's new row) or found it (a delete's old row), from the
+	// clustered index page image right after the change.
+	New []Value `json:"new,omitempty"`
+	Row []Value `json:"row,omitempty"`
 	// Inexact says per change what could not be turned into values exactly ("": nothing).
 	Inexact string `json:"inexact,omitempty"`
 	raw     []byte
 	trx     *Trx
+	table   *rows.Table // the table, while its row image is looked for
+	image   *rows.RecordImage
+	imgErr  string
 }
 
 // Value is one column's value as the server prints it.
@@ -83,11 +92,14 @@ type Collector struct {
 	byHeader map[pageID]*Trx      // the undo log header page of each open transaction
 	pending  map[pageID][]*Change // changes of open transactions, by undo page
 	read     discovery.PageReader
+	tables   Tables
+	await    []*Change // changes whose row image is looked for on the pages the next mini-transactions change
 }
 
-// NewCollector starts a collection of the changes from LSN from on.
-func NewCollector(from uint64) *Collector {
-	return &Collector{From: from, trxs: map[uint64]*Trx{}, byHeader: map[pageID]*Trx{}, pending: map[pageID][]*Change{}}
+// NewCollector starts a collection of the changes from LSN from on; tables (nil: none) gives
+// the definitions with which each change's row image is found on the pages the log changes.
+func NewCollector(from uint64, tables Tables) *Collector {
+	return &Collector{From: from, trxs: map[uint64]*Trx{}, byHeader: map[pageID]*Trx{}, pending: map[pageID][]*Change{}, tables: tables}
 }
 
 type appended struct {
@@ -147,6 +159,7 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 	if err := c.appendAll(m, apps); err != nil {
 		return err
 	}
+	c.images(touched, freed)
 	// Commits and finished rollbacks: the header's state leaves TRX_UNDO_ACTIVE.
 	for id := range touched {
 		t := c.byHeader[id]
@@ -196,6 +209,12 @@ func (c *Collector) appendAll(m *logformat.MTR, apps []appended) error {
 		ch := &Change{LSN: m.LSN, Space: a.id.space, Page: a.id.page, Offset: off, raw: append([]byte(nil), a.data...), trx: t}
 		t.Changes = append(t.Changes, ch)
 		c.pending[a.id] = append(c.pending[a.id], ch)
+		if u, ok, err := ParseUndo(ch.raw, -1); err == nil && ok && u.TableID >= 16 && c.tables != nil {
+			if tb, err := c.tables(u.TableID); err == nil {
+				ch.table = tb
+				c.await = append(c.await, ch)
+			}
+		}
 	}
 	// appended newest first above: put each transaction's changes back in log order
 	for _, t := range c.order {
@@ -274,4 +293,43 @@ func (c *Collector) Trxs() []*Trx {
 	}
 	sort.SliceStable(done, func(i, j int) bool { return done[i].EndLSN < done[j].EndLSN })
 	return append(done, open...)
+}
+
+// images looks for the row image of each awaited change on the clustered index leaf pages of
+// its table the mini-transaction changed: the record with the change's DB_TRX_ID and a
+// DB_ROLL_PTR pointing to its undo record.
+func (c *Collector) images(touched, freed map[pageID]bool) {
+	if len(c.await) == 0 {
+		return
+	}
+	keep := c.await[:0]
+	for _, ch := range c.await {
+		found := false
+		for id := range touched {
+			if freed[id] || id.space != ch.table.SpaceID {
+				continue
+			}
+			p, err := c.read(id.space, id.page)
+			if err != nil {
+				continue
+			}
+			root, err := c.read(id.space, ch.table.Root)
+			if err != nil {
+				continue
+			}
+			img, ok, err := ch.table.FindByRollPtr(p, root, ch.trx.ID, ch.Page, ch.Offset)
+			if err != nil {
+				ch.imgErr, found = err.Error(), true
+				break
+			}
+			if ok {
+				ch.image, found = &img, true
+				break
+			}
+		}
+		if !found {
+			keep = append(keep, ch)
+		}
+	}
+	c.await = keep
 }

@@ -2,6 +2,7 @@ package changes
 
 import (
 	"fmt"
+	"strings"
 
 	"innoscope/rows"
 )
@@ -66,8 +67,34 @@ func resolve(ch *Change, tables Tables) bool {
 		return out
 	}
 	ch.Key, ch.Old = conv(u.Key), conv(u.Old)
+	switch {
+	case ch.imgErr != "":
+		bad = append(bad, "row image: "+ch.imgErr)
+	case ch.image == nil:
+		bad = append(bad, "the row image is not on the pages the log changed in the window (a page written back before the change, or the record gone)")
+	default:
+		for c, v := range ch.image.Row {
+			if tb.Cols[c].SQL.Generated {
+				continue
+			}
+			val := Value{Column: tb.Cols[c].Name, Binary: tb.ColumnBinary(c)}
+			if v == nil {
+				val.Value, val.Null = "NULL", true
+			} else {
+				val.Value = string(v)
+			}
+			ch.Row = append(ch.Row, val)
+		}
+		for _, o := range ch.Old {
+			for _, v := range ch.Row {
+				if v.Column == o.Column {
+					ch.New = append(ch.New, v)
+				}
+			}
+		}
+	}
 	if len(bad) > 0 {
-		ch.Inexact = join(ch.Inexact, fmt.Sprintf("%d value(s) not decoded: %s", len(bad), bad[0]))
+		ch.Inexact = join(ch.Inexact, strings.Join(bad, "; "))
 	}
 	return true
 }

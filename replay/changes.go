@@ -39,23 +39,19 @@ func LogChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, error) 
 	if err != nil {
 		return nil, err
 	}
-	ts, err := discovery.Scan(s)
-	if err != nil {
-		return nil, err
-	}
 	sc, _, err := l.Scanner(scan)
 	if err != nil {
 		return nil, err
 	}
-	col := changes.NewCollector(opt.From)
-	if err := WatchPages(sc, s, l.PageSize, a, UndoSpaces(ts), col.Observe); err != nil {
-		return nil, err
-	}
-	trxs := col.Trxs()
 	tables, err := dictTables(s)
 	if err != nil {
 		return nil, err
 	}
+	col := changes.NewCollector(opt.From, tables)
+	if err := WatchPages(sc, s, l.PageSize, a, nil, col.Observe); err != nil {
+		return nil, err
+	}
+	trxs := col.Trxs()
 	changes.Resolve(trxs, tables)
 	if opt.Table != "" {
 		trxs = changes.OnlyTable(trxs, opt.DB+"."+opt.Table)

@@ -28,15 +28,15 @@ func LogChanges(out io.Writer, trxs []*changes.Trx, format string, reverse bool)
 		e.SetIndent("", "  ")
 		return 0, e.Encode(map[string]any{"transactions": trxs})
 	case "tsv", "":
-		w.WriteString("trx_id\tstate\tend_lsn\tlsn\ttable\top\tkey\told\tinexact\n")
+		w.WriteString("trx_id\tstate\tend_lsn\tlsn\ttable\top\tkey\told\tnew\trow\tinexact\n")
 		for _, t := range trxs {
 			for _, ch := range t.Changes {
 				st := t.State
 				if ch.RolledBack && t.State != changes.RolledBack {
 					st = "rolled back to a savepoint"
 				}
-				fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, st, t.EndLSN, ch.LSN, tsv(ch.Table), ch.Op,
-					tsv(pairs(ch.Key, ", ")), tsv(pairs(ch.Old, ", ")), tsv(ch.Inexact))
+				fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, st, t.EndLSN, ch.LSN, tsv(ch.Table), ch.Op,
+					tsv(pairs(ch.Key, ", ")), tsv(pairs(ch.Old, ", ")), tsv(pairs(ch.New, ", ")), tsv(pairs(ch.Row, ", ")), tsv(ch.Inexact))
 			}
 		}
 		return 0, nil
@@ -88,7 +88,9 @@ func sqlChanges(w *bufio.Writer, trxs []*changes.Trx, reverse bool) int {
 	return missed
 }
 
-// statement is the statement for ch, or why none is exact.
+// statement is the statement for ch, or why none is exact: forward an insert is its row
+// inserted, an update its new values set, a delete its key deleted; reverse an insert is its key
+// deleted, an update its old values set back, a delete its old row inserted again.
 func statement(ch *changes.Change, reverse bool) (string, string) {
 	switch {
 	case ch.Table == "" || ch.Inexact != "":
@@ -104,12 +106,14 @@ func statement(ch *changes.Change, reverse bool) (string, string) {
 		return "DELETE FROM " + name + where, ""
 	case ch.Op == changes.Update && reverse:
 		return "UPDATE " + name + " SET " + sqlPairs(ch.Old, ", ") + where, ""
-	case ch.Op == changes.Insert:
-		return "", "the inserted row's other columns are not in the undo record"
 	case ch.Op == changes.Update:
-		return "", "the new values are not in the undo record"
+		return "UPDATE " + name + " SET " + sqlPairs(ch.New, ", ") + where, ""
 	}
-	return "", "the deleted row's other columns are not in the undo record"
+	var cols []string
+	for _, v := range ch.Row {
+		cols = append(cols, rows.QuoteIdent(v.Column))
+	}
+	return "INSERT INTO " + name + " (" + strings.Join(cols, ",") + ") VALUES (" + sqlValues(ch.Row) + ");\n", ""
 }
 
 func pairs(vs []changes.Value, sep string) string {
@@ -123,14 +127,22 @@ func pairs(vs []changes.Value, sep string) string {
 	return b.String()
 }
 
-func sqlPairs(vs []changes.Value, sep string) string {
+func sqlPairs(vs []changes.Value, sep string) string { return sqlList(vs, sep, true) }
+
+func sqlValues(vs []changes.Value) string { return sqlList(vs, ",", false) }
+
+// sqlList writes values as a statement gives them, each after its column's name and "=" when
+// named.
+func sqlList(vs []changes.Value, sep string, named bool) string {
 	var b strings.Builder
 	w := bufio.NewWriter(&b)
 	for i, v := range vs {
 		if i > 0 {
 			w.WriteString(sep)
 		}
-		w.WriteString(rows.QuoteIdent(v.Column) + "=")
+		if named {
+			w.WriteString(rows.QuoteIdent(v.Column) + "=")
+		}
 		switch {
 		case v.Null:
 			w.WriteString("NULL")
