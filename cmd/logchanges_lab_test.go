@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"innoscope/internal/lab"
 )
 
 // TestLogChanges: the real server takes a checkpoint (innodb_log_checkpoint_now, its LSN read
@@ -17,8 +21,9 @@ import (
 // transactions (their ids as information_schema.innodb_trx gave them), the committed ones in
 // commit order, with their states; every change of a committed transaction has the table, the
 // operation and the key the test used, and an update's old values are the ones SELECT gave
-// before it. --reverse --format sql gives back the old values of the updates and deletes the
-// inserts.
+// before it, and the new rows of the inserts and updates are the ones SELECT gave after them.
+// --reverse --format sql, applied on the server's own recovery of the crash (a copy), gives
+// back the CHECKSUM TABLE of the three tables taken at the checkpoint.
 func TestLogChanges(t *testing.T) {
 	s := newRowsServer(t, t.TempDir())
 	s.sql(t, `CREATE DATABASE db;
@@ -31,6 +36,8 @@ CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 	oldA2 := before("SELECT v FROM db.a WHERE id = 2")
 	oldB2x := before("SELECT x FROM db.b WHERE k = 'k2'")
 	oldB2d := before("SELECT d FROM db.b WHERE k = 'k2'")
+	sums := "CHECKSUM TABLE db.a, db.b, db.c EXTENDED"
+	atCP := string(s.sql(t, sums))
 	status := string(s.sql(t, "SET GLOBAL innodb_log_checkpoint_now = 1; SHOW ENGINE INNODB STATUS\\G"))
 	m := regexp.MustCompile(`Last checkpoint at\s+(\d+)`).FindStringSubmatch(status)
 	if m == nil {
@@ -66,6 +73,12 @@ CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 	// the open transaction's records and the rollback's end reach the log file with the next
 	// commit: a last committed transaction on a third table
 	t5 := id(s.sql(t, "BEGIN; INSERT INTO db.c VALUES (1);\n"+trxID+"COMMIT;"))
+	after := map[string]string{}
+	for _, q := range []string{"SELECT * FROM db.a WHERE id IN (101, 2)", "SELECT * FROM db.b WHERE k IN ('new', 'k2')"} {
+		lines := strings.SplitAfter(string(s.sql(t, q)), "\n")
+		sort.Strings(lines)
+		after[q] = strings.Join(lines, "")
+	}
 	s.kill()
 
 	out, errs, code := run("log", "changes", "--from-lsn", cp, "--json", s.dir)
@@ -81,6 +94,7 @@ CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 				Op      string `json:"op"`
 				Key     []struct{ Column, Value string }
 				Old     []struct{ Column, Value string }
+				Row     []struct{ Column, Value string }
 				Inexact string `json:"inexact"`
 				Undone  bool   `json:"rolled_back"`
 			} `json:"changes"`
@@ -131,7 +145,39 @@ CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 			}
 		}
 	}
+	// the new rows of the committed inserts and updates are the rows SELECT gave after them
+	rowsOf := func(table string, ops ...string) string {
+		var lines []string
+		for _, g := range doc.Transactions[:2] {
+			for _, ch := range g.Changes {
+				if ch.Table == table && (ch.Op == ops[0] || ch.Op == ops[1]) {
+					var vs []string
+					for _, v := range ch.Row {
+						vs = append(vs, v.Value)
+					}
+					lines = append(lines, strings.Join(vs, "\t")+"\n")
+				}
+			}
+		}
+		sort.Strings(lines) // as the SELECT's lines are compared
+		return strings.Join(lines, "")
+	}
+	if got, w := rowsOf("db.a", "update", "insert"), after["SELECT * FROM db.a WHERE id IN (101, 2)"]; got != w {
+		t.Errorf("db.a new rows: %q, SELECT gave %q", got, w)
+	}
+	if got, w := rowsOf("db.b", "insert", "update"), after["SELECT * FROM db.b WHERE k IN ('new', 'k2')"]; got != w {
+		t.Errorf("db.b new rows: %q, SELECT gave %q", got, w)
+	}
 	sql, errs, code := run("log", "changes", "--from-lsn", cp, "--format", "sql", "--reverse", s.dir)
+	// the server's own recovery of the crash, with the statements applied, is the checkpoint's state
+	cpy := filepath.Join(t.TempDir(), "data")
+	lab.CopyDir(t, s.dir, cpy)
+	srv := startRowsServer(t, cpy)
+	srv.sql(t, sql)
+	if got := string(srv.sql(t, sums)); got != atCP {
+		t.Errorf("CHECKSUM TABLE after the recovery and log changes --reverse --format sql:\n%s\nat the checkpoint:\n%s\nstatements:\n%s", got, atCP, sql)
+	}
+	srv.shutdown(t)
 	for _, stmt := range []string{"DELETE FROM `db`.`b` WHERE `k`='new';", "UPDATE `db`.`b` SET `x`='" + oldB2x + "', `d`='" + oldB2d + "' WHERE `k`='k2';",
 		"DELETE FROM `db`.`a` WHERE `id`='101';", "UPDATE `db`.`a` SET `v`='" + oldA2 + "' WHERE `id`='2';"} {
 		if !strings.Contains(sql, stmt) {
