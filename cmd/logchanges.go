@@ -14,15 +14,19 @@ import (
 func logChangesCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "changes",
-		Usage:     "every row change in the log (MariaDB 10.8+), by transaction in commit order: LSN, table, insert/update/delete, key, old values, committed/rolled back/open",
+		Usage:     "every row change in the log (MariaDB 10.8+) by transaction in commit order: LSN, table, insert/update/delete, values, committed/rolled back/open",
 		ArgsUsage: "DIR",
-		Description: "Replays the log in memory from the checkpoint over the undo logs (nothing is written) and\n" +
-			"decodes the undo records it appends: each change's table, operation, key and an update's old\n" +
-			"values, and its transaction's state at the end of the log. What the undo record does not hold\n" +
-			"(an inserted row's other columns, an update's new values, a deleted row's other columns, an\n" +
-			"off-page value) is said per change, never guessed. --format sql writes the statements that are\n" +
-			"exact: a delete (forward); with --reverse, newest first, an insert's delete and an update's\n" +
-			"old values (flashback). Only MariaDB 10.8+ logs are read.",
+		Description: "Replays the log in memory from the checkpoint (nothing is written) and follows the undo\n" +
+			"records it appends (UNDO_APPEND): each change's table, operation, key and an update's old\n" +
+			"values; its row (an insert's or update's new row, a delete's old row) from the table's page\n" +
+			"right after the change, the record found by its DB_TRX_ID and DB_ROLL_PTR; its transaction's\n" +
+			"state at the end of the log from the undo log header (committed, rolled back, open, prepared).\n" +
+			"What cannot be read exactly (a page written back before the change, a value stored off page,\n" +
+			"a table not in the dictionary) is said per change in the inexact column, never guessed.\n" +
+			"--format sql writes the statements that redo the committed transactions on the state at the\n" +
+			"window's start; with --reverse, those that undo them, newest first (flashback); a change\n" +
+			"without an exact statement is a comment. Only MariaDB 10.8+ logs are read: another format is\n" +
+			"refused (exit 2).",
 		Flags: append(append([]cli.Flag{}, dirFlags()...),
 			&cli.Uint64Flag{Name: "from-lsn", Usage: "only changes from this LSN on (0: the checkpoint)"},
 			&cli.Uint64Flag{Name: "to-lsn", Usage: "stop before the first mini-transaction starting at or after this LSN"},
@@ -40,6 +44,12 @@ func logChanges(c *cli.Context) error {
 	format := c.String("format")
 	if c.Bool("json") {
 		format = "json"
+	}
+	switch {
+	case format != "tsv" && format != "json" && format != "sql":
+		return fmt.Errorf("--format %q: give tsv, json or sql", format)
+	case c.Bool("reverse") && format != "sql":
+		return fmt.Errorf("--reverse gives statements: add --format sql")
 	}
 	opt := replay.ChangesOptions{From: c.Uint64("from-lsn"), To: c.Uint64("to-lsn")}
 	if name := c.String("table"); name != "" {
