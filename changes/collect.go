@@ -21,6 +21,8 @@ const (
 	stateActive   = 1                // TRX_UNDO_ACTIVE
 	statePrepared = 5                // TRX_UNDO_PREPARED
 	filNull       = 0xFFFFFFFF
+	filPageType   = 24 // FIL_PAGE_TYPE
+	pageTypeUndo  = 2  // FIL_PAGE_UNDO_LOG
 	maxPrevHops   = 1 << 16
 )
 
@@ -236,8 +238,9 @@ func (c *Collector) trxOf(id pageID) *Trx {
 	var p []byte
 	for hops := 0; ; hops++ {
 		var err error
-		if p, err = c.read(id.space, no); err != nil || len(p) < undoLastLog+2 || hops > maxPrevHops {
-			return nil
+		if p, err = c.read(id.space, no); err != nil || len(p) < undoLastLog+2 || hops > maxPrevHops ||
+			binary.BigEndian.Uint16(p[filPageType:]) != pageTypeUndo {
+			return nil // not an undo log page: nothing the log's undo records can be traced to
 		}
 		prev := binary.BigEndian.Uint32(p[undoPageNode:])
 		if prev == filNull {
