@@ -23,7 +23,8 @@ import (
 // operation and the key the test used, and an update's old values are the ones SELECT gave
 // before it, and the new rows of the inserts and updates are the ones SELECT gave after them.
 // --reverse --format sql, applied on the server's own recovery of the crash (a copy), gives
-// back the CHECKSUM TABLE of the three tables taken at the checkpoint.
+// back the CHECKSUM TABLE of the three tables taken at the checkpoint, and --format sql on that
+// state gives back the checksums of the recovered crash; --table db.c lists the one change of t5.
 func TestLogChanges(t *testing.T) {
 	s := newRowsServer(t, t.TempDir())
 	s.sql(t, `CREATE DATABASE db;
@@ -173,9 +174,24 @@ CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 	cpy := filepath.Join(t.TempDir(), "data")
 	lab.CopyDir(t, s.dir, cpy)
 	srv := startRowsServer(t, cpy)
+	atCrash := string(srv.sql(t, sums))
 	srv.sql(t, sql)
 	if got := string(srv.sql(t, sums)); got != atCP {
 		t.Errorf("CHECKSUM TABLE after the recovery and log changes --reverse --format sql:\n%s\nat the checkpoint:\n%s\nstatements:\n%s", got, atCP, sql)
+	}
+	// on that state, the window's start, the forward statements give the recovered crash's again
+	fwd, errs, code := run("log", "changes", "--from-lsn", cp, "--format", "sql", s.dir)
+	if code != ExitClean || errs != "" {
+		t.Errorf("log changes --format sql: exit %d: %s", code, errs)
+	}
+	srv.sql(t, fwd)
+	if got := string(srv.sql(t, sums)); got != atCrash {
+		t.Errorf("CHECKSUM TABLE after log changes --format sql on the window's start:\n%s\nafter the recovery:\n%s\nstatements:\n%s", got, atCrash, fwd)
+	}
+	// --table keeps one table's changes and the transactions that have any
+	out, _, _ = run("log", "changes", "--from-lsn", cp, "--table", "db.c", s.dir)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], strconv.FormatUint(t5, 10)+"\tcommitted\t") {
+		t.Errorf("log changes --table db.c:\n%s", out)
 	}
 	srv.shutdown(t)
 	for _, stmt := range []string{"DELETE FROM `db`.`b` WHERE `k`='new';", "UPDATE `db`.`b` SET `x`='" + oldB2x + "', `d`='" + oldB2d + "' WHERE `k`='k2';",
