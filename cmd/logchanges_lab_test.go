@@ -16,7 +16,7 @@ import (
 
 // TestLogChanges: the real server takes a checkpoint (innodb_log_checkpoint_now, its LSN read
 // from SHOW ENGINE INNODB STATUS with nothing else writing), then commits a transaction of
-// INSERT/UPDATE/DELETE on db.a, another on db.b, rolls one back and holds one open on both
+// INSERT/UPDATE/DELETE on db.a (with a TEXT column), another on db.b (instantly altered), rolls one back and holds one open on both
 // tables, and is killed. `log changes --from-lsn CP --json` lists exactly those four
 // transactions (their ids as information_schema.innodb_trx gave them), the committed ones in
 // commit order, with their states; every change of a committed transaction has the table, the
@@ -28,10 +28,11 @@ import (
 func TestLogChanges(t *testing.T) {
 	s := newRowsServer(t, t.TempDir())
 	s.sql(t, `CREATE DATABASE db;
-CREATE TABLE db.a (id INT PRIMARY KEY, v VARCHAR(40), n INT) STATS_PERSISTENT=0;
-INSERT INTO db.a SELECT seq, CONCAT('a', seq), seq * 10 FROM seq_1_to_50;
+CREATE TABLE db.a (id INT PRIMARY KEY, v VARCHAR(40), n INT, tx TEXT) STATS_PERSISTENT=0;
+INSERT INTO db.a SELECT seq, CONCAT('a', seq), seq * 10, REPEAT('text', seq) FROM seq_1_to_50;
 CREATE TABLE db.b (k VARCHAR(20) PRIMARY KEY, x INT, d DATE) STATS_PERSISTENT=0;
 INSERT INTO db.b SELECT CONCAT('k', seq), seq, '2020-01-01' + INTERVAL seq DAY FROM seq_1_to_50;
+ALTER TABLE db.b ADD COLUMN e VARCHAR(10) DEFAULT 'dflt', ALGORITHM=INSTANT;
 CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 	before := func(q string) string { return strings.TrimSuffix(string(s.sql(t, q)), "\n") }
 	oldA2 := before("SELECT v FROM db.a WHERE id = 2")
@@ -55,9 +56,9 @@ CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 		}
 		return n
 	}
-	t1 := id(s.sql(t, "BEGIN; INSERT INTO db.a VALUES (101, 'new', 5); UPDATE db.a SET v = 'upd' WHERE id = 2; DELETE FROM db.a WHERE id = 3;\n"+trxID+"COMMIT;"))
-	t2 := id(s.sql(t, "BEGIN; INSERT INTO db.b VALUES ('new', 7, '2021-02-03'); UPDATE db.b SET x = 99, d = NULL WHERE k = 'k2'; DELETE FROM db.b WHERE k = 'k3';\n"+trxID+"COMMIT;"))
-	t3 := id(s.sql(t, "BEGIN; UPDATE db.a SET v = 'rb' WHERE id = 4; INSERT INTO db.b VALUES ('rb', 1, NULL);\n"+trxID+"ROLLBACK;"))
+	t1 := id(s.sql(t, "BEGIN; INSERT INTO db.a VALUES (101, 'new', 5, 'a text'); UPDATE db.a SET v = 'upd' WHERE id = 2; DELETE FROM db.a WHERE id = 3;\n"+trxID+"COMMIT;"))
+	t2 := id(s.sql(t, "BEGIN; INSERT INTO db.b VALUES ('new', 7, '2021-02-03', 'e'); UPDATE db.b SET x = 99, d = NULL WHERE k = 'k2'; DELETE FROM db.b WHERE k = 'k3';\n"+trxID+"COMMIT;"))
+	t3 := id(s.sql(t, "BEGIN; UPDATE db.a SET v = 'rb' WHERE id = 4; INSERT INTO db.b VALUES ('rb', 1, NULL, NULL);\n"+trxID+"ROLLBACK;"))
 	open := exec.Command("mariadb", "--no-defaults", "--unbuffered", "--batch", "--skip-column-names", "-S", s.sock, "-uroot", "-D", "db")
 	open.Stdin = strings.NewReader("BEGIN; UPDATE a SET n = 0 WHERE id = 5; DELETE FROM b WHERE k = 'k4';\n" + trxID + "SELECT SLEEP(600);")
 	stdout, err := open.StdoutPipe()

@@ -56,6 +56,10 @@ func (t *Table) FindByRollPtr(p, root []byte, trx uint64, undoPage uint32, undoO
 		if rec.status == statusSupremum {
 			break
 		}
+		if rec.info&infoMinRec != 0 && rec.status != statusNodePtr {
+			r.meta = ownValues(rec.vals) // instant ADD COLUMN's defaults, for the records after it
+			continue
+		}
 		k := r.lay.nUniq
 		if rec.status != statusOrdinary && rec.status != statusInstant || rec.info&infoMinRec != 0 || len(rec.vals) < k+2 {
 			continue
