@@ -60,8 +60,11 @@ type Change struct {
 	raw     []byte
 	trx     *Trx
 	table   *rows.Table // the table, while its row image is looked for
-	image   *rows.RecordImage
-	imgErr  string
+	// awaitUntil is the count of mini-transactions after which the row image is no longer
+	// looked for (the clustered index change follows its undo record at once, in its thread).
+	awaitUntil int
+	image      *rows.RecordImage
+	imgErr     string
 }
 
 // Value is one column's value as the server prints it.
@@ -96,7 +99,13 @@ type Collector struct {
 	read     discovery.PageReader
 	tables   Tables
 	await    []*Change // changes whose row image is looked for on the pages the next mini-transactions change
+	mtrs     int       // mini-transactions observed
 }
+
+// awaitMTRs is how many mini-transactions (of all threads) a change's row image is looked for
+// in after its undo record: the one that changes the clustered index comes right after the undo
+// record's in the same thread.
+const awaitMTRs = 256
 
 // NewCollector starts a collection of the changes from LSN from on; tables (nil: none) gives
 // the definitions with which each change's row image is found on the pages the log changes.
@@ -113,6 +122,7 @@ type appended struct {
 // are after it (replay.WatchPages).
 func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 	c.read = read
+	c.mtrs++
 	var apps []appended
 	touched := map[pageID]bool{}
 	freed := map[pageID]bool{}
@@ -188,9 +198,12 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 // appendAll records the UNDO_APPENDs of m: each page's records go one after the other, the
 // last one ending at TRX_UNDO_PAGE_FREE as it is after m.
 func (c *Collector) appendAll(m *logformat.MTR, apps []appended) error {
+	// the offsets, from the last record of each page back
+	offs := make([]int, len(apps))
 	ends := map[pageID]int{}
 	for k := len(apps) - 1; k >= 0; k-- {
 		a := apps[k]
+		offs[k] = -1
 		p, err := c.read(a.id.space, a.id.page)
 		if err != nil || len(p) < undoSegHdr+2 {
 			continue
@@ -199,8 +212,11 @@ func (c *Collector) appendAll(m *logformat.MTR, apps []appended) error {
 		if !ok {
 			end = int(binary.BigEndian.Uint16(p[undoPageFree:]))
 		}
-		off := end - 4 - len(a.data)
-		ends[a.id] = off
+		offs[k] = end - 4 - len(a.data)
+		ends[a.id] = offs[k]
+	}
+	for k, a := range apps {
+		off := offs[k]
 		if m.LSN < c.From || off < undoSegHdr {
 			continue
 		}
@@ -213,20 +229,10 @@ func (c *Collector) appendAll(m *logformat.MTR, apps []appended) error {
 		c.pending[a.id] = append(c.pending[a.id], ch)
 		if u, ok, err := ParseUndo(ch.raw, -1); err == nil && ok && u.TableID >= 16 && c.tables != nil {
 			if tb, err := c.tables(u.TableID); err == nil {
-				ch.table = tb
+				ch.table, ch.awaitUntil = tb, c.mtrs+awaitMTRs
 				c.await = append(c.await, ch)
 			}
 		}
-	}
-	// appended newest first above: put each transaction's changes back in log order
-	for _, t := range c.order {
-		sort.SliceStable(t.Changes, func(i, j int) bool {
-			a, b := t.Changes[i], t.Changes[j]
-			if a.LSN != b.LSN {
-				return a.LSN < b.LSN
-			}
-			return a.Offset < b.Offset
-		})
 	}
 	return nil
 }
@@ -330,7 +336,7 @@ func (c *Collector) images(touched, freed map[pageID]bool) {
 				break
 			}
 		}
-		if !found {
+		if !found && c.mtrs < ch.awaitUntil {
 			keep = append(keep, ch)
 		}
 	}

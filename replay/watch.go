@@ -9,13 +9,14 @@ import (
 // WatchPages applies the log's records (sc, from the checkpoint) for the tablespaces spaces
 // (nil: all) to in-memory images of their pages, read from the files of s (nothing is written),
 // and calls each after every mini-transaction with a reader of the images as they are then
-// (the file's page where the log has not changed it). It is how the changes of the log are
+// (the file's page where the log has not changed it). Unlike recovery it follows pages the log
+// frees at its end too (an undo page reused, then freed). It is how the changes of the log are
 // followed page by page (package changes) with the page LSN rule recovery applies.
 func WatchPages(sc *logformat.Scanner, s discovery.Layout, pageSize int, a *analysis.Analysis, spaces map[uint32]bool,
 	each func(m *logformat.MTR, read discovery.PageReader) error) error {
 	opt := RecoverOptions{Copy: s, PageSize: pageSize, Analysis: a, CopyPath: analysis.SourcePath(s.Datadir)}
 	r := &recovery{opt: opt, an: opt.Analysis, spaces: map[uint32]*tsFile{}, cache: map[analysis.PageID]*cached{},
-		written: map[analysis.PageID]bool{}, applied: map[analysis.PageID]bool{}, readOnly: true, only: spaces}
+		written: map[analysis.PageID]bool{}, applied: map[analysis.PageID]bool{}, readOnly: true, only: spaces, follow: true}
 	r.res.Applied = map[string]int{}
 	defer r.closeAll()
 	if err := r.openSpaces(); err != nil {
