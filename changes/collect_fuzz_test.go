@@ -47,7 +47,7 @@ func FuzzCollector(f *testing.F) {
 			return
 		}
 		trxs := c.Trxs()
-		Resolve(trxs, c.tables)
+		trxs = Resolve(trxs, c.tables)
 		for _, tr := range trxs {
 			for _, ch := range tr.Changes {
 				if !undo || ch.Inexact == "" {

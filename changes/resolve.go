@@ -14,8 +14,10 @@ type Tables func(id uint64) (*rows.Table, error)
 // Resolve decodes the undo record of every change of trxs with its table's definition: the
 // table, the operation, the key and an update's old values, each formatted as the server
 // prints it. An undo record that is no row change (the dictionary's own, DDL, instant ALTER
-// metadata, a bulk insert) is left out; what cannot be decoded exactly is said in Inexact.
-func Resolve(trxs []*Trx, tables Tables) {
+// metadata, a bulk insert) is left out, and so is a transaction left without changes (DDL);
+// what cannot be decoded exactly is said in Inexact.
+func Resolve(trxs []*Trx, tables Tables) []*Trx {
+	var out []*Trx
 	for _, t := range trxs {
 		keep := t.Changes[:0]
 		for _, ch := range t.Changes {
@@ -23,8 +25,11 @@ func Resolve(trxs []*Trx, tables Tables) {
 				keep = append(keep, ch)
 			}
 		}
-		t.Changes = keep
+		if t.Changes = keep; len(keep) > 0 {
+			out = append(out, t)
+		}
 	}
+	return out
 }
 
 func resolve(ch *Change, tables Tables) bool {

@@ -52,7 +52,7 @@ func LogChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, error) 
 		return nil, err
 	}
 	trxs := col.Trxs()
-	changes.Resolve(trxs, tables)
+	trxs = changes.Resolve(trxs, tables)
 	if opt.Table != "" {
 		trxs = changes.OnlyTable(trxs, opt.DB+"."+opt.Table)
 	}
