@@ -24,7 +24,8 @@ import (
 // before it, and the new rows of the inserts and updates are the ones SELECT gave after them.
 // --reverse --format sql, applied on the server's own recovery of the crash (a copy), gives
 // back the CHECKSUM TABLE of the three tables taken at the checkpoint, and --format sql on that
-// state gives back the checksums of the recovered crash; --table db.c lists the one change of t5.
+// state gives back the checksums of the recovered crash; --table db.c lists the one change of t5;
+// --to-lsn at t1's commit lists t1 alone, open, and one byte after it committed.
 func TestLogChanges(t *testing.T) {
 	s := newRowsServer(t, t.TempDir())
 	s.sql(t, `CREATE DATABASE db;
@@ -90,6 +91,7 @@ CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 	var doc struct {
 		Transactions []struct {
 			ID      uint64 `json:"trx_id"`
+			EndLSN  uint64 `json:"end_lsn"`
 			State   string `json:"state"`
 			Changes []struct {
 				Table   string `json:"table"`
@@ -188,6 +190,17 @@ CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 	srv.sql(t, fwd)
 	if got := string(srv.sql(t, sums)); got != atCrash {
 		t.Errorf("CHECKSUM TABLE after log changes --format sql on the window's start:\n%s\nafter the recovery:\n%s\nstatements:\n%s", got, atCrash, fwd)
+	}
+	// --to-lsn at t1's commit leaves it open with nothing after; one byte later it committed
+	end1 := strconv.FormatUint(doc.Transactions[0].EndLSN, 10)
+	out, _, _ = run("log", "changes", "--from-lsn", cp, "--to-lsn", end1, s.dir)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 4 || !strings.HasPrefix(lines[3], strconv.FormatUint(t1, 10)+"\topen\t") {
+		t.Errorf("log changes --to-lsn %s (t1's commit):\n%s", end1, out)
+	}
+	end1 = strconv.FormatUint(doc.Transactions[0].EndLSN+1, 10)
+	out, _, _ = run("log", "changes", "--from-lsn", cp, "--to-lsn", end1, s.dir)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 4 || !strings.HasPrefix(lines[3], strconv.FormatUint(t1, 10)+"\tcommitted\t") {
+		t.Errorf("log changes --to-lsn %s (after t1's commit):\n%s", end1, out)
 	}
 	// --table keeps one table's changes and the transactions that have any
 	out, _, _ = run("log", "changes", "--from-lsn", cp, "--table", "db.c", s.dir)
