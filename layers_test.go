@@ -23,6 +23,7 @@ var layers = map[string]int{
 	"innoscope/schema":                  5, // a table's definition (SYS_*, .frm); beside pageapply
 	"innoscope/rows":                    6, // pages -> rows
 	"innoscope/analysis":                7, // what recovery will do and why
+	"innoscope/changes":                 7, // the log as row changes (undo records, transactions)
 	"innoscope/replay":                  8, // the recovery procedure in a copy
 	"innoscope/report":                  9, // rendering: tables, JSON, HTML
 	"innoscope/report/view":             10,

@@ -87,6 +87,7 @@ var goldenHelp = []goldenCase{
 	{name: "help/log-header.txt", args: []string{"log", "header", "--help"}},
 	{name: "help/log-records.txt", args: []string{"log", "records", "--help"}},
 	{name: "help/log-stats.txt", args: []string{"log", "stats", "--help"}},
+	{name: "help/log-changes.txt", args: []string{"log", "changes", "--help"}},
 	{name: "help/spaces.txt", args: []string{"spaces", "--help"}},
 	{name: "help/pages.txt", args: []string{"pages", "--help"}},
 	{name: "help/map.txt", args: []string{"map", "--help"}},

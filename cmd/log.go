@@ -29,6 +29,7 @@ func logCommand() *cli.Command {
 					&cli.Int64Flag{Name: "space", Value: -1, Usage: "only records for this tablespace id"},
 					&cli.Int64Flag{Name: "page", Value: -1, Usage: "only records for this page number"},
 					&cli.StringFlag{Name: "type", Usage: "only these record types, comma-separated; globs such as FILE_* work"})},
+			logChangesCommand(),
 			{Name: "stats", Usage: "records by type, pages touched, end of log and why the scan stopped",
 				ArgsUsage: "DIR|FILE", Flags: scanFlags, Action: logStats},
 		},

@@ -123,6 +123,9 @@ type recovery struct {
 	// limits recovery to those tablespaces (the others' records are skipped).
 	readOnly bool
 	only     map[uint32]bool
+	// follow applies the records of pages freed later in the log too, and drops the image of a
+	// page a record does not apply to instead of failing (WatchPages: every image on the way).
+	follow bool
 	// recovered is the copy's undo logs and dictionary after the replay, read once (undo).
 	recovered *recoveredState
 	// frames holds the cached pages' frames.
@@ -282,7 +285,10 @@ func (r *recovery) applyMTR(m *logformat.MTR) error {
 			r.res.RecordsSkipped++ // before the INIT_PAGE that rebuilds the page
 			continue
 		}
-		if err := r.applyRecord(cur, rec); err != nil {
+		if err := r.applyRecord(cur, rec); err != nil && r.follow {
+			cur.data = nil // followed, not recovered: the page's image is unknown until an INIT_PAGE
+			continue
+		} else if err != nil {
 			return fmt.Errorf("%s page %d: mini-transaction at LSN %d, record %d (%s): %w",
 				cur.ts, rec.Page, m.LSN, i, rec.Type, err)
 		}
@@ -346,7 +352,7 @@ func (r *recovery) page(id analysis.PageID, lsn uint64) (*cached, error) {
 		}
 		return p, nil
 	}
-	if r.an.Freed[id] {
+	if r.an.Freed[id] && !r.follow {
 		return nil, nil // freed at the end of the log: the server applies nothing to it
 	}
 	ts, err := r.space(id.Space)

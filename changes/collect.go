@@ -1,0 +1,344 @@
+package changes
+
+import (
+	"encoding/binary"
+	"sort"
+
+	"innoscope/discovery"
+	"innoscope/logformat"
+	"innoscope/rows"
+)
+
+// The undo page layout (trx0undo.h), as discovery reads it.
+const (
+	filPageData   = 38
+	undoPageFree  = filPageData + 4  // TRX_UNDO_PAGE_FREE
+	undoPageNode  = filPageData + 6  // TRX_UNDO_PAGE_NODE: FLST_PREV (page, offset), FLST_NEXT
+	undoSegHdr    = filPageData + 18 // TRX_UNDO_SEG_HDR
+	undoState     = undoSegHdr       // TRX_UNDO_STATE
+	undoLastLog   = undoSegHdr + 2   // TRX_UNDO_LAST_LOG
+	undoTrxNo     = 8                // in the undo log header: TRX_UNDO_TRX_NO
+	stateActive   = 1                // TRX_UNDO_ACTIVE
+	statePrepared = 5                // TRX_UNDO_PREPARED
+	filNull       = 0xFFFFFFFF
+	filPageType   = 24 // FIL_PAGE_TYPE
+	pageTypeUndo  = 2  // FIL_PAGE_UNDO_LOG
+	maxPrevHops   = 1 << 16
+)
+
+// States of a transaction at the end of the window.
+const (
+	Committed  = "committed"
+	RolledBack = "rolled back"
+	Open       = "open"     // no commit or rollback in the log: the server's recovery rolls it back
+	Prepared   = "prepared" // XA PREPAREd, no commit in the log
+)
+
+type pageID struct{ space, page uint32 }
+
+// Change is one row change of the log: where its undo record was written and what it holds.
+type Change struct {
+	LSN    uint64 `json:"lsn"`   // the mini-transaction that appended the undo record
+	Space  uint32 `json:"space"` // the undo record's page and offset
+	Page   uint32 `json:"page"`
+	Offset int    `json:"offset"`
+	// RolledBack: the transaction's rollback (whole or to a savepoint) removed the record.
+	RolledBack bool    `json:"rolled_back,omitempty"`
+	TableID    uint64  `json:"table_id"`
+	Table      string  `json:"table,omitempty"` // db.table as SQL spells it ("": not in the dictionary)
+	Op         Op      `json:"op"`
+	UndoNo     uint64  `json:"undo_no"`
+	Key        []Value `json:"key"`
+	Old        []Value `json:"old,omitempty"` // an update's old values of the changed columns
+	// New are an update's new values of the changed columns; Row the whole row as the change
+	// left it (an insert's or an update's new row) or found it (a delete's old row), from the
+	// clustered index page image right after the change.
+	New []Value `json:"new,omitempty"`
+	Row []Value `json:"row,omitempty"`
+	// Inexact says per change what could not be turned into values exactly ("": nothing).
+	Inexact string `json:"inexact,omitempty"`
+	raw     []byte
+	trx     *Trx
+	table   *rows.Table // the table, while its row image is looked for
+	// awaitUntil is the count of mini-transactions after which the row image is no longer
+	// looked for (the clustered index change follows its undo record at once, in its thread).
+	awaitUntil int
+	image      *rows.RecordImage
+	imgErr     string
+}
+
+// Value is one column's value as the server prints it.
+type Value struct {
+	Column string `json:"column"`
+	Value  string `json:"value"`
+	Null   bool   `json:"null,omitempty"`
+	// Binary: a statement gives the value as a hexadecimal literal (BIT, binary strings).
+	Binary bool `json:"-"`
+}
+
+// Trx is a transaction with undo records in the window.
+type Trx struct {
+	ID    uint64 `json:"trx_id"`
+	State string `json:"state"`
+	// EndLSN is the mini-transaction that committed or finished the rollback (0: open).
+	EndLSN  uint64    `json:"end_lsn,omitempty"`
+	TrxNo   uint64    `json:"trx_no,omitempty"` // the commit's serialisation number
+	Changes []*Change `json:"changes"`
+	header  pageID
+	done    bool
+}
+
+// Collector follows the log mini-transaction by mini-transaction (Observe) and gathers the
+// row changes of the window [From, end of scan).
+type Collector struct {
+	From     uint64
+	trxs     map[uint64]*Trx
+	order    []*Trx
+	byHeader map[pageID]*Trx      // the undo log header page of each open transaction
+	pending  map[pageID][]*Change // changes of open transactions, by undo page
+	read     discovery.PageReader
+	tables   Tables
+	await    []*Change // changes whose row image is looked for on the pages the next mini-transactions change
+	mtrs     int       // mini-transactions observed
+}
+
+// awaitMTRs is how many mini-transactions (of all threads) a change's row image is looked for
+// in after its undo record: the one that changes the clustered index comes right after the undo
+// record's in the same thread.
+const awaitMTRs = 256
+
+// NewCollector starts a collection of the changes from LSN from on; tables (nil: none) gives
+// the definitions with which each change's row image is found on the pages the log changes.
+func NewCollector(from uint64, tables Tables) *Collector {
+	return &Collector{From: from, trxs: map[uint64]*Trx{}, byHeader: map[pageID]*Trx{}, pending: map[pageID][]*Change{}, tables: tables}
+}
+
+type appended struct {
+	id   pageID
+	data []byte
+}
+
+// Observe takes one mini-transaction after it was applied: read gives the undo pages as they
+// are after it (replay.WatchPages).
+func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
+	c.read = read
+	c.mtrs++
+	var apps []appended
+	touched := map[pageID]bool{}
+	freed := map[pageID]bool{}
+	var space, page uint32
+	for i := range m.Records {
+		r := &m.Records[i]
+		if r.Type.IsFile() || r.Type == logformat.Padding || r.Type == logformat.Option {
+			continue
+		}
+		if !r.SamePage {
+			space, page = r.Space, r.Page
+		}
+		id := pageID{space, page}
+		touched[id] = true
+		switch {
+		case r.Type == logformat.FreePage:
+			freed[id] = true
+		case r.Type == logformat.Extended && r.ExtSub() == logformat.UndoAppend:
+			apps = append(apps, appended{id, r.Data})
+		}
+	}
+	// Records removed by a rollback: TRX_UNDO_PAGE_FREE moved below them, or their page freed.
+	for id := range touched {
+		list := c.pending[id]
+		if len(list) == 0 {
+			continue
+		}
+		free := -1
+		if !freed[id] {
+			if p, err := read(id.space, id.page); err == nil && len(p) > undoPageFree+2 {
+				free = int(binary.BigEndian.Uint16(p[undoPageFree:]))
+			}
+		}
+		keep := list[:0]
+		for _, ch := range list {
+			switch {
+			case ch.trx.done:
+			case free >= 0 && ch.Offset < free:
+				keep = append(keep, ch)
+			default:
+				ch.RolledBack = true
+			}
+		}
+		c.pending[id] = keep
+	}
+	if err := c.appendAll(m, apps); err != nil {
+		return err
+	}
+	c.images(touched, freed)
+	// Commits and finished rollbacks: the header's state leaves TRX_UNDO_ACTIVE.
+	for id := range touched {
+		t := c.byHeader[id]
+		if t == nil {
+			continue
+		}
+		p, err := read(id.space, id.page)
+		if err != nil || len(p) < undoLastLog+2 {
+			continue
+		}
+		st := binary.BigEndian.Uint16(p[undoState:])
+		if st == stateActive || st == statePrepared {
+			continue
+		}
+		t.done, t.EndLSN = true, m.LSN
+		if hdr := int(binary.BigEndian.Uint16(p[undoLastLog:])); hdr+undoTrxNo+8 <= len(p) {
+			t.TrxNo = binary.BigEndian.Uint64(p[hdr+undoTrxNo:])
+		}
+		delete(c.byHeader, id)
+	}
+	return nil
+}
+
+// appendAll records the UNDO_APPENDs of m: each page's records go one after the other, the
+// last one ending at TRX_UNDO_PAGE_FREE as it is after m.
+func (c *Collector) appendAll(m *logformat.MTR, apps []appended) error {
+	// the offsets, from the last record of each page back
+	offs := make([]int, len(apps))
+	ends := map[pageID]int{}
+	for k := len(apps) - 1; k >= 0; k-- {
+		a := apps[k]
+		offs[k] = -1
+		p, err := c.read(a.id.space, a.id.page)
+		if err != nil || len(p) < undoSegHdr+2 {
+			continue
+		}
+		end, ok := ends[a.id]
+		if !ok {
+			end = int(binary.BigEndian.Uint16(p[undoPageFree:]))
+		}
+		offs[k] = end - 4 - len(a.data)
+		ends[a.id] = offs[k]
+	}
+	for k, a := range apps {
+		off := offs[k]
+		if m.LSN < c.From || off < undoSegHdr {
+			continue
+		}
+		t := c.trxOf(a.id)
+		if t == nil {
+			continue
+		}
+		ch := &Change{LSN: m.LSN, Space: a.id.space, Page: a.id.page, Offset: off, raw: append([]byte(nil), a.data...), trx: t}
+		t.Changes = append(t.Changes, ch)
+		c.pending[a.id] = append(c.pending[a.id], ch)
+		if u, ok, err := ParseUndo(ch.raw, -1); err == nil && ok && u.TableID >= 16 && c.tables != nil {
+			if tb, err := c.tables(u.TableID); err == nil {
+				ch.table, ch.awaitUntil = tb, c.mtrs+awaitMTRs
+				c.await = append(c.await, ch)
+			}
+		}
+	}
+	return nil
+}
+
+// trxOf finds the transaction whose undo log holds the page: the first page of its segment
+// (following FLST_PREV) holds the undo log header with the transaction id.
+func (c *Collector) trxOf(id pageID) *Trx {
+	no := id.page
+	var p []byte
+	for hops := 0; ; hops++ {
+		var err error
+		if p, err = c.read(id.space, no); err != nil || len(p) < undoLastLog+2 || hops > maxPrevHops ||
+			binary.BigEndian.Uint16(p[filPageType:]) != pageTypeUndo {
+			return nil // not an undo log page: nothing the log's undo records can be traced to
+		}
+		prev := binary.BigEndian.Uint32(p[undoPageNode:])
+		if prev == filNull {
+			break
+		}
+		no = prev
+	}
+	hdr := int(binary.BigEndian.Uint16(p[undoLastLog:]))
+	if hdr < undoSegHdr || hdr+16 > len(p) {
+		return nil
+	}
+	trxID := binary.BigEndian.Uint64(p[hdr:])
+	h := pageID{id.space, no}
+	t := c.trxs[trxID]
+	if t == nil || t.done {
+		t = &Trx{ID: trxID, header: h}
+		c.trxs[trxID] = t
+		c.order = append(c.order, t)
+	}
+	c.byHeader[h] = t
+	return t
+}
+
+// Trxs are the transactions with changes in the window, committed and rolled back ones in the
+// order they finished, then the open ones in the order of their first change.
+func (c *Collector) Trxs() []*Trx {
+	var done, open []*Trx
+	for _, t := range c.order {
+		if len(t.Changes) == 0 {
+			continue
+		}
+		all := true
+		for _, ch := range t.Changes {
+			all = all && ch.RolledBack
+		}
+		switch {
+		case t.done && all:
+			t.State = RolledBack
+		case t.done:
+			t.State = Committed
+		default:
+			t.State = Open
+			if p, err := c.read(t.header.space, t.header.page); err == nil && len(p) > undoState+2 &&
+				binary.BigEndian.Uint16(p[undoState:]) == statePrepared {
+				t.State = Prepared
+			}
+		}
+		if t.done {
+			done = append(done, t)
+		} else {
+			open = append(open, t)
+		}
+	}
+	sort.SliceStable(done, func(i, j int) bool { return done[i].EndLSN < done[j].EndLSN })
+	return append(done, open...)
+}
+
+// images looks for the row image of each awaited change on the clustered index leaf pages of
+// its table the mini-transaction changed: the record with the change's DB_TRX_ID and a
+// DB_ROLL_PTR pointing to its undo record.
+func (c *Collector) images(touched, freed map[pageID]bool) {
+	if len(c.await) == 0 {
+		return
+	}
+	keep := c.await[:0]
+	for _, ch := range c.await {
+		found := false
+		for id := range touched {
+			if freed[id] || id.space != ch.table.SpaceID {
+				continue
+			}
+			p, err := c.read(id.space, id.page)
+			if err != nil {
+				continue
+			}
+			root, err := c.read(id.space, ch.table.Root)
+			if err != nil {
+				continue
+			}
+			img, ok, err := ch.table.FindByRollPtr(p, root, ch.trx.ID, ch.Page, ch.Offset)
+			if err != nil {
+				ch.imgErr, found = err.Error(), true
+				break
+			}
+			if ok {
+				ch.image, found = &img, true
+				break
+			}
+		}
+		if !found && c.mtrs < ch.awaitUntil {
+			keep = append(keep, ch)
+		}
+	}
+	c.await = keep
+}

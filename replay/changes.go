@@ -1,0 +1,109 @@
+package replay
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"innoscope/analysis"
+	"innoscope/changes"
+	"innoscope/discovery"
+	"innoscope/logformat/redo"
+	"innoscope/rows"
+	"innoscope/schema"
+)
+
+// ChangesOptions choose the window and the table of LogChanges.
+type ChangesOptions struct {
+	From, To  uint64 // the window: from From (0: the checkpoint) to before To (0: the end of the log)
+	DB, Table string // only this table ("": every table)
+}
+
+// LogChanges lists the row changes of the log of s in the window: the log is replayed in memory
+// from the checkpoint (or From, below it) over the system and undo tablespaces, the undo records
+// it appends are followed to their transactions (package changes), then decoded with the
+// tables' definitions from the dictionary. Only MariaDB 10.8+ logs are read.
+func LogChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, error) {
+	l, err := analysis.OpenLog(s, "")
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	if l.V108() == nil {
+		return nil, fmt.Errorf("%s: log changes reads MariaDB 10.8+ logs (ib_logfile0 of the 10.8+ format) only; this log is of another format: start the server that wrote it on a copy (innoscope recover) and read its binary log, or use `innoscope log records` for its records", l.Path)
+	}
+	scan := redo.ScanOptions{To: opt.To}
+	if cp := l.CheckpointLSN(); opt.From != 0 && opt.From < cp {
+		scan.From = opt.From
+	}
+	a, _, _, err := analysis.ReadLog(l, scan)
+	if err != nil {
+		return nil, err
+	}
+	sc, _, err := l.Scanner(scan)
+	if err != nil {
+		return nil, err
+	}
+	tables, err := dictTables(s)
+	if err != nil {
+		return nil, err
+	}
+	col := changes.NewCollector(opt.From, tables)
+	if err := WatchPages(sc, s, l.PageSize, a, nil, col.Observe); err != nil {
+		return nil, err
+	}
+	trxs := col.Trxs()
+	trxs = changes.Resolve(trxs, tables)
+	if opt.Table != "" {
+		trxs = changes.OnlyTable(trxs, opt.DB+"."+opt.Table)
+	}
+	return trxs, nil
+}
+
+// dictTables reads SYS_TABLES of the system tablespace of s and opens a table's definition by
+// its id when a change first names it.
+func dictTables(s discovery.Layout) (changes.Tables, error) {
+	dir, name := s.SystemFile()
+	f, err := discovery.OpenFile(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dict, err := discovery.ReadDictTables(f)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[uint64]string{}
+	for _, t := range dict {
+		if !t.Deleted {
+			byID[t.ID] = t.Name
+		}
+	}
+	type got struct {
+		t   *rows.Table
+		err error
+	}
+	seen := map[uint64]got{}
+	return func(id uint64) (*rows.Table, error) {
+		if g, ok := seen[id]; ok {
+			return g.t, g.err
+		}
+		var g got
+		if n, ok := byID[id]; !ok {
+			g.err = fmt.Errorf("not in the dictionary (SYS_TABLES of %s)", filepath.Join(dir, name))
+		} else {
+			db, tb := splitName(n)
+			g.t, g.err = rows.Open(s, discovery.SQLName(db), discovery.SQLName(schema.TableOf(tb)))
+		}
+		seen[id] = g
+		return g.t, g.err
+	}, nil
+}
+
+func splitName(n string) (string, string) {
+	for i := 0; i < len(n); i++ {
+		if n[i] == '/' {
+			return n[:i], n[i+1:]
+		}
+	}
+	return "", n
+}

@@ -1,0 +1,95 @@
+package rows
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"innoscope/discovery"
+	"innoscope/schema"
+)
+
+// RecordImage is a clustered index record found on a page image: its row (the columns in
+// Cols order, nil for NULL, formatted as the server prints them) and its delete mark.
+type RecordImage struct {
+	Row     Row
+	Deleted bool
+	Origin  int
+}
+
+// FindByRollPtr looks on p, a leaf page image of the table's clustered index, for the record a
+// change wrote: DB_TRX_ID trx and DB_ROLL_PTR pointing to the undo record at offset undoOff of
+// undo page undoPage. root is the index's root page image (its instant ALTER metadata gives
+// the record layout). ok is false when no record matches. A record with a value stored off
+// page is an error: its BLOB pages may be newer or older than the image.
+func (t *Table) FindByRollPtr(p, root []byte, trx uint64, undoPage uint32, undoOff int) (img RecordImage, ok bool, err error) {
+	if len(p) < 200 || len(root) < 200 {
+		return img, false, nil
+	}
+	ip, err := discovery.ParseIndexPage(p)
+	if err != nil || ip.Level != 0 || ip.IndexID != t.IndexID {
+		return img, false, nil
+	}
+	rip, err := discovery.ParseIndexPage(root)
+	if err != nil || rip.IndexID != t.IndexID {
+		return img, false, nil
+	}
+	r, err := t.reader()
+	if err != nil {
+		return img, false, err
+	}
+	defer r.f.Close()
+	inst := binary.BigEndian.Uint16(root[discovery.FilPageType:]) == pageTypeInst
+	if r.lay, err = t.rootLayout(root, rip.Compact, inst, int(rip.Instant)); err != nil {
+		return img, false, fmt.Errorf("%s: root page %d: %w", t.File, t.Root, err)
+	}
+	origin := compactNext(p, infimumNew)
+	if !ip.Compact {
+		origin = int(binary.BigEndian.Uint16(p[infimumOld-2:]))
+	}
+	for i := 0; origin != 0 && i <= len(p)/5; i++ {
+		rec, err := r.record(p, origin, ip.Compact)
+		if err != nil {
+			return img, false, err
+		}
+		at := origin
+		origin = rec.next
+		if rec.status == statusSupremum {
+			break
+		}
+		if rec.info&infoMinRec != 0 && rec.status != statusNodePtr {
+			r.meta = ownValues(rec.vals) // instant ADD COLUMN's defaults, for the records after it
+			continue
+		}
+		k := r.lay.nUniq
+		if rec.status != statusOrdinary && rec.status != statusInstant || rec.info&infoMinRec != 0 || len(rec.vals) < k+2 {
+			continue
+		}
+		tv, rp := rec.vals[k].b, rec.vals[k+1].b
+		if len(tv) != sysTrxIDLen || len(rp) != sysRollPtrLen || beUint(tv) != trx ||
+			binary.BigEndian.Uint32(rp[1:]) != undoPage || int(binary.BigEndian.Uint16(rp[5:])) != undoOff {
+			continue
+		}
+		for _, v := range rec.vals {
+			if v.ext {
+				return img, false, fmt.Errorf("%s: record at %d: a value stored off page is not read from an image of another time", t.File, at)
+			}
+		}
+		row, err := r.row(rec.vals)
+		if err != nil {
+			return img, false, fmt.Errorf("%s: record at %d: %w", t.File, at, err)
+		}
+		return RecordImage{Row: row, Deleted: rec.info&infoDeleted != 0, Origin: at}, true, nil
+	}
+	return img, false, nil
+}
+
+// ColumnBinary reports whether column c holds bytes a statement gives as a hexadecimal
+// literal (BIT, binary strings), as --format sql writes them.
+func (t *Table) ColumnBinary(c int) bool {
+	if c < 0 || c >= len(t.Cols) {
+		return false
+	}
+	col := t.Cols[c]
+	return col.SQL.Type == schema.MyBit || isString(col.SQL.Type) && charsetOf(schema.Collation(col.InnoDB.PRType)) == csBinary &&
+		(col.SQL.DataType == "" || col.SQL.DataType == "vector")
+}
