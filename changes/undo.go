@@ -8,6 +8,7 @@ package changes
 import (
 	"encoding/binary"
 	"fmt"
+	"innoscope/discovery"
 )
 
 // Undo record types (TRX_UNDO_* in trx0rec.h) and the flags of the type byte.
@@ -165,52 +166,10 @@ func field(b []byte, i, pos int) (Field, bool, int, error) {
 }
 
 // compressed reads a mach_read_compressed number (1 to 5 bytes) at b[i:].
-func compressed(b []byte, i int) (uint32, int, error) {
-	if i >= len(b) {
-		return 0, i, fmt.Errorf("truncated at byte %d", i)
-	}
-	c := b[i]
-	var n int
-	switch {
-	case c < 0x80:
-		return uint32(c), i + 1, nil
-	case c < 0xC0:
-		n = 2
-	case c < 0xE0:
-		n = 3
-	case c < 0xF0:
-		n = 4
-	default:
-		n = 5
-	}
-	if i+n > len(b) {
-		return 0, i, fmt.Errorf("truncated %d-byte number at byte %d", n, i)
-	}
-	switch n {
-	case 2:
-		return uint32(binary.BigEndian.Uint16(b[i:])) & 0x3FFF, i + n, nil
-	case 3:
-		return (uint32(c)<<16 | uint32(binary.BigEndian.Uint16(b[i+1:]))) & 0x1FFFFF, i + n, nil
-	case 4:
-		return binary.BigEndian.Uint32(b[i:]) & 0x0FFFFFFF, i + n, nil
-	}
-	return binary.BigEndian.Uint32(b[i+1:]), i + n, nil
-}
+func compressed(b []byte, i int) (uint32, int, error) { return discovery.MachCompressed(b, i) }
 
-// muchCompressed reads a mach_u64_read_much_compressed number: a compressed 32-bit value, or
-// 0xFF followed by the compressed high and low halves.
-func muchCompressed(b []byte, i int) (uint64, int, error) {
-	if i < len(b) && b[i] == 0xFF {
-		hi, j, err := compressed(b, i+1)
-		if err != nil {
-			return 0, i, err
-		}
-		lo, j, err := compressed(b, j)
-		return uint64(hi)<<32 | uint64(lo), j, err
-	}
-	v, j, err := compressed(b, i)
-	return uint64(v), j, err
-}
+// muchCompressed reads a mach_u64_read_much_compressed number.
+func muchCompressed(b []byte, i int) (uint64, int, error) { return discovery.MachMuchCompressed(b, i) }
 
 // u64Compressed reads a mach_u64_read_compressed number: the compressed high half, then the
 // low half in 4 bytes.

@@ -289,6 +289,10 @@ func compressed(b []byte, i int) (uint32, int, error) {
 	return v, i + n, nil
 }
 
+// MachMuchCompressed reads a mach_u64_read_much_compressed number at b[i:] and returns it with
+// the index after it.
+func MachMuchCompressed(b []byte, i int) (uint64, int, error) { return muchCompressed(b, i) }
+
 // muchCompressed reads a mach_u64_read_much_compressed number: a compressed 32-bit value, or
 // 0xFF followed by the compressed high and low halves.
 func muchCompressed(b []byte, i int) (uint64, int, error) {
