@@ -71,7 +71,8 @@ func Require(t testing.TB) {
 }
 
 // Get returns scenario name of the machine's own server (MariaDB1011.Get), generating it if
-// needed. Generation is serialised across test processes with a lock file.
+// needed. Test processes that need the same scenario wait for one another (a lock file per
+// scenario); different scenarios are made at the same time.
 func Get(t testing.TB, name string) *Scenario {
 	t.Helper()
 	return MariaDB1011.Get(t, name)
@@ -91,14 +92,10 @@ func generate(t testing.TB, v *Server, dir, name string) *Scenario {
 	markUsed(dir)
 	out := filepath.Join(dir, name)
 	if _, err := os.Stat(filepath.Join(out, "verdict.txt")); err != nil {
-		lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer lock.Close()
-		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-			t.Fatal(err)
-		}
+		// A shared lock on the set keeps prune away while scenarios are made; the exclusive
+		// lock is per scenario, so test processes make different scenarios at the same time.
+		defer lockFile(t, filepath.Join(dir, ".lock"), syscall.LOCK_SH).Close()
+		defer lockFile(t, filepath.Join(dir, ".lock-"+name), syscall.LOCK_EX).Close()
 		if _, err := os.Stat(filepath.Join(out, "verdict.txt")); err != nil {
 			tmp := out + ".tmp"
 			// One retry: a throw-away server can fail to install or start for reasons outside
@@ -134,6 +131,20 @@ func generate(t testing.TB, v *Server, dir, name string) *Scenario {
 		s.Options = strings.Fields(string(b))
 	}
 	return s
+}
+
+// lockFile takes a flock of kind how on path (created if needed); closing the file releases it.
+func lockFile(t testing.TB, path string, how int) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		t.Fatalf("lock %s: %v", path, err)
+	}
+	return f
 }
 
 // ReadVerdict parses the key=value file the lab script writes.
