@@ -9,7 +9,7 @@
 # `go test` runs it. The heaviest files (HEAVY, by the times of earlier runs) start first, so the
 # queue does not end on one long unit; the others follow in name order. Each unit's output is
 # kept; the failed units' outputs are printed at the end. Exit 1 when any unit failed.
-# JOBS defaults to the number of CPUs. Tests in different units must not share anything but
+# JOBS defaults to the number of CPUs; QUEUE_LIST=1 prints the units and runs nothing. Tests in different units must not share anything but
 # the lab cache (internal/lab locks each scenario while it is made).
 set -euo pipefail
 pkg=${1:?usage: test-queue.sh PKGDIR [JOBS]}
@@ -18,7 +18,6 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/innoscope-queue-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-go test -c -o "$work/pkg.test" "./$pkg"
 
 HEAVY="recover_lab_test.go report_lab_test.go diagnose_lab_test.go ddlcut_alter_lab_test.go
 sweep2206_lab_test.go sweep_ddlundo_lab_test.go sweep_zip_lab_test.go rows_asof_lab_test.go
@@ -26,13 +25,16 @@ diagroot_lab_test.go salvage_lab_test.go rows_lab_test.go rows_deleted_lab_test.
 salvage_log_lab_test.go paths_lab_test.go upgrade105_lab_test.go sweep_instant_lab_test.go"
 
 # units: HEAVY first (those that exist), then every other test file, each with its functions.
-{
-  for f in $HEAVY; do [ -f "$pkg/$f" ] && echo "$f"; done
-  (cd "$pkg" && ls -- *_test.go) | grep -vxF -f <(printf '%s\n' $HEAVY)
-} | while read -r f; do
-  names=$(grep -oE '^func (Test|Fuzz|Example)[A-Za-z0-9_]*\(' "$pkg/$f" | sed 's/^func //; s/($//' | paste -sd'|' -)
-  [ -n "$names" ] && printf '%s %s\n' "$f" "$names"
+files=$(
+  for f in $HEAVY; do if [ -f "$pkg/$f" ]; then echo "$f"; fi; done
+  (cd "$pkg" && ls -- *_test.go) | grep -vxF -f <(printf '%s\n' $HEAVY) || true
+)
+for f in $files; do
+  names=$(sed -n 's/^func \(\(Test\|Fuzz\|Example\)[A-Za-z0-9_]*\)(.*/\1/p' "$pkg/$f" | paste -sd'|' -)
+  if [ -n "$names" ]; then printf '%s %s\n' "$f" "$names"; fi
 done >"$work/units"
+if [ -n "${QUEUE_LIST:-}" ]; then cat "$work/units"; exit 0; fi
+go test -c -o "$work/pkg.test" "./$pkg"
 
 run_unit() {
   local f=$1 names=$2 start rc=0
