@@ -202,11 +202,7 @@ var salvageCases = []salvageCase{
 	{name: "page 0 of a table the log changes zeroed", scenario: "dml", want: map[string]int{replay.SalvageQuarantined: 1},
 		mutate: func(t *testing.T, d string) { zeroBytes(t, filepath.Join(d, "db/t1.ibd"), 0, 16384) }},
 	{name: "corrupt page recovery needs", scenario: "dml", want: map[string]int{replay.SalvageQuarantined: 1},
-		mutate: func(t *testing.T, d string) {
-			p := filepath.Join(d, "db/t1.ibd")
-			fi, _ := os.Stat(p)
-			flip(t, p, 16384, int64(neededPage(t, d, fileSpaceID(t, p), fi.Size()/16384)), 300)
-		}},
+		mutate: func(t *testing.T, d string) { flipNeededPage(t, d) }},
 }
 
 // salvageOn118 are the salvage cases run on 11.8 crashes too (the suite's time budget).
