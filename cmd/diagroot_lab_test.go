@@ -143,8 +143,11 @@ func TestCheckpointEndLSNAgainstServer(t *testing.T) {
 	}
 	var st statsJSON
 	runJSON(t, &st, "log", "stats", "--json", s.Crashed)
-	if cp.EndLSN != cp.LSN || st.FileCheckpointEndLSN == nil {
-		t.Fatalf("checkpoint %+v, FILE_CHECKPOINT ends at %v: expected the record at the checkpoint LSN", cp, st.FileCheckpointEndLSN)
+	// The FILE_CHECKPOINT record lies at the end LSN: at the checkpoint LSN itself when the
+	// checkpoint was forced on an idle server, later when the server wrote it in the background
+	// while the workload ran (which depends on the crash).
+	if st.FileCheckpointEndLSN == nil {
+		t.Fatalf("checkpoint %+v: no FILE_CHECKPOINT record found at its end LSN", cp)
 	}
 	for name, end := range map[string]uint64{
 		"next mini-transaction":  *st.FileCheckpointEndLSN,
