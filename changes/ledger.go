@@ -18,6 +18,10 @@ type Ledger struct {
 	// ("": the whole lost part was read).
 	Unknown      string    `json:"unknown,omitempty"`
 	Transactions []LostTrx `json:"transactions"`
+	// MaybeLost are transactions open at the end of the log read whose changes all lie before
+	// an unreadable part after the cut: if that part held their commit, they are lost too (if
+	// not, they were open at the crash and every recovery rolls them back).
+	MaybeLost []LostTrx `json:"maybe_lost,omitempty"`
 	// Command prints the lost transactions' changes row by row ("": none to print).
 	Command string `json:"command,omitempty"`
 	// Error: the ledger could not be made (the finding stands as it is).
@@ -46,11 +50,32 @@ type TableLoss struct {
 func (t TableLoss) Rows() int { return t.Inserts + t.Updates + t.Deletes }
 
 // Lost is the ledger's transactions from trxs (Resolve's, in commit order): those committed
-// at or after cut, each change that no rollback to a savepoint removed counted.
-func Lost(trxs []*Trx, cut uint64) []LostTrx {
+// at or after cut, each change that no rollback to a savepoint removed counted; and, when the
+// log is unreadable from LSN unread on (0: all of it was read), the transactions open at the
+// end whose changes all lie before unread (Ledger.MaybeLost).
+func Lost(trxs []*Trx, cut, unread uint64) (lost, maybe []LostTrx) {
+	lost = lossOf(trxs, func(t *Trx) bool { return t.State == Committed && t.EndLSN >= cut })
+	if unread != 0 {
+		maybe = lossOf(trxs, func(t *Trx) bool {
+			if t.State != Open && t.State != Prepared {
+				return false
+			}
+			for _, ch := range t.Changes {
+				if ch.LSN >= unread {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	return lost, maybe
+}
+
+// lossOf counts the changes of the transactions of trxs that lost says are lost.
+func lossOf(trxs []*Trx, lost func(*Trx) bool) []LostTrx {
 	out := []LostTrx{}
 	for _, t := range trxs {
-		if t.State != Committed || t.EndLSN < cut {
+		if !lost(t) {
 			continue
 		}
 		lt := LostTrx{ID: t.ID, CommitLSN: t.EndLSN}

@@ -114,14 +114,63 @@ func rowDiff(whole, damaged map[string]map[string]string) map[string][3]int {
 
 // TestLossLedgerDamagedLog: a real crash after a checkpoint with 24 committed transactions on
 // db.a and db.b; in a copy a byte is flipped in a mini-transaction in the middle of the log,
-// between the commits. diagnose --json (exit and verdict as without the ledger: LOG_DAMAGED)
-// gives a ledger cut at the damaged mini-transaction; the server's own recovery of the damaged
-// copy and of an undamaged copy are compared row by row: the tables whose rows differ, and
-// per table the rows inserted, updated and deleted that the damaged recovery lacks, equal the
-// ledger's sums; some transactions are lost and some are not. recover --salvage gives the same
-// ledger; the text output has the block and the command, which lists the lost transactions.
-// The crashed directory stays byte-identical.
+// between the commits, that changes a table's page alone. diagnose --json (LOG_DAMAGED, as
+// without the ledger; the document valid against the schema) gives a ledger cut at the damaged
+// mini-transaction; the server's own recovery of the damaged copy and of an undamaged copy are
+// compared row by row: the tables whose rows differ, and per table the rows inserted, updated
+// and deleted that the damaged recovery lacks, equal the ledger's sums (11 transactions, db.a 5
+// inserts 5 updates, db.b 6 inserts 6 deletes on the first run); some transactions are lost
+// and some are not; no transaction is "maybe lost". recover --salvage gives the same ledger;
+// the text output has the block and the command, which lists the lost transactions. The
+// damaged directory stays byte-identical.
 func TestLossLedgerDamagedLog(t *testing.T) {
+	led := ledgerCase(t, func(_ string, l *logformat.Log, cp uint64) (uint64, uint64) { return midUserPageWrite(t, l, cp) })
+	if len(led.MaybeLost) != 0 {
+		t.Errorf("maybe lost %+v: the damaged mini-transaction changes a table's page alone", led.MaybeLost)
+	}
+}
+
+// TestLossLedgerDamagedCommit: the same crash, the byte flipped in the commit of a transaction
+// in the middle (its end LSN as log changes gives it on the whole log). The ledger lists the
+// transactions committed after it as lost and that one as maybe lost (its changes all before
+// the damage, no end after it); the server's recovery of the damaged copy lacks exactly the
+// rows of both.
+func TestLossLedgerDamagedCommit(t *testing.T) {
+	var commitTrx uint64
+	led := ledgerCase(t, func(whole string, l *logformat.Log, cp uint64) (uint64, uint64) {
+		var doc struct {
+			Transactions []struct {
+				ID     uint64 `json:"trx_id"`
+				EndLSN uint64 `json:"end_lsn"`
+			} `json:"transactions"`
+		}
+		runJSON(t, &doc, "log", "changes", "--json", whole)
+		if len(doc.Transactions) != 24 {
+			t.Fatalf("log changes lists %d transactions, want the 24 committed", len(doc.Transactions))
+		}
+		mid := doc.Transactions[len(doc.Transactions)/2]
+		commitTrx = mid.ID
+		sc := l.Scan(mid.EndLSN, logformat.ScanOptions{})
+		if !sc.Next() {
+			t.Fatalf("no mini-transaction at %d", mid.EndLSN)
+		}
+		for _, r := range sc.MTR().Records {
+			if r.Type == logformat.Write && len(r.Data) >= 2 {
+				return mid.EndLSN + uint64(r.Pos+r.Len-1), mid.EndLSN
+			}
+		}
+		t.Fatalf("no WRITE in the commit at %d", mid.EndLSN)
+		return 0, 0
+	})
+	if len(led.MaybeLost) != 1 || led.MaybeLost[0].ID != commitTrx {
+		t.Errorf("maybe lost %+v, want trx %d whose commit is damaged", led.MaybeLost, commitTrx)
+	}
+}
+
+// ledgerCase makes the crash, flips the byte pick chooses in a copy of it (pick gets an undamaged
+// copy too), and checks the ledger of diagnose and recover --salvage against the server's
+// recoveries (see TestLossLedgerDamagedLog); it returns diagnose's ledger.
+func ledgerCase(t *testing.T, pick func(whole string, l *logformat.Log, cp uint64) (byteLSN, mtrLSN uint64)) *changes.Ledger {
 	crashed := ledgerCrash(t)
 	base := t.TempDir()
 	whole, damaged := filepath.Join(base, "whole"), filepath.Join(base, "damaged")
@@ -129,7 +178,7 @@ func TestLossLedgerDamagedLog(t *testing.T) {
 	lab.CopyDir(t, crashed, damaged)
 	f, l := openLog(t, damaged, os.O_RDWR)
 	cp, _ := l.Checkpoint()
-	byteLSN, mtrLSN := midUserPageWrite(t, l, cp.LSN)
+	byteLSN, mtrLSN := pick(whole, l, cp.LSN)
 	b := make([]byte, 1)
 	if _, err := f.ReadAt(b, l.FileOffset(byteLSN)); err != nil {
 		t.Fatal(err)
@@ -148,12 +197,17 @@ func TestLossLedgerDamagedLog(t *testing.T) {
 		t.Fatalf("diagnose: exit %d: %v\n%s%s", code, err, out, errs)
 	}
 	json.Unmarshal([]byte(out), &lj)
+	var doc any
+	json.Unmarshal([]byte(out), &doc)
+	if err := compileSchema(t).Validate(doc); err != nil {
+		t.Errorf("diagnose --json against the schema: %v", err)
+	}
 	fs := findings(j, "LOG_DAMAGED")
 	if len(fs) != 1 || *fs[0].LSN != mtrLSN || lj.Ledger == nil {
 		t.Fatalf("diagnose: exit %d, LOG_DAMAGED %+v, ledger %+v; the damage is at %d", code, fs, lj.Ledger, mtrLSN)
 	}
 	led := lj.Ledger
-	t.Logf("ledger: cut %d, read to %d, %d transactions, %s; %s", led.CutLSN, led.ReadToLSN, len(led.Transactions), led.Unknown, led.Command)
+	t.Logf("ledger: cut %d, read to %d, %d transactions, %d maybe lost, %s; %s", led.CutLSN, led.ReadToLSN, len(led.Transactions), len(led.MaybeLost), led.Unknown, led.Command)
 	if led.CutLSN != mtrLSN || led.Error != "" || led.ReadToLSN <= mtrLSN {
 		t.Fatalf("ledger %+v, want cut at %d", led, mtrLSN)
 	}
@@ -161,9 +215,10 @@ func TestLossLedgerDamagedLog(t *testing.T) {
 		t.Errorf("command %q, want %q...", led.Command, want)
 	}
 
+	all := &changes.Ledger{Transactions: append(append([]changes.LostTrx{}, led.Transactions...), led.MaybeLost...)}
 	got := map[string][3]int{}
 	inexact := 0
-	for _, tl := range led.ByTable() {
+	for _, tl := range all.ByTable() {
 		got[tl.Table] = [3]int{tl.Inserts, tl.Updates, tl.Deletes}
 		inexact += tl.Inexact
 	}
@@ -187,11 +242,11 @@ func TestLossLedgerDamagedLog(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rj); err != nil || rj.Ledger == nil {
 		t.Fatalf("recover --salvage: exit %d: %v\n%s%s", code, err, out, errs)
 	}
-	if a, b := fmt.Sprint(rj.Ledger.Transactions), fmt.Sprint(led.Transactions); a != b || rj.Ledger.CutLSN != mtrLSN {
+	if a, b := fmt.Sprint(rj.Ledger.Transactions, rj.Ledger.MaybeLost), fmt.Sprint(led.Transactions, led.MaybeLost); a != b || rj.Ledger.CutLSN != mtrLSN {
 		t.Errorf("recover --salvage's ledger (cut %d) %s, diagnose's %s", rj.Ledger.CutLSN, a, b)
 	}
 	text, _, _ := run("diagnose", damaged)
-	if !strings.Contains(text, fmt.Sprintf("lost in rows where recovery stops (LSN %d, LOG_DAMAGED): %d transactions committed after it", mtrLSN, len(led.Transactions))) ||
+	if !strings.Contains(text, fmt.Sprintf("lost in rows where recovery stops (LSN %d, LOG_DAMAGED): %s committed after it", mtrLSN, plural(len(led.Transactions), "transaction"))) ||
 		!strings.Contains(text, led.Command) {
 		t.Errorf("diagnose's text has no ledger block:\n%s", text)
 	}
@@ -201,12 +256,33 @@ func TestLossLedgerDamagedLog(t *testing.T) {
 	if code != ExitClean {
 		t.Fatalf("%v: exit %d: %s", args, code, errs)
 	}
+	var lc struct {
+		Transactions []struct {
+			ID uint64 `json:"trx_id"`
+		} `json:"transactions"`
+	}
+	if err := json.Unmarshal([]byte(out), &lc); err != nil {
+		t.Fatal(err)
+	}
+	listed := map[uint64]bool{}
+	for _, x := range lc.Transactions {
+		listed[x.ID] = true
+	}
 	for _, lt := range led.Transactions {
-		if !strings.Contains(out, fmt.Sprintf(`"trx_id": %d,`, lt.ID)) && !strings.Contains(out, fmt.Sprintf(`"trx_id":%d,`, lt.ID)) {
+		if !listed[lt.ID] {
 			t.Errorf("log changes %v does not list trx %d", args, lt.ID)
 		}
 	}
 	if after := lab.HashTree(t, damaged); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Error("the damaged directory changed")
 	}
+	return led
+}
+
+// plural is "1 transaction", "2 transactions".
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }

@@ -24,8 +24,7 @@ func LossLedger(s discovery.Layout, fs []finding.Finding) *changes.Ledger {
 		case "LOG_DAMAGED":
 			return damageLedger(s, f.Code, f.File, *f.LSN)
 		case "LOG_TRUNCATED", "LOG_END_DAMAGED":
-			return &changes.Ledger{Finding: f.Code, File: f.File, CutLSN: *f.LSN, Transactions: []changes.LostTrx{},
-				Unknown: fmt.Sprintf("the log after LSN %d cannot be read: what it held is unknown", *f.LSN)}
+			return endLedger(s, f.Code, f.File, *f.LSN)
 		}
 	}
 	return nil
@@ -58,28 +57,57 @@ func damageLedger(s discovery.Layout, code, file string, cut uint64) *changes.Le
 		l.Error = fmt.Sprintf("the log past LSN %d could not be read as row changes: %v", cut, err)
 		return l
 	}
-	l.Transactions = changes.Lost(trxs, cut)
 	var unread []string
+	first := uint64(0)
 	for _, d := range damages {
 		if d.At >= cut {
 			unread = append(unread, fmt.Sprintf("LSN %d-%d", d.At, d.Resume))
 			l.ReadToLSN = d.End
+			if first == 0 {
+				first = d.At
+			}
 		}
 	}
+	if first == 0 {
+		first = cut // nothing past the cut was read
+	}
+	l.Transactions, l.MaybeLost = changes.Lost(trxs, cut, first)
 	switch {
 	case len(unread) == 0:
 		l.Unknown = fmt.Sprintf("the log after LSN %d cannot be read: what it held is unknown", cut)
 	case len(unread) == 1:
-		l.Unknown = fmt.Sprintf("the damaged mini-transaction at %s cannot be read: what it held is unknown (a commit in it would make one more transaction lost)", unread[0])
+		l.Unknown = fmt.Sprintf("the damaged mini-transaction at %s cannot be read: what it held is unknown (a commit in it would make one more transaction lost, an undo record one more row change)", unread[0])
 	default:
 		l.Unknown = fmt.Sprintf("the damaged mini-transactions at %v cannot be read: what they held is unknown", unread)
 	}
-	from := cut
-	for _, t := range l.Transactions {
+	l.Command = ledgerCommand(s, l, " --past-damage")
+	return l
+}
+
+// ledgerCommand is the log changes command that lists the ledger's transactions, lost and maybe
+// lost, from the first change of any of them ("": none).
+func ledgerCommand(s discovery.Layout, l *changes.Ledger, flags string) string {
+	from := l.CutLSN
+	for _, t := range append(append([]changes.LostTrx{}, l.Transactions...), l.MaybeLost...) {
 		from = min(from, t.FirstLSN)
 	}
-	if len(l.Transactions) > 0 {
-		l.Command = "innoscope log changes " + quoteArg(s.Datadir) + " --past-damage --from-lsn " + strconv.FormatUint(from, 10)
+	if len(l.Transactions)+len(l.MaybeLost) == 0 {
+		return ""
 	}
+	return "innoscope log changes " + quoteArg(s.Datadir) + flags + " --from-lsn " + strconv.FormatUint(from, 10)
+}
+
+// endLedger is the ledger of a log that ends at end on something else than its end marker: what
+// followed cannot be read; the transactions open at the end may have committed there.
+func endLedger(s discovery.Layout, code, file string, end uint64) *changes.Ledger {
+	l := &changes.Ledger{Finding: code, File: file, CutLSN: end, Transactions: []changes.LostTrx{},
+		Unknown: fmt.Sprintf("the log after LSN %d cannot be read: what it held is unknown", end)}
+	trxs, _, err := logChanges(s, ChangesOptions{})
+	if err != nil {
+		l.Error = fmt.Sprintf("the log before LSN %d could not be read as row changes: %v", end, err)
+		return l
+	}
+	_, l.MaybeLost = changes.Lost(trxs, end, end)
+	l.Command = ledgerCommand(s, l, "")
 	return l
 }

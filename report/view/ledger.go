@@ -47,6 +47,14 @@ func printLedger(out *report.Output, l *changes.Ledger) {
 			fmt.Fprintf(w, "  by table: %s\n", tableLosses(l.ByTable()))
 		}
 	}
+	for i, t := range l.MaybeLost {
+		if i == ledgerLines {
+			fmt.Fprintf(w, "  and %s more open ones\n", count(len(l.MaybeLost)-i, "transaction", "transactions"))
+			break
+		}
+		fmt.Fprintf(w, "  trx %d, open at the end of what could be read, all its changes before LSN %d: lost too if the unreadable part held its commit: %s\n",
+			t.ID, l.CutLSN, tableLosses(t.Tables))
+	}
 	if l.Unknown != "" {
 		fmt.Fprintf(w, "  %s\n", l.Unknown)
 	}
