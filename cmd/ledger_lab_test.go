@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,6 +128,99 @@ func TestLossLedgerDamagedLog(t *testing.T) {
 	led := ledgerCase(t, func(_ string, l *logformat.Log, cp uint64) (uint64, uint64) { return midUserPageWrite(t, l, cp) })
 	if len(led.MaybeLost) != 0 {
 		t.Errorf("maybe lost %+v: the damaged mini-transaction changes a table's page alone", led.MaybeLost)
+	}
+}
+
+// TestReportTransactions: the HTML report of the damaged crash of TestLossLedgerDamagedLog, in
+// headless Chromium: the section of the transactions after the checkpoint has a row per table
+// and state whose transaction and row counts are those log changes gives (the log the server
+// reads, to the damage: db.a 7 committed, db.b 6 committed and 1 open on the first run), and
+// the ledger's table a row for every lost transaction and table. INNOSCOPE_KEEP_REPORTS=DIR
+// keeps the report and its screenshot.
+func TestReportTransactions(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed (scripts/test.sh installs it: apt-get install chromium)")
+	}
+	crashed := ledgerCrash(t)
+	dir := filepath.Join(t.TempDir(), "damaged")
+	lab.CopyDir(t, crashed, dir)
+	f, l := openLog(t, dir, os.O_RDWR)
+	cp, _ := l.Checkpoint()
+	byteLSN, _ := midUserPageWrite(t, l, cp.LSN)
+	b := make([]byte, 1)
+	f.ReadAt(b, l.FileOffset(byteLSN))
+	b[0] ^= 0x40
+	f.WriteAt(b, l.FileOffset(byteLSN))
+	f.Close()
+	tmp := t.TempDir()
+	html := filepath.Join(tmp, "report.html")
+	if out, errs, code := run("report", dir, "--out", html); code == ExitError {
+		t.Fatalf("report: exit %d\n%s\n%s", code, out, errs)
+	}
+	var lc struct {
+		Transactions []struct {
+			ID      uint64 `json:"trx_id"`
+			State   string `json:"state"`
+			Changes []struct {
+				Table string `json:"table"`
+				Op    string `json:"op"`
+			} `json:"changes"`
+		} `json:"transactions"`
+	}
+	runJSON(t, &lc, "log", "changes", "--json", dir)
+	type key struct{ table, state string }
+	want := map[key][4]int{}
+	for _, x := range lc.Transactions {
+		seen := map[string]bool{}
+		for _, ch := range x.Changes {
+			k := key{ch.Table, x.State}
+			n := want[k]
+			if !seen[ch.Table] {
+				n[0]++
+				seen[ch.Table] = true
+			}
+			n[map[string]int{"insert": 1, "update": 2, "delete": 3}[ch.Op]]++
+			want[k] = n
+		}
+	}
+	var lj ledgerJSON
+	out, _, _ := run("diagnose", "--json", dir)
+	json.Unmarshal([]byte(out), &lj)
+	if lj.Ledger == nil || len(lj.Ledger.Transactions) == 0 {
+		t.Fatalf("no ledger: %s", out)
+	}
+	dom := runChromium(t, chromium, tmp, "--dump-dom", "file://"+html)
+	cell := func(n int) string { return fmt.Sprintf(`<td class="r">%d</td>`, n) }
+	for k, n := range want {
+		row := fmt.Sprintf(`<tr><td class="w"><code>%s</code></td><td class="n st-%s">%s</td>%s%s%s%s`, k.table, k.state, k.state, cell(n[0]), cell(n[1]), cell(n[2]), cell(n[3]))
+		if !strings.Contains(dom, row) {
+			t.Errorf("the rendered DOM lacks the row %s", row)
+		}
+	}
+	t.Logf("%d table/state rows: %v", len(want), want)
+	for _, lt := range lj.Ledger.Transactions {
+		for _, tl := range lt.Tables {
+			row := fmt.Sprintf(`<tr><td class="r">%d</td><td class="n">%d</td><td class="w"><code>%s</code></td>%s%s%s</tr>`, lt.ID, lt.CommitLSN, tl.Table, cell(tl.Inserts), cell(tl.Updates), cell(tl.Deletes))
+			if !strings.Contains(dom, row) {
+				t.Errorf("the rendered DOM lacks the ledger's row %s", row)
+			}
+		}
+	}
+	for _, id := range []string{`id="trx"`, `id="ledger"`, `id="lost"`} {
+		if !strings.Contains(dom, id) {
+			t.Errorf("the rendered DOM lacks %s", id)
+		}
+	}
+	shot := filepath.Join(tmp, "report.png")
+	runChromium(t, chromium, tmp, "--screenshot="+shot, "--window-size=1280,2400", "--hide-scrollbars", "file://"+html)
+	if keep := os.Getenv("INNOSCOPE_KEEP_REPORTS"); keep != "" {
+		os.MkdirAll(keep, 0o755)
+		for _, p := range []string{shot, html} {
+			if b, err := os.ReadFile(p); err == nil {
+				os.WriteFile(filepath.Join(keep, "ledger-"+filepath.Base(p)), b, 0o644)
+			}
+		}
 	}
 }
 
