@@ -380,3 +380,93 @@ func plural(n int, one string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, one)
 }
+
+// TestLossLedgerLogEndDamaged: the crash of TestLossLedgerDamagedLog with a byte flipped in a
+// mini-transaction in the middle of the log and every byte after it zeroed: the log ends on
+// damage (LOG_END_DAMAGED), what followed is gone. The ledger says the log after the damage
+// cannot be read and what it held is unknown, names no transaction as lost, and lists as maybe
+// lost exactly the transactions log changes finds open at the end; the server's recovery of
+// it lacks rows against the undamaged crash, among them every row change of those.
+func TestLossLedgerLogEndDamaged(t *testing.T) {
+	crashed := ledgerCrash(t)
+	base := t.TempDir()
+	whole, damaged := filepath.Join(base, "whole"), filepath.Join(base, "damaged")
+	lab.CopyDir(t, crashed, whole)
+	lab.CopyDir(t, crashed, damaged)
+	f, l := openLog(t, damaged, os.O_RDWR)
+	cp, _ := l.Checkpoint()
+	byteLSN, mtrLSN := midUserPageWrite(t, l, cp.LSN)
+	sc := l.Scan(mtrLSN, logformat.ScanOptions{})
+	if !sc.Next() {
+		t.Fatal("no mini-transaction at the damage")
+	}
+	resume := sc.MTR().EndLSN
+	for sc.Next() {
+	}
+	end := sc.LSN()
+	stop, detail, _ := sc.Stop()
+	t.Logf("damage at %d, next mini-transaction at %d, end of log %d (%s: %s)", mtrLSN, resume, end, stop, detail)
+	b := make([]byte, 1)
+	f.ReadAt(b, l.FileOffset(byteLSN))
+	b[0] ^= 0x40
+	f.WriteAt(b, l.FileOffset(byteLSN))
+	// Zeros from the next mini-transaction to the end of the file: past the log's end the file
+	// still holds whole mini-transactions of the bootstrap's log (at LSNs this log had not
+	// reached), which a resync past a shorter hole finds.
+	fi, _ := f.Stat()
+	if off := l.FileOffset(resume); off < fi.Size() {
+		if _, err := f.WriteAt(make([]byte, fi.Size()-off), off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+
+	out, errs, code := run("diagnose", "--json", damaged)
+	var j diagnoseJSON
+	var lj ledgerJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("diagnose: exit %d: %v\n%s%s", code, err, out, errs)
+	}
+	json.Unmarshal([]byte(out), &lj)
+	fs := findings(j, "LOG_END_DAMAGED")
+	if len(fs) != 1 || *fs[0].LSN != mtrLSN || lj.Ledger == nil {
+		t.Fatalf("diagnose: exit %d, LOG_END_DAMAGED %+v, ledger %+v; the damage is at %d", code, fs, lj.Ledger, mtrLSN)
+	}
+	led := lj.Ledger
+	t.Logf("ledger: %+v", led)
+	if led.CutLSN != mtrLSN || len(led.Transactions) != 0 || led.Unknown != fmt.Sprintf("the log after LSN %d cannot be read: what it held is unknown", mtrLSN) {
+		t.Errorf("ledger %+v", led)
+	}
+	var lc struct {
+		Transactions []struct {
+			ID    uint64 `json:"trx_id"`
+			State string `json:"state"`
+		} `json:"transactions"`
+	}
+	runJSON(t, &lc, "log", "changes", "--json", damaged)
+	var open, maybe []uint64
+	for _, x := range lc.Transactions {
+		if x.State == "open" {
+			open = append(open, x.ID)
+		}
+	}
+	for _, x := range led.MaybeLost {
+		maybe = append(maybe, x.ID)
+	}
+	if len(open) == 0 || fmt.Sprint(open) != fmt.Sprint(maybe) {
+		t.Errorf("maybe lost %v; log changes finds open at the end %v", maybe, open)
+	}
+	server := filepath.Join(base, "server")
+	lab.CopyDir(t, damaged, server)
+	diff := rowDiff(recoveredRows(t, whole, "db.a", "db.b"), recoveredRows(t, server, "db.a", "db.b"))
+	t.Logf("the server's recoveries differ by (inserts, updates, deletes lost) %v; maybe lost %+v", diff, led.MaybeLost)
+	for _, tl := range (&changes.Ledger{Transactions: led.MaybeLost}).ByTable() {
+		d := diff[tl.Table]
+		if tl.Inserts > d[0] || tl.Updates > d[1] || tl.Deletes > d[2] {
+			t.Errorf("%s: maybe lost %+v, the server's recovery lacks %v", tl.Table, tl, d)
+		}
+	}
+	if text, _, _ := run("diagnose", damaged); !strings.Contains(text, "cannot be read: what it held is unknown") {
+		t.Errorf("diagnose's text does not say the rest is unknown:\n%s", text)
+	}
+}
