@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"innoscope/analysis"
 	"innoscope/changes"
 	"innoscope/discovery"
 	"innoscope/finding"
@@ -49,8 +50,17 @@ func (p *SalvagePlan) Ledger(s discovery.Layout) *changes.Ledger {
 }
 
 // damageLedger reads the log of s from its checkpoint on past the damage at cut and lists the
-// transactions committed after cut.
+// transactions committed after cut. None for damage where recovery starts (the checkpoint's
+// FILE_CHECKPOINT mini-transaction alone, which the salvage skips losing nothing, or damage
+// nothing can be recovered before).
 func damageLedger(s discovery.Layout, code, file string, cut uint64) *changes.Ledger {
+	if lg, err := analysis.OpenLog(s, ""); err == nil {
+		cp := lg.CheckpointLSN()
+		lg.Close()
+		if cut <= cp {
+			return nil
+		}
+	}
 	l := &changes.Ledger{Finding: code, File: file, CutLSN: cut, Transactions: []changes.LostTrx{}}
 	trxs, damages, err := logChanges(s, ChangesOptions{PastDamage: true})
 	if err != nil {
