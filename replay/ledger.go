@@ -8,6 +8,7 @@ import (
 	"innoscope/changes"
 	"innoscope/discovery"
 	"innoscope/finding"
+	"innoscope/logformat/logcheck"
 )
 
 // LossLedger is what the cut of the log that a finding of fs says the server's recovery stops
@@ -62,7 +63,7 @@ func damageLedger(s discovery.Layout, code, file string, cut uint64) *changes.Le
 		}
 	}
 	l := &changes.Ledger{Finding: code, File: file, CutLSN: cut, Transactions: []changes.LostTrx{}}
-	trxs, damages, err := logChanges(s, ChangesOptions{PastDamage: true})
+	trxs, damages, err := ledgerChanges(s, ChangesOptions{PastDamage: true})
 	if err != nil {
 		l.Error = fmt.Sprintf("the log past LSN %d could not be read as row changes: %v", cut, err)
 		return l
@@ -112,7 +113,7 @@ func ledgerCommand(s discovery.Layout, l *changes.Ledger, flags string) string {
 func endLedger(s discovery.Layout, code, file string, end uint64) *changes.Ledger {
 	l := &changes.Ledger{Finding: code, File: file, CutLSN: end, Transactions: []changes.LostTrx{},
 		Unknown: fmt.Sprintf("the log after LSN %d cannot be read: what it held is unknown", end)}
-	trxs, _, err := logChanges(s, ChangesOptions{})
+	trxs, _, err := ledgerChanges(s, ChangesOptions{})
 	if err != nil {
 		l.Error = fmt.Sprintf("the log before LSN %d could not be read as row changes: %v", end, err)
 		return l
@@ -120,4 +121,15 @@ func endLedger(s discovery.Layout, code, file string, end uint64) *changes.Ledge
 	_, l.MaybeLost = changes.Lost(trxs, end, end)
 	l.Command = ledgerCommand(s, l, "")
 	return l
+}
+
+// ledgerChanges is logChanges for a ledger: a failure of it, even a panic, is the ledger's error
+// and leaves the command's findings and verdict as they are.
+func ledgerChanges(s discovery.Layout, opt ChangesOptions) (trxs []*changes.Trx, damages []*logcheck.Damage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			trxs, damages, err = nil, nil, fmt.Errorf("internal error reading the row changes (please report it): %v", r)
+		}
+	}()
+	return logChanges(s, opt)
 }
