@@ -339,6 +339,10 @@ func ledgerCase(t *testing.T, pick func(whole string, l *logformat.Log, cp uint6
 	if a, b := fmt.Sprint(rj.Ledger.Transactions, rj.Ledger.MaybeLost), fmt.Sprint(led.Transactions, led.MaybeLost); a != b || rj.Ledger.CutLSN != mtrLSN {
 		t.Errorf("recover --salvage's ledger (cut %d) %s, diagnose's %s", rj.Ledger.CutLSN, a, b)
 	}
+	rtext, _, _ := run("recover", "--salvage", "--into", filepath.Join(base, "salvaged-text"), damaged)
+	if !strings.Contains(rtext, fmt.Sprintf("lost in rows where recovery stops (LSN %d, SALVAGE_LOG_TRUNCATED): %s committed after it", mtrLSN, plural(len(led.Transactions), "transaction"))) {
+		t.Errorf("recover --salvage's text has no ledger block:\n%s", rtext)
+	}
 	text, _, _ := run("diagnose", damaged)
 	if !strings.Contains(text, fmt.Sprintf("lost in rows where recovery stops (LSN %d, LOG_DAMAGED): %s committed after it", mtrLSN, plural(len(led.Transactions), "transaction"))) ||
 		!strings.Contains(text, led.Command) {
