@@ -37,7 +37,8 @@ func diagnoseAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return show(c, func(out *report.Output) ([]finding.Finding, error) { return d.Findings, view.Diagnosis(out, d) })
+	ledger := replay.LossLedger(s, d.Findings) // only when a finding cuts the log
+	return show(c, func(out *report.Output) ([]finding.Finding, error) { return d.Findings, view.Diagnosis(out, d, ledger) })
 }
 
 // runDiagnosis diagnoses the data directory laid out as s with the command's --policy and

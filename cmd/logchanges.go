@@ -32,6 +32,7 @@ func logChangesCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "to-lsn", Usage: "stop before the first mini-transaction starting at or after this LSN"},
 			&cli.StringFlag{Name: "table", Usage: "only the changes of this table (DB.TABLE)"},
 			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (one line a change), json (the transactions) or sql (statements)"},
+			&cli.BoolFlag{Name: "past-damage", Usage: "read on past a damaged mini-transaction to the whole ones after it: what a recovery stopping at the damage loses (the loss ledger of diagnose)"},
 			&cli.BoolFlag{Name: "reverse", Usage: "with --format sql: the statements that undo the committed transactions, newest first"}),
 		Action: logChanges,
 	}
@@ -51,7 +52,7 @@ func logChanges(c *cli.Context) error {
 	case c.Bool("reverse") && format != "sql":
 		return fmt.Errorf("--reverse gives statements: add --format sql")
 	}
-	opt := replay.ChangesOptions{From: c.Uint64("from-lsn"), To: c.Uint64("to-lsn")}
+	opt := replay.ChangesOptions{From: c.Uint64("from-lsn"), To: c.Uint64("to-lsn"), PastDamage: c.Bool("past-damage")}
 	if name := c.String("table"); name != "" {
 		db, tb, ok := strings.Cut(name, ".")
 		if !ok || db == "" || tb == "" {

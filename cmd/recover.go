@@ -77,6 +77,7 @@ func recoverAction(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "innoscope: note: the copy could not be diagnosed, so what the server will meet on it is not said: %v\n", err)
 		}
 	}
+	j.Ledger = p.Salvage.Ledger(p.Layout) // only when the salvage cuts the log
 	err = show(c, func(out *report.Output) ([]finding.Finding, error) {
 		return j.AllFindings(), j.Print(out, c.App.ErrWriter)
 	})

@@ -49,6 +49,8 @@ func reportAction(c *cli.Context) error {
 		return err
 	}
 	p := view.ReportPage(d, Version, !c.Bool("skip-pages"))
+	trxs, terr := replay.LogChanges(s, replay.ChangesOptions{})
+	p.Trx = view.ReportTransactions(trxs, terr, replay.LossLedger(s, d.Findings), "innoscope log changes "+c.Args().First())
 	for _, n := range replay.NextSteps(d, scanOptions(c), locationArgs(c)) {
 		p.Next = append(p.Next, report.NextStep(n))
 	}

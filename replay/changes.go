@@ -7,6 +7,8 @@ import (
 	"innoscope/analysis"
 	"innoscope/changes"
 	"innoscope/discovery"
+	"innoscope/logformat"
+	"innoscope/logformat/logcheck"
 	"innoscope/logformat/redo"
 	"innoscope/rows"
 	"innoscope/schema"
@@ -16,20 +18,33 @@ import (
 type ChangesOptions struct {
 	From, To  uint64 // the window: from From (0: the checkpoint) to before To (0: the end of the log)
 	DB, Table string // only this table ("": every table)
+	// PastDamage reads on past a damaged mini-transaction to the whole ones after it
+	// (logcheck.Damaged): what a recovery that stops at the damage loses. Pages the damaged one
+	// changed are as the log left them before it.
+	PastDamage bool
 }
+
+// maxDamageHops bounds how many damaged mini-transactions PastDamage reads past.
+const maxDamageHops = 16
 
 // LogChanges lists the row changes of the log of s in the window: the log is replayed in memory
 // from the checkpoint (or From, below it) over the system and undo tablespaces, the undo records
 // it appends are followed to their transactions (package changes), then decoded with the
 // tables' definitions from the dictionary. Only MariaDB 10.8+ logs are read.
 func LogChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, error) {
+	trxs, _, err := logChanges(s, opt)
+	return trxs, err
+}
+
+// logChanges is LogChanges with the damaged mini-transactions it read past (PastDamage).
+func logChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, []*logcheck.Damage, error) {
 	l, err := analysis.OpenLog(s, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer l.Close()
 	if l.V108() == nil {
-		return nil, fmt.Errorf("%s: log changes reads MariaDB 10.8+ logs (ib_logfile0 of the 10.8+ format) only; this log is of another format: start the server that wrote it on a copy (innoscope recover) and read its binary log, or use `innoscope log records` for its records", l.Path)
+		return nil, nil, fmt.Errorf("%s: log changes reads MariaDB 10.8+ logs (ib_logfile0 of the 10.8+ format) only; this log is of another format: start the server that wrote it on a copy (innoscope recover) and read its binary log, or use `innoscope log records` for its records", l.Path)
 	}
 	scan := redo.ScanOptions{To: opt.To}
 	if cp := l.CheckpointLSN(); opt.From != 0 && opt.From < cp {
@@ -37,26 +52,45 @@ func LogChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, error) 
 	}
 	a, _, _, err := analysis.ReadLog(l, scan)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sc, _, err := l.Scanner(scan)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tables, err := dictTables(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	col := changes.NewCollector(opt.From, tables)
-	if err := WatchPages(sc, s, l.PageSize, a, nil, col.Observe); err != nil {
-		return nil, err
+	var damages []*logcheck.Damage
+	cur := (*logformat.Scanner)(nil)
+	next := func() (*logformat.Scanner, error) {
+		if cur == nil {
+			cur = sc
+			return sc, nil
+		}
+		if !opt.PastDamage || len(damages) >= maxDamageHops {
+			return nil, nil
+		}
+		stop, _, _ := cur.Stop()
+		d, err := logcheck.Damaged(l.V108(), stop, cur.LSN(), l.PageSize)
+		if err != nil || d == nil || opt.To != 0 && d.Resume >= opt.To {
+			return nil, err
+		}
+		damages = append(damages, d)
+		cur = l.V108().Scan(d.Resume, logformat.ScanOptions{PageSize: l.PageSize, ToLSN: opt.To})
+		return cur, nil
+	}
+	if err := watchScans(next, s, l.PageSize, a, nil, col.Observe); err != nil {
+		return nil, nil, err
 	}
 	trxs := col.Trxs()
 	trxs = changes.Resolve(trxs, tables)
 	if opt.Table != "" {
 		trxs = changes.OnlyTable(trxs, opt.DB+"."+opt.Table)
 	}
-	return trxs, nil
+	return trxs, damages, nil
 }
 
 // dictTables reads SYS_TABLES of the system tablespace of s and opens a table's definition by

@@ -14,6 +14,20 @@ import (
 // followed page by page (package changes) with the page LSN rule recovery applies.
 func WatchPages(sc *logformat.Scanner, s discovery.Layout, pageSize int, a *analysis.Analysis, spaces map[uint32]bool,
 	each func(m *logformat.MTR, read discovery.PageReader) error) error {
+	first := true
+	return watchScans(func() (*logformat.Scanner, error) {
+		if !first {
+			return nil, nil
+		}
+		first = false
+		return sc, nil
+	}, s, pageSize, a, spaces, each)
+}
+
+// watchScans is WatchPages over the scanners next gives, one after the other (each asked for
+// once the one before it is read to its end) until it gives nil.
+func watchScans(next func() (*logformat.Scanner, error), s discovery.Layout, pageSize int, a *analysis.Analysis, spaces map[uint32]bool,
+	each func(m *logformat.MTR, read discovery.PageReader) error) error {
 	opt := RecoverOptions{Copy: s, PageSize: pageSize, Analysis: a, CopyPath: analysis.SourcePath(s.Datadir)}
 	r := &recovery{opt: opt, an: opt.Analysis, spaces: map[uint32]*tsFile{}, cache: map[analysis.PageID]*cached{},
 		written: map[analysis.PageID]bool{}, applied: map[analysis.PageID]bool{}, readOnly: true, only: spaces, follow: true}
@@ -23,16 +37,24 @@ func WatchPages(sc *logformat.Scanner, s discovery.Layout, pageSize int, a *anal
 		return err
 	}
 	read := r.pageReader(true)
-	for sc.Next() {
-		m := sc.MTR()
-		if err := r.applyMTR(m); err != nil {
+	for {
+		sc, err := next()
+		if err != nil || sc == nil {
 			return err
 		}
-		if err := each(m, read); err != nil {
+		for sc.Next() {
+			m := sc.MTR()
+			if err := r.applyMTR(m); err != nil {
+				return err
+			}
+			if err := each(m, read); err != nil {
+				return err
+			}
+		}
+		if err := sc.Err(); err != nil {
 			return err
 		}
 	}
-	return sc.Err()
 }
 
 // UndoSpaces are the tablespaces that hold undo logs: the system tablespace (0) and the undo

@@ -26,6 +26,8 @@ type Page struct {
 	Spaces []SpaceHeat
 	// Next are the commands that apply to this directory, in the order to run them.
 	Next []NextStep
+	// Trx are the transactions in the log after the checkpoint (nil: not part of the page).
+	Trx *TrxSection
 }
 
 // Counts are the page counts of a report, each labelled where it is shown.

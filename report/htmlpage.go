@@ -40,6 +40,7 @@ svg{max-width:100%;height:auto}
 th{background:#f9fafb}td.sev-error{color:#b91c1c;font-weight:600}td.sev-warning{color:#b45309;font-weight:600}
 code{font-family:ui-monospace,monospace}.muted{color:#6b7280}
 .lbl{font:12px sans-serif;fill:#111827}.tick{font:11px ui-monospace,monospace;fill:#374151}.ev{font:11px ui-monospace,monospace;fill:#374151}
+td.st-committed{color:#16a34a}td.st-open{color:#b45309}h3{font-size:15px;margin:18px 0 6px;color:#7f1d1d}
 td.op-create{color:#16a34a}td.op-delete{color:#dc2626}td.op-rename{color:#9333ea}
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:16px}.space{margin:12px 0}
 dl.counts{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0}dl.counts dt{font-weight:600;text-align:right}dl.counts dd{margin:0}
@@ -70,6 +71,18 @@ ol.next li{margin:6px 0}ol.next code{display:block;background:#f3f4f6;padding:6p
 {{range .Sorted}}<tr><td class="sev-{{.Severity}}" data-label="severity">{{.Severity}}</td><td class="n" data-label="code"><code>{{.Code}}</code></td><td class="n" data-label="space">{{space .SpaceID}}</td><td class="w" data-label="file"><code>{{path .File}}</code></td><td class="n" data-label="LSN">{{lsn .LSN}}</td><td class="w" data-label="">{{path .Message}}</td></tr>
 {{end}}</tbody></table></div>{{else}}<p>No findings.</p>{{end}}
 
+{{with .Trx}}<h2>Transactions in the log after the checkpoint</h2>
+{{if .Note}}<p class="muted" id="trx-note">{{path .Note}}</p>{{else if .Rows}}<div class="scroll"><table id="trx"><thead><tr><th>Table</th><th>State at the end of the log</th><th class="r">Transactions</th><th class="r">Inserts</th><th class="r">Updates</th><th class="r">Deletes</th><th class="r">Not decoded exactly</th></tr></thead><tbody>
+{{range .Rows}}<tr><td class="w"><code>{{.Table}}</code></td><td class="n st-{{.State}}">{{.State}}</td><td class="r">{{n .Trxs}}</td><td class="r">{{n .Inserts}}</td><td class="r">{{n .Updates}}</td><td class="r">{{n .Deletes}}</td><td class="r">{{if .Inexact}}{{n .Inexact}}{{end}}</td></tr>
+{{end}}</tbody></table></div>
+<p class="muted">To the end of the log the server's recovery reads; open transactions are rolled back by it; row by row: <code>{{path .Command}}</code></p>{{else}}<p>No row change in the log after the checkpoint.</p>{{end}}
+{{with .Ledger}}<h3 id="ledger">Lost where recovery stops: LSN {{.CutLSN}} ({{.Finding}})</h3>
+{{if .Error}}<p>Not known: {{path .Error}}</p>{{else}}<p>{{n (len .Transactions)}} committed transactions after LSN {{.CutLSN}}{{if .ReadToLSN}} (the log read on to LSN {{.ReadToLSN}}){{end}}: the server's recovery finds them open and rolls them back.{{if .MaybeLost}} {{n (len .MaybeLost)}} more were open where the log could not be read on: lost too if their commit lay there.{{end}}</p>{{end}}
+{{end}}{{if .LostRows}}<div class="scroll"><table id="lost"><thead><tr><th class="r">Transaction</th><th>Committed at LSN</th><th>Table</th><th class="r">Inserts</th><th class="r">Updates</th><th class="r">Deletes</th></tr></thead><tbody>
+{{range .LostRows}}<tr><td class="r">{{.Trx}}</td><td class="n">{{if .CommitLSN}}{{.CommitLSN}}{{else}}maybe lost{{end}}</td><td class="w"><code>{{.Table}}</code></td><td class="r">{{n .Inserts}}</td><td class="r">{{n .Updates}}</td><td class="r">{{n .Deletes}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
+{{with .Ledger}}{{if .Unknown}}<p class="muted">{{path .Unknown}}</p>{{end}}{{if .Command}}<p>Their changes row by row: <code>{{path .Command}}</code></p>{{end}}{{end}}
+{{end}}
 <h2>Redo log timeline</h2>
 {{.Timeline}}
 {{if .Page.Timeline.Events}}<div class="scroll"><table id="fileops"><thead><tr><th>LSN</th><th>File operation</th><th>Space</th><th>Name</th></tr></thead><tbody>

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"innoscope/analysis"
+	"innoscope/changes"
 	"innoscope/discovery"
 	"innoscope/finding"
 	"innoscope/replay"
@@ -32,10 +33,13 @@ type DiagnosisJSON struct {
 	Rollback *discovery.RollbackForecast `json:"rollback,omitempty"`
 	// Servers: which MariaDB versions recover the directory's log (analysis.Diagnosis.Servers).
 	Servers []analysis.ServerSupport `json:"servers,omitempty"`
+	// Ledger is what the cut of the log a finding names loses, in rows (absent: no such finding).
+	Ledger *changes.Ledger `json:"ledger,omitempty"`
 }
 
-// Diagnosis prints `diagnose`: the verdict, the findings by severity and a closing count.
-func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
+// Diagnosis prints `diagnose`: the verdict, the findings by severity, the loss ledger when a
+// finding cuts the log (nil: none) and a closing count.
+func Diagnosis(out *report.Output, d *analysis.Diagnosis, ledger *changes.Ledger) error {
 	fs, sum := d.Findings, d.Summary
 	if out.JSON {
 		dict := analysis.Dictionary(d.Input)
@@ -44,12 +48,13 @@ func Diagnosis(out *report.Output, d *analysis.Diagnosis) error {
 		}
 		return out.WriteJSON(DiagnosisJSON{Datadir: d.Layout.Datadir, Verdict: finding.MakeVerdict(fs, d.Outcome()), CheckpointLSN: d.CheckpointLSN, EndLSN: d.Analysis.Map.EndLSN,
 			Findings: orEmpty(fs), Summary: sum, Dictionary: dict, Rollback: d.RollbackForecast(),
-			ToRecoverPages: d.ToRecover(), PagesWithRecords: len(d.Analysis.Pages), Servers: d.Servers()})
+			ToRecoverPages: d.ToRecover(), PagesWithRecords: len(d.Analysis.Pages), Servers: d.Servers(), Ledger: ledger})
 	}
 	out.Verdict(finding.MakeVerdict(fs, d.Outcome()))
 	if err := findings(out, fs); err != nil {
 		return err
 	}
+	printLedger(out, ledger)
 	where := fmt.Sprintf("checkpoint LSN %d, end of log %d", d.CheckpointLSN, d.Analysis.Map.EndLSN)
 	if d.Input.Analysis == nil {
 		where = "no usable redo log"

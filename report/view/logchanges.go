@@ -156,7 +156,8 @@ func sqlList(vs []changes.Value, sep string, named bool) string {
 	return b.String()
 }
 
+// tsvEscapes escapes as mariadb --batch does (built once: building it is most of the cost).
+var tsvEscapes = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\x00", `\0`)
+
 // tsv escapes a field as mariadb --batch does (backslash, tab, newline, NUL).
-func tsv(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\x00", `\0`).Replace(s)
-}
+func tsv(s string) string { return tsvEscapes.Replace(s) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"innoscope/analysis"
+	"innoscope/changes"
 	"innoscope/finding"
 	"innoscope/replay"
 	"innoscope/report"
@@ -27,6 +28,8 @@ type Recovery struct {
 	// Salvage is what --salvage repaired or declared lost; Findings one per action.
 	Salvage  []replay.SalvageAction `json:"salvage,omitempty"`
 	Findings []finding.Finding      `json:"findings,omitempty"`
+	// Ledger is what the salvage's cut of the log loses, in rows (absent: it cuts no log).
+	Ledger *changes.Ledger `json:"ledger,omitempty"`
 
 	// Verdict is the dry run's: the diagnosis's verdict, as diagnose prints it (nil: without a
 	// diagnosis, a salvage's dry run, which says the pages with records). The diagnosis's
@@ -189,5 +192,9 @@ func (j *Recovery) printSalvage(out *report.Output) error {
 		return nil
 	}
 	fmt.Fprintln(out.Writer(), "salvage:")
-	return out.Table([]string{"ACTION", "SPACE", "FILE", "MOVED TO", "LSN", "PAGES", "RECORDS", "DETAIL"}, j.salvage.Rows())
+	if err := out.Table([]string{"ACTION", "SPACE", "FILE", "MOVED TO", "LSN", "PAGES", "RECORDS", "DETAIL"}, j.salvage.Rows()); err != nil {
+		return err
+	}
+	printLedger(out, j.Ledger)
+	return nil
 }
