@@ -138,6 +138,9 @@ func pageName(no uint32) string {
 
 // reader opens the table's tablespace file.
 func (t *Table) reader() (*reader, error) {
+	if t.src != nil {
+		return &reader{t: t, f: t.src, res: &Result{Table: t.Name, File: t.File}}, nil
+	}
 	f, err := discovery.OpenFile(t.File)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,285 @@
+package rows
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"innoscope/discovery"
+	"innoscope/schema"
+)
+
+// UndropRow is a row of a dropped table: its values, and the page its record is on (the
+// source file or image, the page's byte offset there, its space id and page number).
+type UndropRow struct {
+	Row    Row
+	Source string
+	Offset int64
+	Space  uint32
+	Page   uint32
+}
+
+// UndropStats counts what Carving.Rows read.
+type UndropStats struct {
+	Leaves int `json:"leaf_pages"` // leaf pages of the index read
+	Rows   int `json:"rows"`       // rows printed
+	// Duplicates: records of a key a newer page (higher FIL_PAGE_LSN) held too (an older copy of
+	// a page the index freed or rewrote): not printed.
+	Duplicates int `json:"older_copies"`
+	// DeleteMarked: delete-marked records (deleted before the DROP): not rows of the table.
+	DeleteMarked int `json:"delete_marked"`
+	// LostPages and LostRows: leaf pages whose records did not decode exactly under the
+	// definition (or an off-page value not found whole), and the records they held.
+	LostPages int `json:"lost_pages"`
+	LostRows  int `json:"lost_rows"`
+}
+
+// pageSource reads the carved pages of one space as a tablespace file: page n at offset
+// n * page size, a page the carving lacks as zeros, page 0 made up to carry the flags.
+type pageSource struct {
+	c     *Carving
+	space uint32
+	fl    discovery.Flags
+	files map[string]*os.File
+}
+
+func (s *pageSource) ReadAt(b []byte, off int64) (int, error) {
+	ps := int64(s.fl.PageSize)
+	for i := range b {
+		b[i] = 0
+	}
+	if off < ps {
+		var p0 [discovery.FilPageData + 32]byte
+		binary.BigEndian.PutUint32(p0[discovery.FilPageSpaceID:], s.space)
+		binary.BigEndian.PutUint32(p0[discovery.FilPageData+16:], rawFlags(s.fl)) // FSP_SPACE_FLAGS
+		copy(b, p0[min(off, int64(len(p0))):])
+		return len(b), nil
+	}
+	for done := 0; done < len(b); {
+		at := off + int64(done)
+		no, in := uint32(at/ps), at%ps
+		n := min(int64(len(b)-done), ps-in)
+		if cp, ok := s.c.pages[[2]uint32{s.space, no}]; ok && cp.Flags.PageSize == s.fl.PageSize {
+			f := s.files[cp.Source]
+			if f == nil {
+				var err error
+				if f, err = os.Open(cp.Source); err != nil {
+					return done, err
+				}
+				s.files[cp.Source] = f
+			}
+			if _, err := f.ReadAt(b[done:done+int(n)], cp.Offset+in); err != nil && err != io.EOF {
+				return done, fmt.Errorf("%s: offset %d: %w", cp.Source, cp.Offset+in, err)
+			}
+		}
+		done += int(n)
+	}
+	return len(b), nil
+}
+
+// rawFlags are FSP_SPACE_FLAGS giving fl's page size and checksum.
+func rawFlags(fl discovery.Flags) uint32 {
+	ss := uint32(0)
+	for 512<<ss < fl.PageSize {
+		ss++
+	}
+	if fl.FullCRC32 {
+		return 1<<4 | ss
+	}
+	if fl.PageSize == 16384 {
+		ss = 0
+	}
+	return ss<<6 | 1<<5 | 1
+}
+
+// Rows reads the rows of the dropped index d, the clustered index of the table def (whose
+// index id, space id and row format are taken from d), and calls fn for each: the leaf pages
+// newest first (FIL_PAGE_LSN), each page's records in key order; of a key found on several
+// pages the newest page's record only (when the table has a PRIMARY KEY). Off-page values are
+// read from the carved BLOB pages of the same space, whose checksums must hold. A leaf page
+// whose records do not all decode exactly, or do not take exactly the bytes its header gives
+// its records (checkPageLayout), is lost whole (Result.Lost).
+func (c *Carving) Rows(def *schema.Table, d DroppedIndex, fn func(UndropRow) error) (*Result, *UndropStats, error) {
+	cp := *def
+	cp.SpaceID, cp.Compact = d.Space, d.Compact
+	cp.Clustered.ID = d.IndexID
+	t, err := New(&cp)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.tz != nil {
+		t.TimeZone = c.tz
+	}
+	var leaves []CarvedPage
+	var fl discovery.Flags
+	maxNo := uint32(0)
+	for _, p := range c.pages {
+		if p.Space != d.Space {
+			continue
+		}
+		maxNo = max(maxNo, p.Page)
+		if (p.Type == pageTypeIdx || p.Type == pageTypeInst) && p.IndexID == d.IndexID && p.Level == 0 {
+			leaves = append(leaves, p)
+			fl = p.Flags
+		}
+	}
+	st := &UndropStats{}
+	if len(leaves) == 0 {
+		return &Result{Table: cp.Name}, st, fmt.Errorf("no leaf page of index %d found", d.IndexID)
+	}
+	sort.Slice(leaves, func(i, j int) bool {
+		if leaves[i].LSN != leaves[j].LSN {
+			return leaves[i].LSN > leaves[j].LSN
+		}
+		return leaves[i].Page < leaves[j].Page
+	})
+	src := &pageSource{c: c, space: d.Space, fl: fl, files: map[string]*os.File{}}
+	defer func() {
+		for _, f := range src.files {
+			f.Close()
+		}
+	}()
+	size := (int64(maxNo) + 1) * int64(fl.PageSize)
+	t.src, err = discovery.NewFile(src, size, fmt.Sprintf("space %d (carved)", d.Space))
+	if err != nil {
+		return nil, st, err
+	}
+	t.File = t.src.Path
+	r, err := t.reader()
+	if err != nil {
+		return nil, st, err
+	}
+	r.lay = &layout{flds: t.fields, nCore: len(t.fields), nUniq: t.nUniq, nullBytes: nullBytesOf(t.fields)}
+	seen := map[string]bool{}
+	var key bytes.Buffer
+	for _, lp := range leaves {
+		p, err := r.readPage(lp.Page)
+		if err != nil {
+			return r.res, st, err
+		}
+		if why := r.check(p, lp.Page, true); why != "" {
+			r.lose(p, lp.Page, why)
+			continue
+		}
+		st.Leaves++
+		// The records must take exactly the bytes the page header gives them, as the
+		// definition reads them: a definition that is not the table's is not read.
+		if err := r.checkPageLayout(p, false); err != nil {
+			r.lose(p, lp.Page, "the records are not the definition's: "+err.Error())
+			st.LostPages++
+			continue
+		}
+		lost, marked := len(r.res.Lost), r.res.DeleteMarked
+		err = r.page(p, lp.Page, func(row Row) error {
+			if len(t.PK) > 0 {
+				key.Reset()
+				for _, k := range t.PK {
+					binary.Write(&key, binary.BigEndian, uint32(len(row[k])))
+					key.Write(row[k])
+				}
+				if seen[key.String()] {
+					st.Duplicates++
+					return nil
+				}
+				seen[key.String()] = true
+			}
+			st.Rows++
+			return fn(UndropRow{Row: row, Source: lp.Source, Offset: lp.Offset, Space: lp.Space, Page: lp.Page})
+		})
+		if err != nil {
+			return r.res, st, err
+		}
+		st.DeleteMarked += r.res.DeleteMarked - marked
+		if len(r.res.Lost) > lost {
+			st.LostPages++
+		}
+	}
+	st.LostRows = r.res.LostRows
+	r.res.Rows = int64(st.Rows)
+	return r.res, st, nil
+}
+
+// Fits counts the leaf pages of index d that decode whole under def, and those that do not.
+func (c *Carving) Fits(def *schema.Table, d DroppedIndex) (good, bad int) {
+	_, st, err := c.Rows(def, d, func(UndropRow) error { return nil })
+	if err != nil || st == nil {
+		return 0, d.Leaves
+	}
+	return st.Leaves - st.LostPages, st.LostPages + (d.Leaves - st.Leaves)
+}
+
+// DumpUndrop writes the rows of dropped index d under def in the given format: tsv and sql as
+// rows writes them; json one object per row, {"table_id", "index_id", "space_id", "page",
+// "source", "offset", "row"}, then one {"summary": UndropStats} object. tableID is the dropped
+// table's id when known (0: not).
+func (c *Carving) DumpUndrop(def *schema.Table, d DroppedIndex, tableID uint64, format string, out *bufio.Writer) (*Result, *UndropStats, error) {
+	t, err := New(def)
+	if err != nil {
+		return nil, nil, err
+	}
+	var fn func(UndropRow) error
+	switch format {
+	case "", "tsv":
+		w := TSV(out)
+		fn = func(u UndropRow) error { return w(u.Row) }
+	case "sql":
+		w := SQL(out, t)
+		fn = func(u UndropRow) error { return w(u.Row) }
+	case "json":
+		var buf bytes.Buffer
+		bw := bufio.NewWriter(&buf)
+		w := JSON(bw, t)
+		fn = func(u UndropRow) error {
+			buf.Reset()
+			if err := w(u.Row); err != nil {
+				return err
+			}
+			bw.Flush()
+			src, _ := json.Marshal(u.Source)
+			fmt.Fprintf(out, `{"table_id":%d,"index_id":%d,"space_id":%d,"page":%d,"source":%s,"offset":%d,"row":`,
+				tableID, d.IndexID, u.Space, u.Page, src, u.Offset)
+			out.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+			_, err := out.WriteString("}\n")
+			return err
+		}
+	default:
+		return nil, nil, fmt.Errorf("unknown --format %q (tsv, json, sql)", format)
+	}
+	res, st, err := c.Rows(def, d, fn)
+	if err != nil {
+		return res, st, err
+	}
+	if format == "json" {
+		b, _ := json.Marshal(map[string]any{"summary": st})
+		out.Write(b)
+		out.WriteByte('\n')
+	}
+	res.Notes = append(res.Notes, st.summary(d, tableID))
+	return res, st, out.Flush()
+}
+
+// summary is what undrop read, in a sentence.
+func (st *UndropStats) summary(d DroppedIndex, tableID uint64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d rows of index %d", st.Rows, d.IndexID)
+	if tableID != 0 {
+		fmt.Fprintf(&b, " (table id %d)", tableID)
+	}
+	fmt.Fprintf(&b, " from %d carved leaf pages of space %d (%s)", st.Leaves, d.Space, strings.Join(d.Sources, ", "))
+	if st.Duplicates > 0 {
+		fmt.Fprintf(&b, "; %d records of keys a newer page holds left out (older copies)", st.Duplicates)
+	}
+	if st.DeleteMarked > 0 {
+		fmt.Fprintf(&b, "; %d delete-marked records (deleted before the drop) left out", st.DeleteMarked)
+	}
+	if st.LostPages > 0 {
+		fmt.Fprintf(&b, "; %d leaf pages (%d records) did not decode exactly under the definition and were not printed", st.LostPages, st.LostRows)
+	}
+	return b.String()
+}
