@@ -154,31 +154,41 @@ func Undrop(s discovery.Layout, db, name string, opt UndropOptions, out *bufio.W
 	if err != nil {
 		return nil, err
 	}
-	def, err := undropDefinition(s, d, db, name, opt.Schema)
+	def, own, err := undropDefinition(s, d, db, name, opt.Schema)
 	if err != nil {
 		return nil, err
 	}
 	dropped := d.dropped(c)
+	found := map[uint64]DroppedTable{}
+	for _, x := range dropped {
+		found[x.IndexID] = x
+	}
 	var pick *DroppedTable
-	var tried []string
-	for i := range dropped {
-		x := &dropped[i]
-		switch {
-		case opt.IndexID != 0:
-			if x.IndexID == opt.IndexID {
-				pick = x
-			}
-		case x.Name != "" && strings.EqualFold(x.Name, def.Shown) && (x.Index == "PRIMARY" || x.Index == "GEN_CLUST_INDEX"):
-			pick = x
+	var note string
+	for _, x := range c.Indexes() {
+		if _, ok := found[x.IndexID]; !ok && x.IndexID == def.Clustered.ID && x.IndexID != 0 {
+			found[x.IndexID] = DroppedTable{Name: def.Shown, TableID: def.TableID, Index: def.Clustered.Name, DroppedIndex: x}
 		}
 	}
-	if pick == nil && opt.IndexID != 0 {
-		return nil, fmt.Errorf("no page of index %d found (`innoscope undrop %s --list` lists the dropped indexes found)", opt.IndexID, s.Datadir)
+	for _, x := range dropped {
+		if opt.IndexID == 0 && x.Name != "" && strings.EqualFold(x.Name, def.Shown) && (x.Index == "PRIMARY" || x.Index == "GEN_CLUST_INDEX") {
+			pick = &x
+		}
 	}
-	if pick == nil {
-		var fits []*DroppedTable
-		for i := range dropped {
-			x := &dropped[i]
+	switch x, ok := found[def.Clustered.ID]; {
+	case opt.IndexID != 0:
+		x, ok := found[opt.IndexID]
+		if !ok {
+			return nil, fmt.Errorf("no page of index %d found (`innoscope undrop %s --list` lists the dropped indexes found)", opt.IndexID, s.Datadir)
+		}
+		pick = &x
+	case pick != nil:
+	case own && ok:
+		pick = &x
+	default:
+		var fits []DroppedTable
+		var tried []string
+		for _, x := range dropped {
 			if x.Leaves == 0 || x.Compact != def.Compact && opt.Schema == "" {
 				continue
 			}
@@ -187,13 +197,18 @@ func Undrop(s discovery.Layout, db, name string, opt UndropOptions, out *bufio.W
 				tried = append(tried, fmt.Sprintf("index %d (%d leaf pages)", x.IndexID, good))
 			}
 		}
-		switch len(fits) {
-		case 0:
-			return nil, fmt.Errorf("no dropped index found whose leaf pages decode as %s's records (%d dropped indexes found: `innoscope undrop %s --list`); give the table's CREATE TABLE with --schema FILE.sql, or --image the filesystem the table's file was on", def.Shown, len(dropped), s.Datadir)
-		case 1:
-			pick = fits[0]
-		default:
+		switch {
+		case len(fits) == 1:
+			pick = &fits[0]
+		case len(fits) > 1:
 			return nil, fmt.Errorf("several dropped indexes decode as %s's records: %s; choose one with --index-id (`innoscope undrop %s --list` says where each was found)", def.Shown, strings.Join(tried, ", "), s.Datadir)
+		case ok:
+			// No dropped index fits: the dictionary on disk still has the table's own (a crash
+			// before the DROP or TRUNCATE reached the disk).
+			pick = &x
+			note = fmt.Sprintf("no dropped index decodes as %s's records: index %d is the table's in the dictionary on disk (the DROP or TRUNCATE did not reach it)", def.Shown, x.IndexID)
+		default:
+			return nil, fmt.Errorf("no dropped index found whose leaf pages decode as %s's records (%d dropped indexes found: `innoscope undrop %s --list`); give the table's CREATE TABLE with --schema FILE.sql, or --image the filesystem the table's file was on", def.Shown, len(dropped), s.Datadir)
 		}
 	}
 	if opt.Schema != "" {
@@ -205,44 +220,57 @@ func Undrop(s discovery.Layout, db, name string, opt UndropOptions, out *bufio.W
 	}
 	c.tz = tz
 	res, _, err := c.DumpUndrop(def, pick.DroppedIndex, pick.TableID, opt.Format, out)
+	if res != nil && note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	return res, err
 }
 
-// undropDefinition is the dropped table's definition (see Undrop).
-func undropDefinition(s discovery.Layout, d *dictionary, db, name, file string) (*schema.Table, error) {
+// undropDefinition is the dropped table's definition (see Undrop), and whether it is the
+// table's own entry in the dictionary, dropped (delete-marked) or whose .frm is gone: its
+// clustered index is then the one to read.
+func undropDefinition(s discovery.Layout, d *dictionary, db, name, file string) (*schema.Table, bool, error) {
+	full := schema.FileName(db) + "/" + schema.FileName(name)
+	frm := filepath.Join(s.Datadir, schema.FileName(db), schema.FileName(name)+".frm")
+	var dt *discovery.DictTable
+	for i := range d.tables {
+		if t := &d.tables[i]; t.Name == full && (dt == nil || dt.Deleted) {
+			dt = t
+		}
+	}
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		def, err := schema.FromCreateTable(string(b), file)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		def.DB, def.TableName, def.Shown = db, name, db+"."+name
 		def.Name = schema.FileName(db) + "/" + schema.FileName(name)
-		return def, nil
-	}
-	full := schema.FileName(db) + "/" + schema.FileName(name)
-	for _, t := range d.tables {
-		if t.Name == full && !t.Deleted {
-			return schema.FromDictionary(s, db, name)
+		// The clustered index the dictionary gives the table of that name, to read when no
+		// dropped index fits.
+		for _, x := range d.idxs {
+			if dt != nil && x.TableID == dt.ID && x.Deleted == dt.Deleted && x.Type&schema.IndexClustered != 0 {
+				def.Clustered.ID, def.TableID = x.ID, dt.ID
+			}
 		}
+		return def, false, nil
 	}
-	var dt *discovery.DictTable
-	for i := range d.tables {
-		if d.tables[i].Name == full && d.tables[i].Deleted {
-			dt = &d.tables[i]
-		}
+	switch _, err := os.Stat(frm); {
+	case dt == nil:
+		return nil, false, fmt.Errorf("%s.%s: the dictionary in %s holds no trace of the table (no live or delete-marked SYS_TABLES record: purge removed it); give its CREATE TABLE with --schema FILE.sql", db, name, s.Datadir)
+	case !dt.Deleted && err == nil:
+		def, err := schema.FromDictionary(s, db, name)
+		return def, false, err
 	}
-	if dt == nil {
-		return nil, fmt.Errorf("%s.%s: the dictionary in %s holds no trace of the table (no live or delete-marked SYS_TABLES record: purge removed it); give its CREATE TABLE with --schema FILE.sql", db, name, s.Datadir)
-	}
-	return leftoverDefinition(s, d, dt, db, name)
+	def, err := leftoverDefinition(s, d, dt, db, name)
+	return def, true, err
 }
 
 // leftoverDefinition builds a dropped table's definition from the delete-marked SYS_COLUMNS,
-// SYS_INDEXES and SYS_FIELDS records of table dt, with the SQL types of its leftover .frm, or
+// SYS_INDEXES and SYS_FIELDS records of table dt (its live ones when dt is live), with the SQL types of its leftover .frm, or
 // without one as far as the dictionary gives them (schema.SQLTypeOf).
 func leftoverDefinition(s discovery.Layout, d *dictionary, dt *discovery.DictTable, db, name string) (*schema.Table, error) {
 	frmPath := filepath.Join(s.Datadir, schema.FileName(db), schema.FileName(name)+".frm")
@@ -253,7 +281,7 @@ func leftoverDefinition(s discovery.Layout, d *dictionary, dt *discovery.DictTab
 	t := &schema.Table{Name: dt.Name, DB: db, TableName: name, Shown: db + "." + name, Frm: frmPath, SpaceID: dt.SpaceID, TableID: dt.ID, Compact: dt.Compact}
 	var cols []discovery.DictColumn
 	for _, c := range d.cols {
-		if c.TableID == dt.ID && !c.Virtual() {
+		if c.TableID == dt.ID && c.Deleted == dt.Deleted && !c.Virtual() {
 			cols = append(cols, c)
 		}
 	}
@@ -271,12 +299,12 @@ func leftoverDefinition(s discovery.Layout, d *dictionary, dt *discovery.DictTab
 		t.Cols = append(t.Cols, col)
 	}
 	for _, x := range d.idxs {
-		if x.TableID != dt.ID || x.Type&schema.IndexClustered == 0 {
+		if x.TableID != dt.ID || x.Deleted != dt.Deleted || x.Type&schema.IndexClustered == 0 {
 			continue
 		}
 		t.Clustered = schema.Index{Name: x.Name, ID: x.ID, Type: x.Type}
 		for _, f := range d.flds {
-			if f.IndexID != x.ID || x.Name == "GEN_CLUST_INDEX" {
+			if f.IndexID != x.ID || f.Deleted != x.Deleted || x.Name == "GEN_CLUST_INDEX" {
 				continue
 			}
 			for i, c := range t.Cols {
