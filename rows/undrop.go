@@ -178,7 +178,34 @@ func (c *Carving) tryPage(path string, off int64, b []byte) int {
 			return ps
 		}
 	}
+	// ROW_FORMAT=COMPRESSED pages (of a 16K-page server): their own checksum, at each size.
+	if t := binary.BigEndian.Uint16(b[discovery.FilPageType:]); t != pageTypeIdx && t != pageTypeZBlob && t != pageTypeZBlob2 {
+		return 0
+	}
+	for _, zs := range zipSizes {
+		if zs > len(b) {
+			continue
+		}
+		p := b[:zs]
+		fl := discovery.Flags{PageSize: 16384, ZipSize: zs}
+		if v := discovery.CheckPage(p, fl, binary.BigEndian.Uint32(p[discovery.FilPageOffset:]), binary.BigEndian.Uint32(p[discovery.FilPageSpaceID:])); v.Corrupt || v.Algorithm != discovery.AlgZipCRC32 {
+			continue
+		}
+		c.add(p, CarvedPage{Source: path, Offset: off, Flags: fl})
+		return zs
+	}
 	return 0
+}
+
+// zipSizes are the ROW_FORMAT=COMPRESSED page sizes tried (KEY_BLOCK_SIZE 8 is the default).
+var zipSizes = []int{8192, 4096, 16384, 2048, 1024}
+
+// physical is the size of a page on disk in a tablespace of flags fl.
+func physical(fl discovery.Flags) int {
+	if fl.ZipSize != 0 {
+		return fl.ZipSize
+	}
+	return fl.PageSize
 }
 
 // DroppedIndex is the pages of one index id a carving found.

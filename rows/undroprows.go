@@ -50,7 +50,7 @@ type pageSource struct {
 }
 
 func (s *pageSource) ReadAt(b []byte, off int64) (int, error) {
-	ps := int64(s.fl.PageSize)
+	ps := int64(physical(s.fl))
 	for i := range b {
 		b[i] = 0
 	}
@@ -65,7 +65,7 @@ func (s *pageSource) ReadAt(b []byte, off int64) (int, error) {
 		at := off + int64(done)
 		no, in := uint32(at/ps), at%ps
 		n := min(int64(len(b)-done), ps-in)
-		if cp, ok := s.c.pages[[2]uint32{s.space, no}]; ok && cp.Flags.PageSize == s.fl.PageSize {
+		if cp, ok := s.c.pages[[2]uint32{s.space, no}]; ok && physical(cp.Flags) == int(ps) {
 			f := s.files[cp.Source]
 			if f == nil {
 				var err error
@@ -95,7 +95,11 @@ func rawFlags(fl discovery.Flags) uint32 {
 	if fl.PageSize == 16384 {
 		ss = 0
 	}
-	return ss<<6 | 1<<5 | 1
+	zs := uint32(0)
+	for fl.ZipSize != 0 && 512<<zs < fl.ZipSize {
+		zs++
+	}
+	return ss<<6 | 1<<5 | zs<<1 | 1
 }
 
 // Rows reads the rows of the dropped index d, the clustered index of the table def (whose
@@ -145,7 +149,7 @@ func (c *Carving) Rows(def *schema.Table, d DroppedIndex, fn func(UndropRow) err
 			f.Close()
 		}
 	}()
-	size := (int64(maxNo) + 1) * int64(fl.PageSize)
+	size := (int64(maxNo) + 1) * int64(physical(fl))
 	t.src, err = discovery.NewFile(src, size, fmt.Sprintf("space %d (carved)", d.Space))
 	if err != nil {
 		return nil, st, err
