@@ -174,6 +174,11 @@ func (c *Carving) Rows(def *schema.Table, d DroppedIndex, fn func(UndropRow) err
 		st.Leaves++
 		// The records must take exactly the bytes the page header gives them, as the
 		// definition reads them: a definition that is not the table's is not read.
+		if err := r.soundLeaf(p); err != nil {
+			r.lose(p, lp.Page, "the records are not the definition's: "+err.Error())
+			st.LostPages++
+			continue
+		}
 		if err := r.checkPageLayout(p, false); err != nil {
 			r.lose(p, lp.Page, "the records are not the definition's: "+err.Error())
 			st.LostPages++
@@ -286,4 +291,34 @@ func (st *UndropStats) summary(d DroppedIndex, tableID uint64) string {
 		fmt.Fprintf(&b, "; %d leaf pages (%d records) did not decode exactly under the definition and were not printed", st.LostPages, st.LostRows)
 	}
 	return b.String()
+}
+
+// soundLeaf checks the records of a carved leaf page as a record off the record list is checked
+// (validImage): every field the index's with its length (validFields), a DB_ROLL_PTR the server
+// writes for its DB_TRX_ID; and their number is PAGE_N_RECS.
+func (r *reader) soundLeaf(p []byte) error {
+	ip, err := discovery.ParseIndexPage(p)
+	if err != nil {
+		return err
+	}
+	d := &deletedScan{r: r}
+	n := 0
+	if ip.IsMetadataRecord() {
+		n++
+	}
+	err = d.list(p, func(rec record, at int) error {
+		n++
+		if !r.validFields(rec.vals) || len(rec.vals) < r.lay.nUniq+2 ||
+			!rollPtrValid(rec.vals[r.lay.nUniq+1].b, beUint(rec.vals[r.lay.nUniq].b), r.f.FSP.Flags.PageSize) {
+			return fmt.Errorf("record at %d: its fields are not the index's", at)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n != int(ip.NRecs) {
+		return fmt.Errorf("%d records in the list, PAGE_N_RECS says %d", n, ip.NRecs)
+	}
+	return nil
 }

@@ -204,6 +204,9 @@ func sqlColumn(def []string, defColl int) (FrmColumn, bool, error) {
 		c.PackFlag |= uint16(arg(1, notFixedDecimals)) << 8
 	case "DECIMAL", "NUMERIC", "DEC":
 		prec, scale := arg(0, 10), arg(1, 0)
+		if prec < 1 || prec > 65 || scale < 0 || scale > 38 || scale > prec {
+			return c, false, fmt.Errorf("DECIMAL(%d,%d) out of range", prec, scale)
+		}
 		c.Length = prec + btoi(scale > 0) + btoi(!unsigned)
 		c.PackFlag |= uint16(scale) << 8
 	case "DATE":
@@ -211,6 +214,9 @@ func sqlColumn(def []string, defColl int) (FrmColumn, bool, error) {
 	case "YEAR":
 		c.Length = 4
 	case "DATETIME", "TIMESTAMP", "TIME":
+		if fsp := arg(0, 0); fsp < 0 || fsp > 6 {
+			return c, false, fmt.Errorf("%s(%d): fractional seconds 0 to 6", typ, fsp)
+		}
 		base := map[string]int{"DATETIME": 19, "TIMESTAMP": 19, "TIME": 10}[typ]
 		if fsp := arg(0, 0); fsp > 0 {
 			base += fsp + 1
@@ -220,12 +226,18 @@ func sqlColumn(def []string, defColl int) (FrmColumn, bool, error) {
 		c.Charset, c.Length = 63, arg(0, 1)
 	case "CHAR", "VARCHAR":
 		c.Charset, c.Length = coll, arg(0, 1)*mbMax
+
 	case "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB":
 		c.Charset = 63
 		c.Length = map[string]int{"TINYBLOB": 255, "BLOB": 65535, "MEDIUMBLOB": 16777215, "LONGBLOB": 4294967295}[typ]
 	default: // the TEXT types
 		c.Charset = coll
 		c.Length = map[string]int{"TINYTEXT": 255, "TEXT": 65535, "MEDIUMTEXT": 16777215, "LONGTEXT": 4294967295}[typ]
+	}
+	switch {
+	case (typ == "CHAR" || typ == "BINARY") && (arg(0, 1) < 0 || arg(0, 1) > 255),
+		(typ == "VARCHAR" || typ == "VARBINARY") && (c.Length < 0 || c.Length > 65535):
+		return c, false, fmt.Errorf("%s(%d) out of range", typ, arg(0, 1))
 	}
 	return c, inPK, nil
 }
