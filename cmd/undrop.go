@@ -24,7 +24,8 @@ func undropCommand() *cli.Command {
 			&cli.StringFlag{Name: "schema", Usage: "a file with the table's CREATE TABLE (default: the live table of that name, or the dictionary's delete-marked records and the leftover .frm)"},
 			&cli.Uint64Flag{Name: "index-id", Usage: "read this dropped index (from --list) instead of the one chosen"},
 			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (as mariadb --batch --skip-column-names), json (one object per row, with its table id, page and source) or sql (INSERT statements)"},
-			&cli.StringFlag{Name: "time-zone", Value: "+00:00", Usage: "the server's time_zone, in which TIMESTAMP values are shown (+HH:MM, SYSTEM or a zone name)"}),
+			&cli.StringFlag{Name: "time-zone", Value: "+00:00", Usage: "the server's time_zone, in which TIMESTAMP values are shown (+HH:MM, SYSTEM or a zone name)"},
+			allowLiveFlag),
 		Action: undropAction,
 	}
 }
@@ -43,6 +44,9 @@ func undropAction(c *cli.Context) error {
 		return err
 	}
 	if err := s.CheckDatadir(); err != nil {
+		return err
+	}
+	if err := refuseLive(c, s); err != nil {
 		return err
 	}
 	if c.Bool("list") {
