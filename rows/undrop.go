@@ -42,6 +42,8 @@ type CarvedPage struct {
 	Compact bool   `json:"compact,omitempty"`
 	// Flags are the tablespace flags its checksum held with (page size, full_crc32 or not).
 	Flags discovery.Flags `json:"-"`
+	// first: no FIL_PAGE_PREV (the leftmost page of its level); lone: no FIL_PAGE_NEXT either.
+	first, lone bool
 }
 
 // Carving is the pages found, the newest copy of each (space id, page number).
@@ -66,6 +68,8 @@ func (c *Carving) add(p []byte, cp CarvedPage) {
 			return
 		}
 		cp.IndexID, cp.Level, cp.Compact = ip.IndexID, ip.Level, ip.Compact
+		cp.first = be.Uint32(p[discovery.FilPagePrev:]) == filNull
+		cp.lone = cp.first && be.Uint32(p[discovery.FilPageNext:]) == filNull
 	}
 	k := [2]uint32{cp.Space, cp.Page}
 	if old, ok := c.pages[k]; ok && old.LSN >= cp.LSN {

@@ -160,6 +160,17 @@ func (c *Carving) Rows(def *schema.Table, d DroppedIndex, fn func(UndropRow) err
 		return nil, st, err
 	}
 	r.lay = &layout{flds: t.fields, nCore: len(t.fields), nUniq: t.nUniq, nullBytes: nullBytesOf(t.fields)}
+	// The root (no neighbours, the highest level) gives the record layout of an instant ALTER,
+	// and the leftmost leaf's metadata record the values of instantly added columns: it is
+	// read first.
+	if root, ok := carvedRoot(c, d); ok {
+		t.Root = root
+		if _, _, err := r.root(); err != nil {
+			r.res.Notes = append(r.res.Notes, fmt.Sprintf("the root page %d is not read (%v): the record layout is the definition's", root, err))
+			r.lay = &layout{flds: t.fields, nCore: len(t.fields), nUniq: t.nUniq, nullBytes: nullBytesOf(t.fields)}
+		}
+	}
+	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].first && !leaves[j].first })
 	seen := map[string]bool{}
 	var key bytes.Buffer
 	for _, lp := range leaves {
@@ -179,7 +190,7 @@ func (c *Carving) Rows(def *schema.Table, d DroppedIndex, fn func(UndropRow) err
 			st.LostPages++
 			continue
 		}
-		if err := r.checkPageLayout(p, false); err != nil {
+		if err := r.checkPageLayout(p, r.lay.nCore < len(r.lay.flds)); err != nil {
 			r.lose(p, lp.Page, "the records are not the definition's: "+err.Error())
 			st.LostPages++
 			continue
@@ -321,4 +332,20 @@ func (r *reader) soundLeaf(p []byte) error {
 		return fmt.Errorf("%d records in the list, PAGE_N_RECS says %d", n, ip.NRecs)
 	}
 	return nil
+}
+
+// carvedRoot is the root page of index d among the carved pages: the page of the highest level
+// with no neighbours.
+func carvedRoot(c *Carving, d DroppedIndex) (uint32, bool) {
+	var best CarvedPage
+	found := false
+	for _, p := range c.pages {
+		if p.Space != d.Space || p.IndexID != d.IndexID || p.Type != pageTypeIdx && p.Type != pageTypeInst || !p.lone {
+			continue
+		}
+		if !found || p.Level > best.Level || p.Level == best.Level && p.LSN > best.LSN {
+			best, found = p, true
+		}
+	}
+	return best.Page, found
 }

@@ -19,8 +19,23 @@ func SQLTypeOf(c discovery.DictColumn) (SQLType, error) {
 	if c.PRType&DataUnsigned == 0 {
 		t.PackFlag |= 1
 	}
+	// The precise type holds the type the field reports (Field::type()): DATE for the 3-byte
+	// NEWDATE, DATETIME, TIMESTAMP and TIME for their binary (5.6+) forms, stored as
+	// DATA_FIXBINARY.
+	switch {
+	case t.Type == MyDate && c.MType == DataInt && c.Len == 3:
+		t.Type = MyNewDate
+	case t.Type == MyDatetime && c.MType == DataFixBinary:
+		t.Type = MyDatetime2
+	case t.Type == MyTimestamp && c.MType == DataFixBinary:
+		t.Type = MyTimestamp2
+	case t.Type == MyTime && c.MType == DataFixBinary:
+		t.Type = MyTime2
+	}
 	switch t.Type {
-	case MyTiny, MyShort, MyInt24, MyLong, MyLongLong, MyYear, MyNewDate:
+	case MyNewDate:
+		t.Length = 10
+	case MyTiny, MyShort, MyInt24, MyLong, MyLongLong, MyYear:
 	case MyFloat, MyDouble:
 		t.PackFlag |= notFixedDecimals << 8
 	case MyVarchar, MyVarString, MyString, MyTinyBlob, MyMediumBlob, MyLongBlob, MyBlob:
