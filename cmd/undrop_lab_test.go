@@ -58,12 +58,7 @@ func TestUndropSystem(t *testing.T) {
 			for _, f := range undropFormats {
 				for _, tb := range []string{"d_" + f, "u_" + f} {
 					want[tb] = string(s.sql(t, "SELECT * FROM db."+tb))
-					c := strings.SplitN(string(s.sql(t, "SHOW CREATE TABLE db."+tb)), "\t", 2)
-					file := filepath.Join(base, tb+".sql")
-					if err := os.WriteFile(file, []byte(strings.ReplaceAll(c[1], `\n`, "\n")), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					create[tb] = file
+					create[tb] = showCreate(t, s, tb, base)
 				}
 			}
 			s.shutdown(t)
@@ -131,6 +126,20 @@ func TestUndropSystem(t *testing.T) {
 	}
 }
 
+// showCreate writes SHOW CREATE TABLE db.TB to dir/TB.sql and returns the file's path.
+func showCreate(t *testing.T, s *rowsServer, tb, dir string) string {
+	t.Helper()
+	c := strings.SplitN(string(s.sql(t, "SHOW CREATE TABLE db."+tb)), "\t", 2)
+	if len(c) != 2 {
+		t.Fatalf("SHOW CREATE TABLE db.%s: %q", tb, c)
+	}
+	file := filepath.Join(dir, tb+".sql")
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(c[1], `\n`, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 // holdSnapshot opens a consistent snapshot in another connection, kept until the server
 // stops: purge may not remove the dictionary records a DROP delete-marks while it is open
 // (until the shutdown closes the connection: purge may then run before InnoDB stops it).
@@ -193,12 +202,7 @@ func TestUndropImage(t *testing.T) {
 	for _, f := range formats {
 		tb := "i_" + f
 		want[tb] = string(s.sql(t, "SELECT * FROM db."+tb))
-		c := strings.SplitN(string(s.sql(t, "SHOW CREATE TABLE db."+tb)), "\t", 2)
-		file := filepath.Join(base, tb+".sql")
-		if err := os.WriteFile(file, []byte(strings.ReplaceAll(c[1], `\n`, "\n")), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		create[tb] = file
+		create[tb] = showCreate(t, s, tb, base)
 	}
 	s.shutdown(t)
 	s = startRowsServer(t, s.dir, opts...)
@@ -261,12 +265,7 @@ func TestUndropInstant(t *testing.T) {
 	want, create := map[string]string{}, map[string]string{}
 	for _, tb := range []string{"ia", "id"} {
 		want[tb] = string(s.sql(t, "SELECT * FROM db."+tb))
-		c := strings.SplitN(string(s.sql(t, "SHOW CREATE TABLE db."+tb)), "\t", 2)
-		file := filepath.Join(base, tb+".sql")
-		if err := os.WriteFile(file, []byte(strings.ReplaceAll(c[1], `\n`, "\n")), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		create[tb] = file
+		create[tb] = showCreate(t, s, tb, base)
 	}
 	s.shutdown(t)
 	s = startRowsServer(t, s.dir, opts...)

@@ -52,6 +52,9 @@ type Carving struct {
 	// Scanned counts the bytes read; Checked the candidate positions whose checksum was tried.
 	Scanned, Checked int64
 	tz               *time.Location // TIMESTAMP values are shown in it (nil: UTC)
+	// ZipLogical is the server's page size, which a ROW_FORMAT=COMPRESSED page found in an
+	// image decompresses to (0: 16K; CarveDir sets the data directory's).
+	ZipLogical int
 }
 
 // NewCarving starts an empty carving.
@@ -182,7 +185,7 @@ func (c *Carving) tryPage(path string, off int64, b []byte) int {
 			return ps
 		}
 	}
-	// ROW_FORMAT=COMPRESSED pages (of a 16K-page server): their own checksum, at each size.
+	// ROW_FORMAT=COMPRESSED pages: their own checksum, at each size.
 	if t := binary.BigEndian.Uint16(b[discovery.FilPageType:]); t != pageTypeIdx && t != pageTypeZBlob && t != pageTypeZBlob2 {
 		return 0
 	}
@@ -191,7 +194,10 @@ func (c *Carving) tryPage(path string, off int64, b []byte) int {
 			continue
 		}
 		p := b[:zs]
-		fl := discovery.Flags{PageSize: 16384, ZipSize: zs}
+		fl := discovery.Flags{PageSize: c.ZipLogical, ZipSize: zs}
+		if fl.PageSize == 0 {
+			fl.PageSize = 16384
+		}
 		if v := discovery.CheckPage(p, fl, binary.BigEndian.Uint32(p[discovery.FilPageOffset:]), binary.BigEndian.Uint32(p[discovery.FilPageSpaceID:])); v.Corrupt || v.Algorithm != discovery.AlgZipCRC32 {
 			continue
 		}

@@ -56,6 +56,10 @@ func CarveDir(s discovery.Layout, images []string) (*Carving, error) {
 			continue // a damaged file holds nothing to carve from page 0 on; the others still do
 		}
 	}
+	if sys, err := discovery.OpenFile(filepath.Join(home, s.SystemFiles()[0])); err == nil {
+		c.ZipLogical = sys.FSP.Flags.PageSize
+		sys.Close()
+	}
 	for _, img := range images {
 		if err := c.AddImage(img); err != nil {
 			return nil, err
