@@ -38,6 +38,8 @@ type UndropStats struct {
 	// definition (or an off-page value not found whole), and the records they held.
 	LostPages int `json:"lost_pages"`
 	LostRows  int `json:"lost_rows"`
+	// Missing: leaf pages the leaf chain of the pages read links to that were not found.
+	Missing int `json:"missing_pages"`
 }
 
 // pageSource reads the carved pages of one space as a tablespace file: page n at offset
@@ -173,6 +175,7 @@ func (c *Carving) Rows(def *schema.Table, d DroppedIndex, fn func(UndropRow) err
 	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].first && !leaves[j].first })
 	seen := map[string]bool{}
 	var key bytes.Buffer
+	var links []uint32
 	for _, lp := range leaves {
 		p, err := r.readPage(lp.Page)
 		if err != nil {
@@ -183,6 +186,7 @@ func (c *Carving) Rows(def *schema.Table, d DroppedIndex, fn func(UndropRow) err
 			continue
 		}
 		st.Leaves++
+		links = append(links, binary.BigEndian.Uint32(p[discovery.FilPagePrev:]), binary.BigEndian.Uint32(p[discovery.FilPageNext:]))
 		// The records must take exactly the bytes the page header gives them, as the
 		// definition reads them: a definition that is not the table's is not read.
 		if err := r.soundLeaf(p); err != nil {
@@ -218,6 +222,19 @@ func (c *Carving) Rows(def *schema.Table, d DroppedIndex, fn func(UndropRow) err
 		st.DeleteMarked += r.res.DeleteMarked - marked
 		if len(r.res.Lost) > lost {
 			st.LostPages++
+		}
+	}
+	// A leaf the leaf chain links to that was not found: its rows are lost, and said so.
+	found := map[uint32]bool{}
+	for _, lp := range leaves {
+		found[lp.Page] = true
+	}
+	missing := map[uint32]bool{}
+	for _, no := range links {
+		if no != filNull && !found[no] && !missing[no] {
+			missing[no] = true
+			r.res.Lost = append(r.res.Lost, Loss{Page: no, Reason: fmt.Sprintf("a leaf page of index %d the leaf chain links to was not found with a checksum that holds (its blocks reused, or never written): the rows it held are lost", d.IndexID)})
+			st.Missing++
 		}
 	}
 	st.LostRows = r.res.LostRows
@@ -297,6 +314,9 @@ func (st *UndropStats) summary(d DroppedIndex, tableID uint64) string {
 	}
 	if st.DeleteMarked > 0 {
 		fmt.Fprintf(&b, "; %d delete-marked records (deleted before the drop) left out", st.DeleteMarked)
+	}
+	if st.Missing > 0 {
+		fmt.Fprintf(&b, "; %d leaf pages the others link to were not found (their rows are lost)", st.Missing)
 	}
 	if st.LostPages > 0 {
 		fmt.Fprintf(&b, "; %d leaf pages (%d records) did not decode exactly under the definition and were not printed", st.LostPages, st.LostRows)
