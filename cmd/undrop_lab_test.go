@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,6 +68,15 @@ func TestUndropSystem(t *testing.T) {
 			for _, f := range undropFormats {
 				s.sql(t, "DROP TABLE db.d_"+f+"; TRUNCATE TABLE db.u_"+f+";")
 			}
+			// A table of the dropped one's name again, holding some of its rows: undrop still
+			// prints the dropped table's rows, with the dropped table's id.
+			again, err := os.ReadFile(create["d_redundant"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.sql(t, "USE db; "+string(again)+"; INSERT INTO db.d_redundant SELECT seq, CONCAT('v', seq, REPEAT('x', seq % 40)), seq * 7, "+
+				"CONCAT('short', seq), '2020-01-01 00:00:00.25' + INTERVAL seq * 997 SECOND, 1990 + seq % 50, '2000-02-28' + INTERVAL seq DAY FROM seq_1_to_20;")
+			s2ids := s.sql(t, "SELECT TABLE_ID FROM information_schema.INNODB_SYS_TABLES WHERE NAME = 'db/d_redundant'")
 			if tc.kill {
 				s.kill()
 			} else {
@@ -95,7 +105,26 @@ func TestUndropSystem(t *testing.T) {
 					}
 				}
 			}
-			js, errs, code := run("undrop", s.dir, "db.d_dynamic", "--json")
+			live := map[uint64]bool{}
+			for _, id := range strings.Fields(string(s2ids)) {
+				n, _ := strconv.ParseUint(id, 10, 64)
+				live[n] = true
+			}
+			js, errs, code := run("undrop", s.dir, "db.d_redundant", "--json")
+			for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
+				var r struct {
+					TableID uint64         `json:"table_id"`
+					Row     map[string]any `json:"row"`
+				}
+				if err := json.Unmarshal([]byte(line), &r); err != nil {
+					t.Fatalf("undrop db.d_redundant --json: exit %d, %v: %s\n%s", code, err, line, errs)
+				}
+				if r.Row != nil && (r.TableID == 0 || live[r.TableID]) {
+					t.Errorf("undrop db.d_redundant --json: table id %d, not the dropped table's (the live table's: %v): %s", r.TableID, live, line)
+					break
+				}
+			}
+			js, errs, code = run("undrop", s.dir, "db.d_dynamic", "--json")
 			n := 0
 			for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
 				var r struct {
