@@ -269,21 +269,11 @@ func (c *Carving) DumpUndrop(def *schema.Table, d DroppedIndex, tableID uint64, 
 		w := SQL(out, t)
 		fn = func(u UndropRow) error { return w(u.Row) }
 	case "json":
-		var buf bytes.Buffer
-		bw := bufio.NewWriter(&buf)
-		w := JSON(bw, t)
+		w := wrappedJSON(out, t)
 		fn = func(u UndropRow) error {
-			buf.Reset()
-			if err := w(u.Row); err != nil {
-				return err
-			}
-			bw.Flush()
 			src, _ := json.Marshal(u.Source)
-			fmt.Fprintf(out, `{"table_id":%d,"index_id":%d,"space_id":%d,"page":%d,"source":%s,"offset":%d,"row":`,
-				tableID, d.IndexID, u.Space, u.Page, src, u.Offset)
-			out.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-			_, err := out.WriteString("}\n")
-			return err
+			return w(fmt.Sprintf(`"table_id":%d,"index_id":%d,"space_id":%d,"page":%d,"source":%s,"offset":%d`,
+				tableID, d.IndexID, u.Space, u.Page, src, u.Offset), u.Row)
 		}
 	default:
 		return nil, nil, fmt.Errorf("unknown --format %q (tsv, json, sql)", format)
