@@ -95,6 +95,7 @@ var goldenHelp = []goldenCase{
 	{name: "help/recover.txt", args: []string{"recover", "--help"}},
 	{name: "help/verify.txt", args: []string{"verify", "--help"}},
 	{name: "help/rows.txt", args: []string{"rows", "--help"}},
+	{name: "help/undrop.txt", args: []string{"undrop", "--help"}},
 	{name: "help/schema.txt", args: []string{"schema", "--help"}},
 	{name: "help/report.txt", args: []string{"report", "--help"}},
 }

@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"bufio"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,19 +62,7 @@ func TestRowsDeleted(t *testing.T) {
 	}
 	s.sql(t, "SET GLOBAL innodb_max_purge_lag_wait = 0")
 
-	snap := exec.Command("mariadb", "--no-defaults", "--unbuffered", "-S", s.sock, "-uroot", "-D", "db")
-	snap.Stdin = strings.NewReader("START TRANSACTION WITH CONSISTENT SNAPSHOT;\nSELECT COUNT(*) FROM t_dynamic;\nSELECT 'holding';\nSELECT SLEEP(600);\n")
-	stdout, err := snap.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := snap.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer snap.Process.Kill()
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() && !strings.Contains(sc.Text(), "holding") {
-	}
+	holdSnapshot(t, s)
 	wantT, live := map[string]string{}, map[string]string{}
 	for _, f := range deletedFormats {
 		wantT[f] = string(s.sql(t, "SELECT * FROM db.t_"+f+" WHERE id % 10 = 0 ORDER BY id"))

@@ -21,20 +21,10 @@ func (t *Table) dumpDeleted(maxTrx uint64, format string, out *bufio.Writer) (*R
 		w := SQL(out, t)
 		fn = func(d DeletedRow) error { return w(d.Row) }
 	case "json":
-		var buf bytes.Buffer
-		bw := bufio.NewWriter(&buf)
-		w := JSON(bw, t)
+		w := wrappedJSON(out, t)
 		fn = func(d DeletedRow) error {
-			buf.Reset()
-			if err := w(d.Row); err != nil {
-				return err
-			}
-			bw.Flush()
 			src, _ := json.Marshal(d.Source)
-			fmt.Fprintf(out, `{"source":%s,"page":%d,"offset":%d,"trx_id":%d,"row":`, src, d.Page, d.Offset, d.TrxID)
-			out.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-			_, err := out.WriteString("}\n")
-			return err
+			return w(fmt.Sprintf(`"source":%s,"page":%d,"offset":%d,"trx_id":%d`, src, d.Page, d.Offset, d.TrxID), d.Row)
 		}
 	default:
 		return nil, fmt.Errorf("unknown --format %q (tsv, json, sql)", format)
@@ -50,6 +40,25 @@ func (t *Table) dumpDeleted(maxTrx uint64, format string, out *bufio.Writer) (*R
 	}
 	res.Notes = append(res.Notes, st.summary(res.Rows))
 	return res, out.Flush()
+}
+
+// wrappedJSON writes a row as one object, {HEAD,"row":{...}}: the fields head gives (where the
+// row was found), then the row as JSON writes it.
+func wrappedJSON(out *bufio.Writer, t *Table) func(head string, row Row) error {
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
+	w := JSON(bw, t)
+	return func(head string, row Row) error {
+		buf.Reset()
+		if err := w(row); err != nil {
+			return err
+		}
+		bw.Flush()
+		out.WriteString("{" + head + `,"row":`)
+		out.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		_, err := out.WriteString("}\n")
+		return err
+	}
 }
 
 // summary is what --deleted found, in a sentence.

@@ -47,6 +47,8 @@ type Table struct {
 	// unless an instant ALTER dropped or reordered columns: see instant.go).
 	fields []field
 	nUniq  int
+	// src is the tablespace to read instead of File (undrop: the carved pages).
+	src *discovery.File
 }
 
 // Open reads the definition of table db.name from the dictionary in the system tablespace of

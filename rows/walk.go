@@ -138,6 +138,9 @@ func pageName(no uint32) string {
 
 // reader opens the table's tablespace file.
 func (t *Table) reader() (*reader, error) {
+	if t.src != nil {
+		return &reader{t: t, f: t.src, res: &Result{Table: t.Name, File: t.File}}, nil
+	}
 	f, err := discovery.OpenFile(t.File)
 	if err != nil {
 		return nil, err
@@ -269,6 +272,9 @@ func (r *reader) page(p []byte, no uint32, fn func(Row) error) error {
 // record decodes the record at origin; the metadata record of an instant DROP or reorder
 // first switches the layout to the one its BLOB gives.
 func (r *reader) record(p []byte, origin int, compact bool) (record, error) {
+	if origin < FilData || origin >= len(p)-pageDataEnd {
+		return record{}, fmt.Errorf("record at %d: outside the page's records", origin)
+	}
 	if !compact {
 		rec, err := decodeRedundant(p, origin, r.vbuf)
 		r.vbuf = rec.vals
