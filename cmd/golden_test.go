@@ -96,6 +96,7 @@ var goldenHelp = []goldenCase{
 	{name: "help/verify.txt", args: []string{"verify", "--help"}},
 	{name: "help/rows.txt", args: []string{"rows", "--help"}},
 	{name: "help/schema.txt", args: []string{"schema", "--help"}},
+	{name: "help/adopt.txt", args: []string{"adopt", "--help"}},
 	{name: "help/report.txt", args: []string{"report", "--help"}},
 }
 

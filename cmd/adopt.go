@@ -1,0 +1,89 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"innoscope/adopt"
+)
+
+func adoptCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "adopt",
+		Usage: "write a kit that attaches orphan tables (their .ibd/.frm/.par files) to a fresh MariaDB server of the same major version",
+		Description: "SRC are a table's files (FILE.ibd with its .frm beside, FILE.frm, a partitioned table's .frm/.par\n" +
+			"and partition files) or a data directory followed by DB.TABLE names (none: all its tables).\n" +
+			"The kit in --into DIR holds the copies of the files, 1-create.sql (CREATE TABLE, DISCARD\n" +
+			"TABLESPACE), 2-import.sql (IMPORT TABLESPACE, CHECK TABLE) and adopt.sh, which checks the\n" +
+			"server's version and page size, runs both and copies the files in between. Nothing is written\n" +
+			"where the files are. A table that cannot be attached safely (a MySQL 8 file, another page size\n" +
+			"or major version, encrypted, files missing) is refused with the reason and the next step\n" +
+			"(its rows as SQL: innoscope rows FILE.ibd --format sql); exit 1 when a table is refused.",
+		ArgsUsage: "SRC... --into DIR",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "into", Usage: "the kit's directory (new or empty; not where the files are)"},
+			&cli.StringFlag{Name: "server-version", Usage: "the target server's version, e.g. 10.11 (default: the version that wrote the .frm files)"},
+			&cli.IntFlag{Name: "page-size", Usage: "the target's innodb_page_size in bytes (default: the files'; adopt.sh checks the server's)"},
+			&cli.BoolFlag{Name: "json", Usage: "JSON: the kit (its directory, target, and per table the files, statement, notes or refusal)"},
+		},
+		Action: adoptAction,
+	}
+}
+
+func adoptAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return fmt.Errorf("expected SRC... (a table's .ibd/.frm files, or DIR DB.TABLE...), got none")
+	}
+	if c.String("into") == "" {
+		return fmt.Errorf("give --into DIR: the new directory the kit is written to")
+	}
+	k, err := adopt.Plan(c.Args().Slice(), adopt.Options{ServerVersion: c.String("server-version"), PageSize: c.Int("page-size")})
+	if err != nil {
+		return err
+	}
+	if err := k.Write(c.String("into")); err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(k); err != nil {
+			return err
+		}
+	} else {
+		printKit(c, k)
+	}
+	if len(k.Attached()) < len(k.Tables) {
+		return errFindings
+	}
+	return nil
+}
+
+// printKit prints the tables of the kit and the steps that attach them.
+func printKit(c *cli.Context, k *adopt.Kit) {
+	w := c.App.Writer
+	att := k.Attached()
+	fmt.Fprintf(w, "kit in %s: %d table(s) to attach to MariaDB %s (innodb_page_size=%d), %d refused\n", k.Dir, len(att), k.Version, k.PageSize, len(k.Tables)-len(att))
+	for _, t := range k.Tables {
+		if t.Refused != "" {
+			fmt.Fprintf(w, "  refused %s.%s: %s\n    instead: %s\n", t.DB, t.Name, t.Refused, t.Next)
+			continue
+		}
+		fmt.Fprintf(w, "  %s.%s: %s, %d file(s)\n", t.DB, t.Name, t.RowFormat, len(t.Files))
+		for _, n := range t.Notes {
+			fmt.Fprintf(w, "    %s\n", n)
+		}
+	}
+	if len(att) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "steps:\n")
+	fmt.Fprintf(w, "  1. start a fresh MariaDB %s server with innodb_page_size=%d (the tables must not exist there)\n", k.Version, k.PageSize)
+	fmt.Fprintf(w, "  2. on its host: sh %s [client options, e.g. -uroot -S /run/mysqld/mysqld.sock]\n", filepath.Join(k.Dir, adopt.Script))
+	fmt.Fprintf(w, "     it runs %s (CREATE TABLE, DISCARD TABLESPACE), copies %s into the data directory, runs %s (IMPORT TABLESPACE, CHECK TABLE)\n",
+		filepath.Join(k.Dir, adopt.CreateSQL), filepath.Join(k.Dir, "files"), filepath.Join(k.Dir, adopt.ImportSQL))
+	fmt.Fprintf(w, "  3. compare CHECKSUM TABLE with the source's if you have it; restart the server and CHECK TABLE again\n")
+}

@@ -1,0 +1,174 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"innoscope/adopt"
+	"innoscope/internal/lab"
+)
+
+// adoptTables are the tables of adoptWorkload.
+var adoptTables = []string{"a_red", "a_compact", "a_dyn", "a_zip", "a_def", "a_inst", "a_part", "a_dd", "a_uniq"}
+
+// adoptWorkload: every row format with TEXT/BLOB values on and off page, a table without a
+// row format given, instant ADD, DROP and reorder with rows written between, a partitioned
+// table, a DATA DIRECTORY table (@EXTDIR@ is replaced by its directory), a table clustered
+// by a UNIQUE NOT NULL key; secondary keys (prefix, DESC) on several of them.
+const adoptWorkload = `
+CREATE DATABASE db CHARACTER SET utf8mb4;
+USE db;
+CREATE TABLE a_red (id INT PRIMARY KEY, a VARCHAR(100), b TEXT, d LONGBLOB) ROW_FORMAT=REDUNDANT;
+INSERT INTO a_red SELECT seq, CONCAT('a', seq), IF(seq % 3 = 0, NULL, REPEAT('b', seq * 50)), IF(seq % 5 = 0, REPEAT('x', 20000), NULL) FROM seq_1_to_60;
+CREATE TABLE a_compact (id INT PRIMARY KEY, a VARCHAR(100), b TEXT, e LONGBLOB) ROW_FORMAT=COMPACT;
+INSERT INTO a_compact SELECT seq, CONCAT('a', seq), IF(seq % 3 = 0, NULL, REPEAT('b', seq * 100)), IF(seq % 5 = 0, REPEAT('y', 30000), NULL) FROM seq_1_to_60;
+CREATE TABLE a_dyn (id INT PRIMARY KEY, a LONGTEXT, b LONGBLOB, c VARCHAR(5000)) ROW_FORMAT=DYNAMIC;
+INSERT INTO a_dyn SELECT seq, REPEAT(CONCAT('txt', seq), seq * 300), REPEAT(CHAR(seq % 256), seq * 1000), REPEAT('v', seq * 200) FROM seq_1_to_20;
+CREATE TABLE a_zip (id INT PRIMARY KEY, a TEXT, b BLOB, KEY (a(10))) ROW_FORMAT=COMPRESSED;
+INSERT INTO a_zip SELECT seq, REPEAT(CONCAT('z', seq), seq * 40), REPEAT('q', seq * 500) FROM seq_1_to_80;
+CREATE TABLE a_def (id INT PRIMARY KEY, v VARCHAR(50), t MEDIUMTEXT, KEY (v));
+INSERT INTO a_def SELECT seq, CONCAT('v', seq), REPEAT('t', seq * 100) FROM seq_1_to_3000;
+CREATE TABLE a_inst (id INT PRIMARY KEY, a INT, b VARCHAR(20), c INT);
+INSERT INTO a_inst SELECT seq, seq, CONCAT('b', seq), seq * 2 FROM seq_1_to_100;
+ALTER TABLE a_inst ADD COLUMN d VARCHAR(30) DEFAULT 'dflt', ALGORITHM=INSTANT;
+INSERT INTO a_inst VALUES (101, 1, 'new', 3, 'dd');
+ALTER TABLE a_inst DROP COLUMN a, ALGORITHM=INSTANT;
+UPDATE a_inst SET b = 'upd' WHERE id % 10 = 0;
+ALTER TABLE a_inst MODIFY c INT AFTER id, ALGORITHM=INSTANT;
+INSERT INTO a_inst VALUES (102, 7, 'after', 'reorder');
+ALTER TABLE a_inst ADD COLUMN e BLOB FIRST, ALGORITHM=INSTANT;
+INSERT INTO a_inst VALUES (REPEAT('e', 9000), 103, 8, 'last', 'x');
+CREATE TABLE a_part (id INT PRIMARY KEY, v VARCHAR(10), t TEXT) PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (100), PARTITION p1 VALUES LESS THAN MAXVALUE);
+INSERT INTO a_part SELECT seq, CONCAT('v', seq), REPEAT('p', seq * 30) FROM seq_1_to_300;
+CREATE TABLE a_dd (id INT PRIMARY KEY, v VARCHAR(10), b LONGBLOB) DATA DIRECTORY='@EXTDIR@';
+INSERT INTO a_dd SELECT seq, CONCAT('d', seq), REPEAT('d', seq * 700) FROM seq_1_to_50;
+CREATE TABLE a_uniq (u INT NOT NULL, v VARCHAR(10), w INT, UNIQUE KEY (u), KEY (v, w DESC));
+INSERT INTO a_uniq SELECT 1000 - seq, CONCAT('u', seq % 50), seq FROM seq_1_to_900;
+`
+
+// TestAdoptLab checks `adopt` against the real MariaDB 10.11 server: the tables of
+// adoptWorkload, made on a throw-away server (CHECKSUM TABLE recorded, then shut down), are
+// given to adopt as the data directory and their names (the DATA DIRECTORY table through its
+// .isl); the kit's adopt.sh run against a second fresh server attaches every table with the
+// same CHECKSUM TABLE, and after each of two restarts of that server every table still opens,
+// CHECK TABLE says OK and the checksums are the same. The source directories stay
+// byte-identical; refusals (another page size, another major version, a MySQL 8 file, a
+// partition file missing) give the reason and `rows --format sql` as the next step.
+func TestAdoptLab(t *testing.T) {
+	lab.MariaDB1011.Require(t)
+	base := t.TempDir()
+	ext := filepath.Join(base, "ext")
+	if err := os.MkdirAll(ext, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := newRowsServer(t, base)
+	s.sql(t, strings.ReplaceAll(adoptWorkload, "@EXTDIR@", ext))
+	list := "db." + strings.Join(adoptTables, ", db.")
+	want := string(s.sql(t, "CHECKSUM TABLE "+list))
+	s.shutdown(t)
+	data := filepath.Join(base, "data")
+	before := lab.HashTree(t, base)
+
+	kit := filepath.Join(t.TempDir(), "kit")
+	args := append([]string{"adopt", "--into", kit, data}, strings.Split(strings.ReplaceAll(list, " ", ""), ",")...)
+	out, errs, code := run(args...)
+	if code != ExitClean {
+		t.Fatalf("adopt: exit %d, %s\n%s", code, errs, out)
+	}
+	t.Logf("adopt:\n%s", out)
+	if !strings.Contains(out, "a_inst") || !strings.Contains(out, "instant-altered") || !strings.Contains(out, "DATA DIRECTORY "+ext) {
+		t.Errorf("adopt does not name the instant-altered table and the DATA DIRECTORY one:\n%s", out)
+	}
+	if after := lab.HashTree(t, base); !reflect.DeepEqual(before, after) {
+		t.Error("adopt changed the source directories")
+	}
+
+	fresh := newRowsServer(t, t.TempDir())
+	sh := exec.Command("sh", filepath.Join(kit, adopt.Script), "--no-defaults", "-S", fresh.sock, "-uroot")
+	sh.Env = lab.MariaDB1011.Env()
+	if b, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("adopt.sh: %v\n%s", err, b)
+	} else {
+		t.Logf("adopt.sh:\n%s", b)
+	}
+	for round := 0; round < 3; round++ {
+		if round > 0 {
+			fresh.shutdown(t)
+			fresh = startRowsServer(t, fresh.dir)
+		}
+		if got := string(fresh.sql(t, "CHECKSUM TABLE "+list)); got != want {
+			t.Errorf("restart %d: CHECKSUM TABLE differs from the source's:\n%s", round, firstDiff(want, got))
+		}
+		checks := strings.Split(strings.TrimSuffix(string(fresh.sql(t, "CHECK TABLE "+list)), "\n"), "\n")
+		ok := 0
+		for _, l := range checks {
+			if strings.HasSuffix(l, "\tstatus\tOK") {
+				ok++
+			} else {
+				t.Errorf("restart %d: CHECK TABLE: %s", round, l)
+			}
+		}
+		t.Logf("restart %d: %d tables, CHECKSUM TABLE equal to the source's, CHECK TABLE OK on %d", round, len(adoptTables), ok)
+	}
+	fresh.shutdown(t)
+	adoptRefusals(t, data)
+	if after := lab.HashTree(t, base); !reflect.DeepEqual(before, after) {
+		t.Error("adopt changed the source directories")
+	}
+}
+
+// adoptRefusals: a table adopt cannot attach safely is refused (exit 1) with its reason and
+// `rows ... --format sql` as the next step, and nothing of it is in the kit.
+func adoptRefusals(t *testing.T, data string) {
+	copies := filepath.Join(t.TempDir(), "db")
+	os.MkdirAll(copies, 0o755)
+	for _, f := range []string{"a_dyn.frm", "a_dyn.ibd", "a_part.frm", "a_part.par", "a_part#P#p0.ibd"} {
+		b, err := os.ReadFile(filepath.Join(data, "db", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(copies, f), b, 0o644)
+	}
+	cases := []struct {
+		name   string
+		args   []string
+		reason string
+	}{
+		{"page size", []string{"--page-size", "65536", filepath.Join(copies, "a_dyn.ibd")}, "IMPORT TABLESPACE needs the same page size"},
+		{"major version", []string{"--server-version", "10.6", filepath.Join(copies, "a_dyn.frm")}, "the same major version"},
+		{"partition missing", []string{filepath.Join(copies, "a_part.frm")}, "a_part#P#p1.ibd"},
+	}
+	if p := lab.PeerFixtures(); p != "" {
+		cases = append(cases, struct {
+			name   string
+			args   []string
+			reason string
+		}{"MySQL 8", []string{filepath.Join(p, "innodb_ruby", "sakila", "8.0", "sakila", "actor.ibd")}, "MySQL 8 file"})
+	}
+	for _, c := range cases {
+		kit := filepath.Join(t.TempDir(), "kit")
+		out, errs, code := run(append([]string{"adopt", "--json", "--into", kit}, c.args...)...)
+		var k adopt.Kit
+		if err := json.Unmarshal([]byte(out), &k); err != nil || code != ExitFindings || len(k.Tables) != 1 {
+			t.Errorf("%s: exit %d, %v, %s\n%s", c.name, code, err, errs, out)
+			continue
+		}
+		tb := k.Tables[0]
+		if !strings.Contains(tb.Refused, c.reason) || !strings.Contains(tb.Next, "--format sql") {
+			t.Errorf("%s: refused %q, next %q", c.name, tb.Refused, tb.Next)
+		}
+		if _, err := os.Stat(filepath.Join(kit, "files")); err == nil {
+			t.Errorf("%s: the refused table's files are in the kit", c.name)
+		}
+		t.Logf("%s: refused: %s; instead: %s", c.name, tb.Refused, tb.Next)
+	}
+	// Into the source directory: refused before anything is written.
+	if _, errs, code := run("adopt", "--into", filepath.Join(copies, "kit"), filepath.Join(copies, "a_dyn.ibd")); code != ExitError || !strings.Contains(errs, "never writes there") {
+		t.Errorf("adopt --into inside the source: exit %d, %s", code, errs)
+	}
+}
