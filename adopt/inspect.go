@@ -63,15 +63,23 @@ func (k *Kit) inspect(g *group) Table {
 func rowsInstead(g *group) string {
 	var b strings.Builder
 	if g.frm != "" {
-		fmt.Fprintf(&b, "innoscope schema %s > %s.sql; ", g.frm, g.table)
+		fmt.Fprintf(&b, "innoscope schema %s > %s.sql; ", argQuote(g.frm), argQuote(g.table))
 	} else if len(g.ibds) > 0 {
-		fmt.Fprintf(&b, "innoscope schema %s > %s.sql; ", g.ibds[0], g.table)
+		fmt.Fprintf(&b, "innoscope schema %s > %s.sql; ", argQuote(g.ibds[0]), argQuote(g.table))
 	}
 	for _, ibd := range g.ibds {
-		fmt.Fprintf(&b, "innoscope rows %s --format sql >> %s.sql; ", ibd, g.table)
+		fmt.Fprintf(&b, "innoscope rows %s --format sql >> %s.sql; ", argQuote(ibd), argQuote(g.table))
 	}
 	fmt.Fprintf(&b, "then run %s.sql on the target server", g.table)
 	return b.String()
+}
+
+// argQuote quotes a path for a shell command line when it needs it.
+func argQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./#@+,:") == "" {
+		return s
+	}
+	return shellQuote(s)
 }
 
 // check returns why the table cannot be attached safely ("" when it can), filling in what
@@ -91,7 +99,7 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 		if fl.Raw&(1<<14) != 0 || f.Vendor == discovery.VendorMySQL {
 			f.Close()
 			return fmt.Sprintf("%s: a MySQL 8 file (flags 0x%x): MariaDB cannot import it (another format of pages, undo and dictionary)", f.Path, fl.Raw),
-				fmt.Sprintf("innoscope schema %s > %s.sql; innoscope rows %s --format sql >> %s.sql; then run %s.sql on the target server", f.Path, g.table, f.Path, g.table, g.table)
+				rowsInstead(g)
 		}
 		if scheme, ok := discovery.EncryptionScheme(f.Page0(), fl); ok && scheme != 0 {
 			f.Close()
@@ -216,7 +224,7 @@ func checkPartitions(g *group) string {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Sprintf("%s: the partition files of %s are missing (%s#P#%s.ibd): IMPORT TABLESPACE needs every partition", g.par, strings.Join(missing, ", "), g.table, missing[0])
+		return fmt.Sprintf("%s: partition(s) %s have no file here (%s#P#%s.ibd): IMPORT TABLESPACE needs every partition", g.par, strings.Join(missing, ", "), g.table, missing[0])
 	}
 	if len(have) != len(parts) {
 		return fmt.Sprintf("%s names %d partitions, %d partition files were given", g.par, len(parts), len(have))

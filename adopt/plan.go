@@ -132,6 +132,11 @@ func resolve(srcs []string) ([]*group, []string, error) {
 			if g.frm == "" {
 				g.frm = schema.FrmBeside(abs)
 			}
+			if par := filepath.Join(dir, schema.TableOf(name)+".par"); g.par == "" && name != schema.TableOf(name) {
+				if _, err := os.Stat(par); err == nil {
+					g.par = par
+				}
+			}
 		case ".isl":
 			b, err := os.ReadFile(abs)
 			if err != nil {

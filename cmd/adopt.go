@@ -16,10 +16,12 @@ func adoptCommand() *cli.Command {
 		Usage: "write a kit that attaches orphan tables (their .ibd/.frm/.par files) to a fresh MariaDB server of the same major version",
 		Description: "SRC are a table's files (FILE.ibd with its .frm beside, FILE.frm, a partitioned table's .frm/.par\n" +
 			"and partition files) or a data directory followed by DB.TABLE names (none: all its tables).\n" +
-			"The kit in --into DIR holds the copies of the files, 1-create.sql (CREATE TABLE, DISCARD\n" +
-			"TABLESPACE), 2-import.sql (IMPORT TABLESPACE, CHECK TABLE) and adopt.sh, which checks the\n" +
-			"server's version and page size, runs both and copies the files in between. Nothing is written\n" +
-			"where the files are. A table that cannot be attached safely (a MySQL 8 file, another page size\n" +
+			"The kit in --into DIR holds the copies of the files, 1-create.sql (CREATE TABLE without the\n" +
+			"secondary keys, DISCARD TABLESPACE; a partitioned table's partitions through staging tables),\n" +
+			"2-import.sql (IMPORT TABLESPACE, EXCHANGE PARTITION, the secondary keys added, CHECK TABLE) and\n" +
+			"adopt.sh, which checks the server's version and page size, runs both and copies the files in\n" +
+			"between (MariaDB imports a table without a .cfg file only with no secondary key; adopt writes\n" +
+			"no .cfg). Nothing is written where the files are. A table that cannot be attached safely (a MySQL 8 file, another page size\n" +
 			"or major version, encrypted, files missing) is refused with the reason and the next step\n" +
 			"(its rows as SQL: innoscope rows FILE.ibd --format sql); exit 1 when a table is refused.",
 		ArgsUsage: "SRC... --into DIR",
