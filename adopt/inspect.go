@@ -190,10 +190,8 @@ func rowFormatOf(fl discovery.Flags) string {
 		return "COMPRESSED"
 	case fl.AtomicBlobs:
 		return "DYNAMIC"
-	case fl.Raw&1 != 0:
-		return "COMPACT"
 	}
-	return "" // COMPACT or REDUNDANT: the records say
+	return "COMPACT" // or REDUNDANT: the records say (MariaDB gives both the flags 0)
 }
 
 // checkPartitions: a partitioned table's .par names exactly the partition files given.
@@ -251,7 +249,7 @@ func kitStatement(create string, t *Table) string {
 	}
 	if t.RowFormat == "" {
 		t.RowFormat = "DYNAMIC"
-		t.Notes = append(t.Notes, "neither the .frm nor the file's flags give the row format: DYNAMIC (innodb_default_row_format's default) assumed")
+		t.Notes = append(t.Notes, "neither the .frm nor the full_crc32 flags give the row format: DYNAMIC (innodb_default_row_format's default) stated; COMPACT records read alike, only new long values are stored otherwise")
 	}
 	if i := strings.Index(create, "ENGINE=InnoDB"); i >= 0 {
 		j := i + len("ENGINE=InnoDB")

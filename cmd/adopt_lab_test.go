@@ -68,10 +68,11 @@ func TestAdoptLab(t *testing.T) {
 
 // TestAdoptPageSizes is TestAdoptLab's attachment on servers with 4 KiB pages
 // (innodb_strict_mode off: a_red's REDUNDANT row is wider than 4 KiB pages allow, and its rows
-// fit) and 64 KiB pages (a_zip left out: COMPRESSED needs pages of 16 KiB at most).
+// fit), 64 KiB pages (a_zip made DYNAMIC: COMPRESSED needs pages of 16 KiB at most), and 16
+// KiB pages in the crc32 format (the row format in the flags, before full_crc32).
 func TestAdoptPageSizes(t *testing.T) {
 	lab.MariaDB1011.Require(t)
-	for _, opt := range []string{"--innodb-page-size=4k --innodb-strict-mode=0", "--innodb-page-size=64k"} {
+	for _, opt := range []string{"--innodb-page-size=4k --innodb-strict-mode=0", "--innodb-page-size=64k", "--innodb-checksum-algorithm=crc32"} {
 		t.Run(strings.Fields(strings.TrimPrefix(opt, "--innodb-"))[0], func(t *testing.T) { adoptCheck(t, false, strings.Fields(opt)...) })
 	}
 }
