@@ -31,6 +31,11 @@ func Plan(srcs []string, opt Options) (*Kit, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, g := range groups {
+		for _, ibd := range g.ibds { // a DATA DIRECTORY file's directory too
+			dirs = append(dirs, filepath.Dir(ibd))
+		}
+	}
 	k := &Kit{PageSize: opt.PageSize, Sources: dirs}
 	if opt.ServerVersion != "" {
 		if k.Version, err = parseMajor(opt.ServerVersion); err != nil {

@@ -32,7 +32,7 @@ func (k *Kit) Attached() []Table {
 
 // Write makes the kit in dir (created; it must be empty or absent, and outside every
 // directory the files came from): the copies of the files, the SQL scripts and the shell
-// script.
+// script. When every table is refused it writes nothing.
 func (k *Kit) Write(dir string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -47,6 +47,9 @@ func (k *Kit) Write(dir string) error {
 		return fmt.Errorf("%s: not empty: give --into a new or empty directory", abs)
 	}
 	k.Dir = abs
+	if len(k.Attached()) == 0 {
+		return nil // every table refused: no kit
+	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return err
 	}

@@ -23,7 +23,8 @@ func adoptCommand() *cli.Command {
 			"between (MariaDB imports a table without a .cfg file only with no secondary key; adopt writes\n" +
 			"no .cfg). Nothing is written where the files are. A table that cannot be attached safely (a MySQL 8 file, another page size\n" +
 			"or major version, encrypted, files missing) is refused with the reason and the next step\n" +
-			"(its rows as SQL: innoscope rows FILE.ibd --format sql); exit 1 when a table is refused.",
+			"(its rows as SQL: innoscope rows FILE.ibd --format sql); exit 1 when a table is refused\n" +
+			"(nothing is written when every table is).",
 		ArgsUsage: "SRC... --into DIR",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "into", Usage: "the kit's directory (new or empty; not where the files are)"},
@@ -68,7 +69,11 @@ func adoptAction(c *cli.Context) error {
 func printKit(c *cli.Context, k *adopt.Kit) {
 	w := c.App.Writer
 	att := k.Attached()
-	fmt.Fprintf(w, "kit in %s: %d table(s) to attach to MariaDB %s (innodb_page_size=%d), %d refused\n", k.Dir, len(att), k.Version, k.PageSize, len(k.Tables)-len(att))
+	if len(att) == 0 {
+		fmt.Fprintf(w, "no table can be attached: nothing written to %s\n", k.Dir)
+	} else {
+		fmt.Fprintf(w, "kit in %s: %d table(s) to attach to MariaDB %s (innodb_page_size=%d), %d refused\n", k.Dir, len(att), k.Version, k.PageSize, len(k.Tables)-len(att))
+	}
 	for _, t := range k.Tables {
 		if t.Refused != "" {
 			fmt.Fprintf(w, "  refused %s.%s: %s\n    instead: %s\n", t.DB, t.Name, t.Refused, t.Next)
