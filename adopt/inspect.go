@@ -3,6 +3,7 @@ package adopt
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -30,6 +31,23 @@ func Plan(srcs []string, opt Options) (*Kit, error) {
 	groups, dirs, err := resolve(srcs)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Frm != "" {
+		if len(groups) != 1 || len(groups[0].ibds) == 0 {
+			return nil, fmt.Errorf("--frm %s: give it with the files of one table (its .ibd, or its partitions')", opt.Frm)
+		}
+		if _, err := os.Stat(opt.Frm); err != nil {
+			return nil, err
+		}
+		g := groups[0]
+		if g.frm, err = filepath.Abs(opt.Frm); err != nil {
+			return nil, err
+		}
+		if par := strings.TrimSuffix(g.frm, filepath.Ext(g.frm)) + ".par"; g.par == "" {
+			if _, err := os.Stat(par); err == nil {
+				g.par = par
+			}
+		}
 	}
 	for _, g := range groups {
 		for _, ibd := range g.ibds { // a DATA DIRECTORY file's directory too
@@ -139,7 +157,7 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 	for _, ibd := range g.ibds {
 		def, err := schema.FromFile(ibd, g.frm)
 		if err != nil {
-			return err.Error(), fmt.Sprintf("give the table's own .frm beside %s", ibd)
+			return err.Error(), fmt.Sprintf("give the table's own .frm beside %s or with --frm; its rows without the kit: innoscope rows %s --frm ITS.frm --format sql", argQuote(ibd), argQuote(ibd))
 		}
 		if !def.Compact {
 			t.RowFormat = "REDUNDANT"
@@ -164,6 +182,9 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 		return fmt.Sprintf("%s: %d-byte pages, the target's innodb_page_size is %d: IMPORT TABLESPACE needs the same page size", g.ibds[0], t.PageSize, k.PageSize), ""
 	}
 	t.Create = kitStatement(src.Create, t)
+	if i := strings.Index(t.Create, " ("); strings.HasPrefix(t.Create, "CREATE TABLE ") && i > 0 {
+		t.Create = "CREATE TABLE " + quoteID(t.Name) + t.Create[i:] // a .frm given by --frm names its own file
+	}
 	if strings.Contains(t.Create, "\n  FULLTEXT KEY ") {
 		return "a FULLTEXT index: its auxiliary tables (FTS_*.ibd) and hidden FTS_DOC_ID are not attached by the kit", ""
 	}

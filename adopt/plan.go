@@ -27,6 +27,8 @@ type Options struct {
 	// PageSize is the target's innodb_page_size in bytes; 0 assumes the source's (the
 	// script checks).
 	PageSize int
+	// Frm is the .frm of the one table whose files are given, when it is not beside them.
+	Frm string
 }
 
 // File is one tablespace file of a table: where it is and where it goes.

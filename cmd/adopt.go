@@ -25,10 +25,11 @@ func adoptCommand() *cli.Command {
 			"or major version, encrypted, files missing) is refused with the reason and the next step\n" +
 			"(its rows as SQL: innoscope rows FILE.ibd --format sql); exit 1 when a table is refused\n" +
 			"(nothing is written when every table is).",
-		ArgsUsage: "SRC... --into DIR",
+		ArgsUsage: "SRC... --into DIR [--frm FILE.frm]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "into", Usage: "the kit's directory (new or empty; not where the files are)"},
 			&cli.StringFlag{Name: "server-version", Usage: "the target server's version, e.g. 10.11 (default: the version that wrote the .frm files)"},
+			&cli.StringFlag{Name: "frm", Usage: "the .frm of the one table whose files are given, when it is not beside them"},
 			&cli.IntFlag{Name: "page-size", Usage: "the target's innodb_page_size in bytes (default: the files'; adopt.sh checks the server's)"},
 			&cli.BoolFlag{Name: "json", Usage: "JSON: the kit (its directory, target, and per table the files, statement, notes or refusal)"},
 		},
@@ -43,7 +44,7 @@ func adoptAction(c *cli.Context) error {
 	if c.String("into") == "" {
 		return fmt.Errorf("give --into DIR: the new directory the kit is written to")
 	}
-	k, err := adopt.Plan(c.Args().Slice(), adopt.Options{ServerVersion: c.String("server-version"), PageSize: c.Int("page-size")})
+	k, err := adopt.Plan(c.Args().Slice(), adopt.Options{ServerVersion: c.String("server-version"), PageSize: c.Int("page-size"), Frm: c.String("frm")})
 	if err != nil {
 		return err
 	}

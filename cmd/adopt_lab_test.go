@@ -220,6 +220,31 @@ func adoptRefusals(t *testing.T, data string) {
 		}
 		t.Logf("%s: refused: %s; instead: %s", c.name, tb.Refused, tb.Next)
 	}
+	// --frm: another table's .frm is refused (naming the file); the table's own, from
+	// elsewhere under another name, makes the kit's statement name the file's table.
+	other := t.TempDir()
+	for name, from := range map[string]string{"wrong.frm": "a_uniq.frm", "x.frm": "a_dyn.frm"} {
+		b, err := os.ReadFile(filepath.Join(data, "db", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(other, name), b, 0o644)
+	}
+	var k adopt.Kit
+	out, errs, code := run("adopt", "--json", "--into", filepath.Join(t.TempDir(), "kit"), "--frm", filepath.Join(other, "wrong.frm"), filepath.Join(copies, "a_dyn.ibd"))
+	if err := json.Unmarshal([]byte(out), &k); err != nil || code != ExitFindings || len(k.Tables) != 1 || !strings.Contains(k.Tables[0].Refused, "a_dyn.ibd") || !strings.Contains(k.Tables[0].Next, "--format sql") {
+		t.Errorf("adopt --frm wrong.frm a_dyn.ibd: exit %d, %v, %s\n%s", code, err, errs, out)
+	} else {
+		t.Logf("--frm of another table: refused: %s; instead: %s", k.Tables[0].Refused, k.Tables[0].Next)
+	}
+	kit := filepath.Join(t.TempDir(), "kit")
+	k = adopt.Kit{}
+	out, errs, code = run("adopt", "--json", "--into", kit, "--frm", filepath.Join(other, "x.frm"), filepath.Join(copies, "a_dyn.ibd"))
+	if err := json.Unmarshal([]byte(out), &k); err != nil || code != ExitClean || len(k.Tables) != 1 || !strings.HasPrefix(k.Tables[0].Create, "CREATE TABLE `a_dyn` (") {
+		t.Errorf("adopt --frm x.frm a_dyn.ibd: exit %d, %v, %s\n%s", code, err, errs, out)
+	} else if _, err := os.Stat(filepath.Join(kit, "files", "db", "a_dyn.ibd")); err != nil {
+		t.Errorf("adopt --frm x.frm a_dyn.ibd: %v", err)
+	}
 	// Into the source directory: refused before anything is written.
 	if _, errs, code := run("adopt", "--into", filepath.Join(copies, "kit"), filepath.Join(copies, "a_dyn.ibd")); code != ExitError || !strings.Contains(errs, "never writes there") {
 		t.Errorf("adopt --into inside the source: exit %d, %s", code, errs)
