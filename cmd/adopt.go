@@ -91,7 +91,7 @@ func printKit(c *cli.Context, k *adopt.Kit) {
 	fmt.Fprintf(w, "steps:\n")
 	fmt.Fprintf(w, "  1. start a fresh MariaDB %s server with innodb_page_size=%d (the tables must not exist there)\n", k.Version, k.PageSize)
 	fmt.Fprintf(w, "  2. on its host: sh %s [client options, e.g. -uroot -S /run/mysqld/mysqld.sock]\n", filepath.Join(k.Dir, adopt.Script))
-	fmt.Fprintf(w, "     it runs %s (CREATE TABLE, DISCARD TABLESPACE), copies %s into the data directory, runs %s (IMPORT TABLESPACE, CHECK TABLE)\n",
+	fmt.Fprintf(w, "     it runs %s (CREATE TABLE without the secondary keys, DISCARD TABLESPACE), copies %s into the data directory, runs %s (IMPORT TABLESPACE, the keys added, CHECK TABLE)\n",
 		filepath.Join(k.Dir, adopt.CreateSQL), filepath.Join(k.Dir, "files"), filepath.Join(k.Dir, adopt.ImportSQL))
 	fmt.Fprintf(w, "  3. compare CHECKSUM TABLE with the source's if you have it; restart the server and CHECK TABLE again\n")
 }

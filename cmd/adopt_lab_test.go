@@ -32,9 +32,10 @@ CREATE TABLE a_dyn (id INT PRIMARY KEY, a LONGTEXT, b LONGBLOB, c VARCHAR(5000))
 INSERT INTO a_dyn SELECT seq, REPEAT(CONCAT('txt', seq), seq * 300), REPEAT(CHAR(seq % 256), seq * 1000), REPEAT('v', seq * 200) FROM seq_1_to_20;
 CREATE TABLE a_zip (id INT PRIMARY KEY, a TEXT, b BLOB, KEY (a(10))) ROW_FORMAT=COMPRESSED;
 INSERT INTO a_zip SELECT seq, REPEAT(CONCAT('z', seq), seq * 40), REPEAT('q', seq * 500) FROM seq_1_to_80;
-CREATE TABLE a_def (id INT PRIMARY KEY, v VARCHAR(50), t MEDIUMTEXT, KEY (v));
-INSERT INTO a_def SELECT seq, CONCAT('v', seq), REPEAT('t', seq * 100) FROM seq_1_to_3000;
-CREATE TABLE a_inst (id INT PRIMARY KEY, a INT, b VARCHAR(20), c INT);
+CREATE TABLE a_def (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(50), t MEDIUMTEXT, KEY (v));
+INSERT INTO a_def (v, t) SELECT CONCAT('v', seq), REPEAT('t', seq * 100) FROM seq_1_to_3000;
+DELETE FROM a_def WHERE id > 2990;
+CREATE TABLE a_inst (id INT PRIMARY KEY, a INT, b VARCHAR(20), c INT, KEY kc (c));
 INSERT INTO a_inst SELECT seq, seq, CONCAT('b', seq), seq * 2 FROM seq_1_to_100;
 ALTER TABLE a_inst ADD COLUMN d VARCHAR(30) DEFAULT 'dflt', ALGORITHM=INSTANT;
 INSERT INTO a_inst VALUES (101, 1, 'new', 3, 'dd');
@@ -96,6 +97,8 @@ func adoptCheck(t *testing.T, all bool, opts ...string) {
 	s.sql(t, work)
 	list := "db." + strings.Join(tables, ", db.")
 	want := string(s.sql(t, "CHECKSUM TABLE "+list))
+	const autoinc = "SELECT TABLE_NAME, AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'db' ORDER BY 1"
+	wantInc := string(s.sql(t, autoinc))
 	s.shutdown(t)
 	data := filepath.Join(base, "data")
 	before := lab.HashTree(t, base)
@@ -155,6 +158,9 @@ func adoptCheck(t *testing.T, all bool, opts ...string) {
 		if got := string(fresh.sql(t, "CHECKSUM TABLE "+list)); got != want {
 			t.Errorf("restart %d: CHECKSUM TABLE differs from the source's:\n%s", round, firstDiff(want, got))
 		}
+		if got := string(fresh.sql(t, autoinc)); got != wantInc {
+			t.Errorf("restart %d: AUTO_INCREMENT differs from the source's:\n%s", round, firstDiff(wantInc, got))
+		}
 		checks := strings.Split(strings.TrimSuffix(string(fresh.sql(t, "CHECK TABLE "+list)), "\n"), "\n")
 		ok := 0
 		for _, l := range checks {
@@ -164,7 +170,7 @@ func adoptCheck(t *testing.T, all bool, opts ...string) {
 				t.Errorf("restart %d: CHECK TABLE: %s", round, l)
 			}
 		}
-		t.Logf("restart %d: %d tables, CHECKSUM TABLE equal to the source's, CHECK TABLE OK on %d", round, len(tables), ok)
+		t.Logf("restart %d: %d tables, CHECKSUM TABLE and AUTO_INCREMENT compared with the source's, CHECK TABLE OK on %d", round, len(tables), ok)
 	}
 	fresh.shutdown(t)
 	if all {
