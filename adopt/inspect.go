@@ -163,9 +163,6 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 			t.RowFormat = "REDUNDANT"
 		}
 		clustered = def.Clustered.Name
-		if n, err := rootAutoInc(ibd, def.Clustered.Root); err == nil && n+1 > t.AutoIncrement {
-			t.AutoIncrement = n + 1
-		}
 	}
 	src, err := schema.StatementOf(g.frm)
 	if err != nil {
@@ -185,12 +182,6 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 		return fmt.Sprintf("%s: %d-byte pages, the target's innodb_page_size is %d: IMPORT TABLESPACE needs the same page size", g.ibds[0], t.PageSize, k.PageSize), ""
 	}
 	t.Create = kitStatement(src.Create, t)
-	if !strings.Contains(t.Create, " AUTO_INCREMENT") || t.AutoIncrement == 1 {
-		t.AutoIncrement = 0
-	}
-	if t.AutoIncrement > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("AUTO_INCREMENT = %d set after the import (the counter in the root page, + 1)", t.AutoIncrement))
-	}
 	if i := strings.Index(t.Create, " ("); strings.HasPrefix(t.Create, "CREATE TABLE ") && i > 0 {
 		t.Create = "CREATE TABLE " + quoteID(t.Name) + t.Create[i:] // a .frm given by --frm names its own file
 	}
@@ -372,17 +363,3 @@ func keyName(s string) string {
 	return b.String()
 }
 
-// rootAutoInc reads PAGE_ROOT_AUTO_INC, the AUTO_INCREMENT counter MariaDB keeps in the
-// clustered index root in place of PAGE_MAX_TRX_ID (page header + 18).
-func rootAutoInc(ibd string, root uint32) (uint64, error) {
-	f, err := discovery.OpenFile(ibd)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	p, err := f.ReadPage(root)
-	if err != nil {
-		return 0, err
-	}
-	return binary.BigEndian.Uint64(p[38+18:]), nil
-}

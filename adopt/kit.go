@@ -157,9 +157,6 @@ func (k *Kit) importSQL() string {
 		if len(t.AddKeys) > 0 {
 			fmt.Fprintf(&b, "ALTER TABLE %s %s;\n", quoteID(t.Name), strings.Join(t.AddKeys, ", "))
 		}
-		if t.AutoIncrement > 0 {
-			fmt.Fprintf(&b, "ALTER TABLE %s AUTO_INCREMENT = %d;\n", quoteID(t.Name), t.AutoIncrement)
-		}
 		fmt.Fprintf(&b, "CHECK TABLE %s;\n", quoteID(t.Name))
 	})
 	return b.String()

@@ -53,9 +53,6 @@ type Table struct {
 	Par    string `json:"par,omitempty"`
 	Files  []File `json:"files"`
 	Create string `json:"create_table,omitempty"`
-	// AutoIncrement is the next AUTO_INCREMENT value (the root page's counter + 1; 0: none),
-	// set after the import, which takes the largest value in the rows instead.
-	AutoIncrement uint64 `json:"auto_increment,omitempty"`
 	// AddKeys are the secondary keys, added by ALTER TABLE after the import.
 	AddKeys []string `json:"add_keys,omitempty"`
 	// StagingCreate is the statement of a partitioned table without its partitioning: the

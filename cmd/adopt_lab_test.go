@@ -20,7 +20,8 @@ var adoptTables = []string{"a_red", "a_compact", "a_dyn", "a_zip", "a_def", "a_i
 // adoptWorkload: every row format with TEXT/BLOB values on and off page, a table without a
 // row format given, instant ADD, DROP and reorder with rows written between, a partitioned
 // table, a DATA DIRECTORY table (@EXTDIR@ is replaced by its directory), a table clustered
-// by a UNIQUE NOT NULL key; secondary keys (prefix, DESC) on several of them.
+// by a UNIQUE NOT NULL key; secondary keys (prefix, DESC) on several of them; an
+// AUTO_INCREMENT table whose last rows were deleted.
 const adoptWorkload = `
 CREATE DATABASE db CHARACTER SET utf8mb4;
 USE db;
@@ -58,8 +59,9 @@ INSERT INTO a_uniq SELECT 1000 - seq, CONCAT('u', seq % 50), seq FROM seq_1_to_9
 // given to adopt as their files copied out alone (.ibd, .frm, .par; a partitioned table by its
 // partition files) and, for two, as the data directory and their names (the DATA DIRECTORY
 // table through its .isl); the kit's adopt.sh run against a second fresh server attaches every table with the
-// same CHECKSUM TABLE, and after each of two restarts of that server every table still opens,
-// CHECK TABLE says OK and the checksums are the same. The source directories stay
+// same CHECKSUM TABLE (and AUTO_INCREMENT as the source has it after a restart), and after
+// each of two restarts of that server every table still opens, CHECK TABLE says OK and both
+// are the same. The source directories stay
 // byte-identical; refusals (another page size, another major version, a MySQL 8 file, a
 // partition file missing) give the reason and `rows --format sql` as the next step.
 func TestAdoptLab(t *testing.T) {
