@@ -362,4 +362,3 @@ func keyName(s string) string {
 	}
 	return b.String()
 }
-
