@@ -186,7 +186,7 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 		t.Create = "CREATE TABLE " + quoteID(t.Name) + t.Create[i:] // a .frm given by --frm names its own file
 	}
 	if strings.Contains(t.Create, "\n  FULLTEXT KEY ") {
-		return "a FULLTEXT index: its auxiliary tables (FTS_*.ibd) and hidden FTS_DOC_ID are not attached by the kit", ""
+		return g.frm + ": a FULLTEXT index: its auxiliary tables (FTS_*.ibd) and hidden FTS_DOC_ID are not attached by the kit", ""
 	}
 	t.Create, t.AddKeys = splitKeys(t.Create, clustered)
 	if len(t.AddKeys) > 0 {
