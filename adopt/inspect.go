@@ -49,10 +49,19 @@ func Plan(srcs []string, opt Options) (*Kit, error) {
 			}
 		}
 	}
+	seen := map[string]string{}
 	for _, g := range groups {
 		for _, ibd := range g.ibds { // a DATA DIRECTORY file's directory too
 			dirs = append(dirs, filepath.Dir(ibd))
 		}
+		if g.frm != "" {
+			dirs = append(dirs, filepath.Dir(g.frm))
+		}
+		name := g.db + "/" + g.table
+		if first, ok := seen[name]; ok {
+			return nil, fmt.Errorf("%s: the table %s.%s is given twice (also by %s): give each table's files once", groupFile(g), discovery.SQLName(g.db), discovery.SQLName(g.table), first)
+		}
+		seen[name] = groupFile(g)
 	}
 	k := &Kit{PageSize: opt.PageSize, Sources: dirs}
 	if opt.ServerVersion != "" {
@@ -64,6 +73,14 @@ func Plan(srcs []string, opt Options) (*Kit, error) {
 		k.Tables = append(k.Tables, k.inspect(g))
 	}
 	return k, nil
+}
+
+// groupFile is a file that names the group's table in messages.
+func groupFile(g *group) string {
+	if len(g.ibds) > 0 {
+		return g.ibds[0]
+	}
+	return g.frm
 }
 
 // inspect checks one table's files against what the target can import.
