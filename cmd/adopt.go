@@ -3,11 +3,11 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/adopt"
+	"innoscope/report/view"
 )
 
 func adoptCommand() *cli.Command {
@@ -58,40 +58,10 @@ func adoptAction(c *cli.Context) error {
 			return err
 		}
 	} else {
-		printKit(c, k)
+		view.AdoptKit(c.App.Writer, k)
 	}
 	if len(k.Attached()) < len(k.Tables) {
 		return errFindings
 	}
 	return nil
-}
-
-// printKit prints the tables of the kit and the steps that attach them.
-func printKit(c *cli.Context, k *adopt.Kit) {
-	w := c.App.Writer
-	att := k.Attached()
-	if len(att) == 0 {
-		fmt.Fprintf(w, "no table can be attached: nothing written to %s\n", k.Dir)
-	} else {
-		fmt.Fprintf(w, "kit in %s: %d table(s) to attach to MariaDB %s (innodb_page_size=%d), %d refused\n", k.Dir, len(att), k.Version, k.PageSize, len(k.Tables)-len(att))
-	}
-	for _, t := range k.Tables {
-		if t.Refused != "" {
-			fmt.Fprintf(w, "  refused %s.%s: %s\n    instead: %s\n", t.DB, t.Name, t.Refused, t.Next)
-			continue
-		}
-		fmt.Fprintf(w, "  %s.%s: %s, %d file(s)\n", t.DB, t.Name, t.RowFormat, len(t.Files))
-		for _, n := range t.Notes {
-			fmt.Fprintf(w, "    %s\n", n)
-		}
-	}
-	if len(att) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "steps:\n")
-	fmt.Fprintf(w, "  1. start a fresh MariaDB %s server with innodb_page_size=%d (the tables must not exist there)\n", k.Version, k.PageSize)
-	fmt.Fprintf(w, "  2. on its host: sh %s [client options, e.g. -uroot -S /run/mysqld/mysqld.sock]\n", filepath.Join(k.Dir, adopt.Script))
-	fmt.Fprintf(w, "     it runs %s (CREATE TABLE without the secondary keys, DISCARD TABLESPACE), copies %s into the data directory, runs %s (IMPORT TABLESPACE, the keys added, CHECK TABLE)\n",
-		filepath.Join(k.Dir, adopt.CreateSQL), filepath.Join(k.Dir, "files"), filepath.Join(k.Dir, adopt.ImportSQL))
-	fmt.Fprintf(w, "  3. compare CHECKSUM TABLE with the source's if you have it; restart the server and CHECK TABLE again\n")
 }
