@@ -22,6 +22,7 @@ var layers = map[string]int{
 	"innoscope/pageapply":               5, // records -> pages
 	"innoscope/schema":                  5, // a table's definition (SYS_*, .frm); beside pageapply
 	"innoscope/rows":                    6, // pages -> rows
+	"innoscope/adopt":                   6, // a kit attaching orphan tables to a fresh server
 	"innoscope/analysis":                7, // what recovery will do and why
 	"innoscope/changes":                 7, // the log as row changes (undo records, transactions)
 	"innoscope/replay":                  8, // the recovery procedure in a copy

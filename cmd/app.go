@@ -40,7 +40,7 @@ func App(stdout, stderr io.Writer) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{logCommand(), spacesCommand(), pagesCommand(), mapCommand(), diagnoseCommand(), recoverCommand(), verifyCommand(), rowsCommand(), undropCommand(), schemaCommand(), reportCommand()},
+		Commands:        []*cli.Command{logCommand(), spacesCommand(), pagesCommand(), mapCommand(), diagnoseCommand(), recoverCommand(), verifyCommand(), rowsCommand(), undropCommand(), schemaCommand(), adoptCommand(), reportCommand()},
 		ExitErrHandler:  func(*cli.Context, error) {},
 		OnUsageError:    usageError,
 		Action:          missingCommand,

@@ -26,7 +26,7 @@ func TestMistypedNamesSuggest(t *testing.T) {
 		{[]string{"diagnose", dir, "--skip-page"}, "did you mean --skip-pages?"},
 		{[]string{"recover", dir, "--intoo", filepath.Join(dir, "copy")}, "did you mean --into?"},
 		{[]string{"log", "records", "--spcae", "3", dir}, "did you mean --space? (see innoscope log records --help)"},
-		{[]string{"xyzzy", dir}, "the commands are log, spaces, pages, map, diagnose, recover, verify, rows, undrop, schema, report"},
+		{[]string{"xyzzy", dir}, "the commands are log, spaces, pages, map, diagnose, recover, verify, rows, undrop, schema, adopt, report"},
 	} {
 		out, errs, code := run(c.args...)
 		if code != ExitError || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {

@@ -97,6 +97,7 @@ var goldenHelp = []goldenCase{
 	{name: "help/rows.txt", args: []string{"rows", "--help"}},
 	{name: "help/undrop.txt", args: []string{"undrop", "--help"}},
 	{name: "help/schema.txt", args: []string{"schema", "--help"}},
+	{name: "help/adopt.txt", args: []string{"adopt", "--help"}},
 	{name: "help/report.txt", args: []string{"report", "--help"}},
 }
 

@@ -108,3 +108,7 @@ func parFile(path string) []string {
 	}
 	return names
 }
+
+// ParPartitions lists the partitions a .par file names (a subpartition as p#SP#s), in the
+// file's order; nil when the file is missing or not of a .par's shape.
+func ParPartitions(path string) []string { return parFile(path) }
