@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"innoscope/internal/lab"
@@ -100,8 +101,9 @@ func TestLogStaleTailAfterDamagedEnd(t *testing.T) {
 					t.Errorf("diagnose: exit %d, LOG_DAMAGED %+v: the whole mini-transactions past the damaged last one are stale bytes after the log's end", code, fs)
 				}
 				if c.name == "data byte" {
-					if fs := findings(j, "LOG_END_DAMAGED"); len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != last {
-						t.Errorf("LOG_END_DAMAGED %+v; the log ends on the damaged mini-transaction at %d", fs, last)
+					if fs := findings(j, "LOG_END_DAMAGED"); len(fs) != 1 || fs[0].LSN == nil || *fs[0].LSN != last ||
+						!strings.Contains(fs[0].Message, "byte copy of the log") {
+						t.Errorf("LOG_END_DAMAGED %+v; the log ends on the damaged mini-transaction at %d, the whole ones after it a stale copy", fs, last)
 					}
 				}
 				var lc struct {

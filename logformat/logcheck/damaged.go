@@ -89,26 +89,55 @@ func DamagedAt(l *logformat.Log, end uint64, pageSize int) (*Damage, error) {
 // (logformat.Log.Resync). A run of whole ones that is not the log written on past the damage
 // (staleRun) is passed over and the search goes on after it, within the window.
 func damagedWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage, error) {
-	cp, ok := l.Checkpoint()
-	if !ok {
-		cp = logformat.Checkpoint{}
+	d, _, err := runsWithin(l, end, window, pageSize)
+	return d, err
+}
+
+// StaleAfter is the first run of whole mini-transactions that Damaged passed over after a scan
+// of l stopped at end for the reason stop: bytes the server left past its log, with how many
+// bytes earlier the log holds the same bytes (0: the run holds an older FILE_CHECKPOINT
+// instead); nil when there is none, or when Damaged found log written on past end.
+func StaleAfter(l *logformat.Log, stop logformat.StopReason, end uint64, pageSize int) (*Damage, uint64, error) {
+	window := resyncWindow
+	switch {
+	case l == nil:
+		return nil, 0, nil
+	case stop == logformat.StopSequenceBit:
+		window = -1
+	case stop != logformat.StopChecksum && stop != logformat.StopLength:
+		return nil, 0, nil
 	}
+	d, stale, err := runsWithin(l, end, window, pageSize)
+	if err != nil || d != nil || stale == nil {
+		return nil, 0, err
+	}
+	dist, err := l.StaleCopy(stale.At, stale.Resume, stale.End)
+	return stale, dist, err
+}
+
+// runsWithin is damagedWithin, with the first stale run it passed over.
+func runsWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage, *Damage, error) {
+	cp, _ := l.Checkpoint()
+	var first *Damage
 	from, left := end, window
 	for {
 		r, err := l.Resync(from, left)
 		if err != nil || r == 0 {
-			return nil, err
+			return nil, first, err
 		}
 		d, err := wholeRun(l, end, r, pageSize, cp)
 		if err != nil {
-			return nil, err
+			return nil, first, err
 		}
 		stale, err := staleRun(l, d)
 		if err != nil || !stale {
-			return d, err
+			return d, first, err
+		}
+		if first == nil {
+			first = d
 		}
 		if window < 0 || d.End <= from || d.End-end >= uint64(window) {
-			return nil, nil
+			return nil, first, nil
 		}
 		from, left = d.End, window-int(d.End-end)
 	}
