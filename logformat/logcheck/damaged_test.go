@@ -85,6 +85,9 @@ func TestDamagedStaleTail(t *testing.T) {
 	if f := EndFinding(l, "ib_logfile0", stop, "", -1, e); f == nil || f.Code != "LOG_END_DAMAGED" {
 		t.Errorf("EndFinding: %+v, want LOG_END_DAMAGED", f)
 	}
+	if st, dist, err := StaleAfter(l, stop, e, 0); err != nil || st == nil || st.Resume <= end || dist != 17*4096 {
+		t.Errorf("StaleAfter: %+v, %d, %v; want a run past the end %d, a copy 17 blocks back", st, dist, err, end)
+	}
 }
 
 // TestDamagedWrittenOn: whole mini-transactions after a damaged one that are new log (no copy
