@@ -1,6 +1,9 @@
 package logformat
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // Resync looks past a damaged mini-transaction at lsn for the next one the log still holds
 // whole: the first LSN within window bytes after lsn where the bytes frame a mini-transaction
@@ -41,6 +44,84 @@ func (l *Log) Resync(lsn uint64, window int) (uint64, error) {
 		if valid(i) {
 			return lsn + uint64(i), nil
 		}
+	}
+	return 0, nil
+}
+
+// writeBlock is the smallest unit mariadbd writes its 10.8+ log in (its log_t::write_size is the
+// device's block size, 512 or 4096 bytes; a multiple of 4096 is a multiple of 512 too).
+const writeBlock = 512
+
+// staleReach bounds how far back StaleCopy looks for the source of stale bytes: the log buffer
+// they come from (innodb_log_buffer_size, 16 MiB by default) and more.
+const staleReach = 64 << 20
+
+// minStaleCopy is the fewest bytes StaleCopy compares: fewer could repeat older log by chance.
+const minStaleCopy = 32
+
+// StaleCopy tells whether the whole mini-transactions found at [from, to) after a damaged one at
+// at are stale bytes of the log buffer rather than log written on past the damage. mariadbd
+// writes its log in blocks: a write ends with a zero byte where the next mini-transaction will
+// start and fills the rest of its last block with whatever the log buffer held there, log it
+// wrote earlier at the same place in a block (the next write rewrites that block). So such
+// bytes are a copy of the log a whole number of write blocks earlier. StaleCopy compares
+// [from, to), or up to the end of from's 4 KiB block when that is further, with the log at each
+// multiple of writeBlock before it whose copy lies wholly before at (and within staleReach and
+// the ring), and returns the distance of the first that matches; 0 when none does or fewer than
+// minStaleCopy bytes can be compared. Log written on past a damage is new log, no such copy.
+func (l *Log) StaleCopy(at, from, to uint64) (uint64, error) {
+	end := to
+	if blockEnd := from + uint64(4096-l.FileOffset(from)%4096); blockEnd > end {
+		end = blockEnd
+	}
+	n := end - from
+	if n < minStaleCopy || n > MaxMTRSize || from < at {
+		return 0, nil
+	}
+	seg := make([]byte, n)
+	if err := l.ReadAt(seg, from); err != nil {
+		return 0, err
+	}
+	// The candidates: src = from - k*writeBlock with src+n <= at, src >= the ring's oldest byte.
+	lo := uint64(0)
+	if c := l.Capacity(); at > c {
+		lo = at - c
+	}
+	lo = max(lo, l.Header.FirstLSN)
+	if from > staleReach {
+		lo = max(lo, from-staleReach)
+	}
+	if at < n || at-n < lo {
+		return 0, nil
+	}
+	hi := from - writeBlock // the nearest candidate
+	if hi+n > at {
+		hi -= (hi + n - at + writeBlock - 1) / writeBlock * writeBlock
+	}
+	// Read the candidates' bytes in chunks, nearest first.
+	const chunk = 1 << 20
+	buf := make([]byte, chunk+n)
+	for top := hi; top >= lo && top <= hi; {
+		bottom := lo
+		if top-lo > chunk {
+			bottom = top - (chunk-writeBlock)/writeBlock*writeBlock
+		}
+		span := buf[:top-bottom+n]
+		if err := l.ReadAt(span, bottom); err != nil {
+			return 0, err
+		}
+		for src := top; ; src -= writeBlock {
+			if bytes.Equal(span[src-bottom:src-bottom+n], seg) {
+				return from - src, nil
+			}
+			if src < bottom+writeBlock {
+				break
+			}
+		}
+		if bottom == lo || bottom < writeBlock {
+			break
+		}
+		top = bottom - writeBlock
 	}
 	return 0, nil
 }

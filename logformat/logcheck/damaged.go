@@ -26,6 +26,8 @@ type Damage struct {
 	// crash: 40 of them after a zero byte where the next should start), so those found after
 	// damage in that block may be such a tail, and the damaged one the last the log holds.
 	SameBlock bool
+
+	oldestCheckpoint uint64 // the oldest LSN a FILE_CHECKPOINT record from Resume names; 0: none
 }
 
 // tailBlock is the block a crash's last log write ends in (mariadbd 10.11 writes the log in
@@ -84,12 +86,67 @@ func DamagedAt(l *logformat.Log, end uint64, pageSize int) (*Damage, error) {
 }
 
 // damagedWithin is Damaged with the next whole mini-transaction looked for within window bytes
-// (logformat.Log.Resync).
+// (logformat.Log.Resync). A run of whole ones that is not the log written on past the damage
+// (staleRun) is passed over and the search goes on after it, within the window.
 func damagedWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage, error) {
-	r, err := l.Resync(end, window)
-	if err != nil || r == 0 {
-		return nil, err
+	d, _, err := runsWithin(l, end, window, pageSize)
+	return d, err
+}
+
+// StaleAfter is the first run of whole mini-transactions that Damaged passed over after a scan
+// of l stopped at end for the reason stop: bytes the server left past its log, with how many
+// bytes earlier the log holds the same bytes (0: the run holds an older FILE_CHECKPOINT
+// instead); nil when there is none, or when Damaged found log written on past end.
+func StaleAfter(l *logformat.Log, stop logformat.StopReason, end uint64, pageSize int) (*Damage, uint64, error) {
+	window := resyncWindow
+	switch {
+	case l == nil:
+		return nil, 0, nil
+	case stop == logformat.StopSequenceBit:
+		window = -1
+	case stop != logformat.StopChecksum && stop != logformat.StopLength:
+		return nil, 0, nil
 	}
+	d, stale, err := runsWithin(l, end, window, pageSize)
+	if err != nil || d != nil || stale == nil {
+		return nil, 0, err
+	}
+	dist, err := l.StaleCopy(stale.At, stale.Resume, stale.End)
+	return stale, dist, err
+}
+
+// runsWithin is damagedWithin, with the first stale run it passed over.
+func runsWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage, *Damage, error) {
+	cp, _ := l.Checkpoint()
+	var first *Damage
+	from, left := end, window
+	for {
+		r, err := l.Resync(from, left)
+		if err != nil || r == 0 {
+			return nil, first, err
+		}
+		d, err := wholeRun(l, end, r, pageSize, cp)
+		if err != nil {
+			return nil, first, err
+		}
+		stale, err := staleRun(l, d)
+		if err != nil || !stale {
+			return d, first, err
+		}
+		if first == nil {
+			first = d
+		}
+		if window < 0 || d.End <= from || d.End-end >= uint64(window) {
+			return nil, first, nil
+		}
+		from, left = d.End, window-int(d.End-end)
+	}
+}
+
+// wholeRun is the run of whole mini-transactions from r, after the damage at end, with the
+// oldest LSN its FILE_CHECKPOINT records past the end LSN of the checkpoint cp name (those
+// before it may name the checkpoint before cp).
+func wholeRun(l *logformat.Log, end, r uint64, pageSize int, cp logformat.Checkpoint) (*Damage, error) {
 	d := &Damage{At: end, Resume: r}
 	sc := l.Scan(r, logformat.ScanOptions{PageSize: pageSize})
 	pages := map[[2]uint32]bool{}
@@ -97,6 +154,9 @@ func damagedWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage,
 		d.MTRs++
 		d.Records += len(sc.MTR().Records)
 		for _, r := range sc.MTR().Records {
+			if c := r.CheckpointLSN; r.Type == logformat.FileCheckpoint && sc.MTR().LSN > cp.EndLSN && (d.oldestCheckpoint == 0 || c < d.oldestCheckpoint) {
+				d.oldestCheckpoint = c
+			}
 			if r.Type < logformat.FileCreate && !r.SamePage {
 				pages[[2]uint32{r.Space, r.Page}] = true
 			}
@@ -106,6 +166,20 @@ func damagedWithin(l *logformat.Log, end uint64, window, pageSize int) (*Damage,
 	d.End = sc.LSN()
 	d.SameBlock = l.FileOffset(d.At)/tailBlock == l.FileOffset(d.End)/tailBlock
 	return d, sc.Err()
+}
+
+// staleRun tells whether the whole mini-transactions of d are bytes the server left past its
+// log rather than log it wrote on past the damage: a copy of its log whole write blocks earlier
+// (the stale log buffer bytes that fill the last block of every write: logformat.Log.StaleCopy),
+// or, past the FILE_CHECKPOINT record of the checkpoint recovery starts from, one naming an LSN
+// older than that checkpoint (the server's checkpoints only move forward and are written one
+// at a time, so the log after that record names none older).
+func staleRun(l *logformat.Log, d *Damage) (bool, error) {
+	if cp, ok := l.Checkpoint(); ok && d.oldestCheckpoint != 0 && d.oldestCheckpoint < cp.LSN {
+		return true, nil // (wholeRun counts only the records after the FILE_CHECKPOINT of cp)
+	}
+	dist, err := l.StaleCopy(d.At, d.Resume, d.End)
+	return dist != 0, err
 }
 
 // DamageFinding is LOG_DAMAGED: the scan of the log at path stops at damage that whole
