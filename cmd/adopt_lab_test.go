@@ -75,18 +75,6 @@ func TestAdoptLab(t *testing.T) {
 	adoptCheck(t, lab.MariaDB1011, true)
 }
 
-// TestAdoptOtherServers is TestAdoptLab's attachment with MariaDB 10.5 (Debian bullseye's) and
-// 11.8 (trixie's): the tables made by that server, the kit run against a fresh server of the
-// same version (the kit takes the target's major version from the .frm files).
-func TestAdoptOtherServers(t *testing.T) {
-	for _, srv := range []*lab.Server{lab.MariaDB105, lab.MariaDB118} {
-		t.Run(srv.Version, func(t *testing.T) {
-			srv.Require(t)
-			adoptCheck(t, srv, false)
-		})
-	}
-}
-
 // TestAdoptPageSizes is TestAdoptLab's attachment on servers with 4 KiB pages
 // (innodb_strict_mode off: a_red's REDUNDANT row is wider than 4 KiB pages allow, and its rows
 // fit), 64 KiB pages (a_zip made DYNAMIC: COMPRESSED needs pages of 16 KiB at most), and 16
