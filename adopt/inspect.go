@@ -122,6 +122,11 @@ func argQuote(s string) string {
 	return shellQuote(s)
 }
 
+// pageRootAutoInc is where the root page of a clustered index keeps the table's AUTO_INCREMENT
+// counter, the largest value used (PAGE_HEADER + PAGE_MAX_TRX_ID: the field holds the latest
+// transaction id on secondary index leaves, the counter on a clustered root).
+const pageRootAutoInc = 38 + 18
+
 // check returns why the table cannot be attached safely ("" when it can), filling in what
 // it finds.
 func (k *Kit) check(g *group, t *Table) (reason, next string) {
@@ -152,10 +157,15 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 			f.Close()
 			return fmt.Sprintf("%s: %d-byte pages, the table's other files have %d", f.Path, fl.PageSize, t.PageSize), ""
 		}
-		if i == 0 {
-			if p, err := f.ReadPage(3); err == nil && binary.BigEndian.Uint16(p[discovery.FilPageType:]) == 18 {
+		if p, err := f.ReadPage(3); err == nil {
+			if i == 0 && binary.BigEndian.Uint16(p[discovery.FilPageType:]) == 18 {
 				t.Instant = true
 			}
+			if n := binary.BigEndian.Uint64(p[pageRootAutoInc:]); n > 0 && n+1 > t.AutoIncrement {
+				t.AutoIncrement = n + 1
+			}
+		}
+		if i == 0 {
 			t.RowFormat = rowFormatOf(fl)
 		}
 		f.Close()
@@ -205,6 +215,9 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 	if strings.Contains(t.Create, "\n  FULLTEXT KEY ") {
 		return g.frm + ": a FULLTEXT index: its auxiliary tables (FTS_*.ibd) and hidden FTS_DOC_ID are not attached by the kit", ""
 	}
+	if !strings.Contains(t.Create, " AUTO_INCREMENT") {
+		t.AutoIncrement = 0 // no such column: the field is not a counter
+	}
 	t.Create, t.AddKeys = splitKeys(t.Create, clustered)
 	if len(t.AddKeys) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d secondary index(es) added after the import (MariaDB imports without a .cfg file only a table with no secondary index; they are built again from the rows)", len(t.AddKeys)))
@@ -213,6 +226,11 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 		if reason := staging(t); reason != "" {
 			return reason, ""
 		}
+	}
+	if t.Instant && olderThan(k.Version, 10, 6) {
+		return fmt.Sprintf("%s: instant-altered (its root is an INSTANT page), and MariaDB %s imports such a table without a .cfg file as a corrupt B-tree "+
+				"(10.5.23 here: CHECK TABLE says \"The B-tree of index PRIMARY is corrupted\", and after a restart the table does not exist in the engine)", g.ibds[0], k.Version),
+			rowsInstead(g)
 	}
 	if t.Instant {
 		t.Notes = append(t.Notes, "instant-altered (its root is an INSTANT page): IMPORT TABLESPACE reads the metadata record from the file, no .cfg needed")

@@ -65,6 +65,10 @@ type Table struct {
 	// Instant: the clustered index root is an INSTANT page (columns added, dropped or
 	// reordered instantly): MariaDB's IMPORT reads the metadata record from the file.
 	Instant bool `json:"instant"`
+	// AutoIncrement is the next AUTO_INCREMENT value the file keeps (PAGE_ROOT_AUTO_INC of
+	// the clustered index root plus one, the largest of the partitions'); 0: none. The kit
+	// sets it after the import: MariaDB 10.5's IMPORT TABLESPACE leaves the counter at 1.
+	AutoIncrement uint64 `json:"auto_increment,omitempty"`
 	// DataDirectory is the directory of a table created with DATA DIRECTORY (its .isl);
 	// the kit attaches it in the target's data directory.
 	DataDirectory string   `json:"data_directory,omitempty"`
@@ -279,6 +283,15 @@ func frmVersion(path string) int {
 
 // majorOf is the major version of a MYSQL_VERSION_ID (101106 -> "10.11").
 func majorOf(id int) string { return fmt.Sprintf("%d.%d", id/10000, id/100%100) }
+
+// olderThan reports whether major version v ("10.5") is below major.minor.
+func olderThan(v string, major, minor int) bool {
+	var a, b int
+	if _, err := fmt.Sscanf(v, "%d.%d", &a, &b); err != nil {
+		return false
+	}
+	return a < major || a == major && b < minor
+}
 
 // parseMajor reads "10.11" or "10.11.6-MariaDB" as "10.11".
 func parseMajor(v string) (string, error) {

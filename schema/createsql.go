@@ -277,22 +277,30 @@ func tableCollation(opts []string) int {
 	return coll
 }
 
-// charsetCollation is the default collation of a character set (MariaDB 10.11's).
+// charsetCollation is the default collation of a character set (MariaDB 10.11's; utf8 is
+// utf8mb3).
 func charsetCollation(cs string) int {
-	return map[string]int{"latin1": 8, "ascii": 11, "utf8": 33, "utf8mb3": 33, "utf8mb4": 45, "binary": 63, "ucs2": 35,
-		"utf16": 54, "utf32": 60, "gbk": 28}[strings.ToLower(unquote(cs))]
+	cs = strings.ToLower(unquote(cs))
+	if cs == "utf8" {
+		cs = "utf8mb3"
+	}
+	return defaultCollation1011[cs]
 }
+
+// collationIDs is mariaCollations by name.
+var collationIDs = func() map[string]int {
+	m := make(map[string]int, len(mariaCollations))
+	for id, n := range mariaCollations {
+		m[n[1]] = id
+	}
+	return m
+}()
 
 // collationID is the id of a collation by name (0: unknown).
 func collationID(name string) int {
 	name = strings.ToLower(unquote(name))
 	name = strings.Replace(name, "utf8_", "utf8mb3_", 1)
-	for id, n := range mariaCollations {
-		if n[1] == name {
-			return id
-		}
-	}
-	return 0
+	return collationIDs[name]
 }
 
 // keyCols are the columns of a key definition: the names in its first parentheses.

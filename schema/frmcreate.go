@@ -341,31 +341,18 @@ func (d *frmTableDef) keyDef(k FrmKey) string {
 	return s + " (" + strings.Join(parts, ",") + ")"
 }
 
-// mariaCollations names the collations of MariaDB 10.11 a table commonly uses.
-var mariaCollations = map[int][2]string{
-	8: {"latin1", "latin1_swedish_ci"}, 47: {"latin1", "latin1_bin"}, 48: {"latin1", "latin1_general_ci"},
-	11: {"ascii", "ascii_general_ci"}, 65: {"ascii", "ascii_bin"},
-	33: {"utf8mb3", "utf8mb3_general_ci"}, 83: {"utf8mb3", "utf8mb3_bin"}, 192: {"utf8mb3", "utf8mb3_unicode_ci"},
-	45: {"utf8mb4", "utf8mb4_general_ci"}, 46: {"utf8mb4", "utf8mb4_bin"}, 224: {"utf8mb4", "utf8mb4_unicode_ci"},
-	246: {"utf8mb4", "utf8mb4_unicode_520_ci"}, 63: {"binary", "binary"}, 35: {"ucs2", "ucs2_general_ci"},
-	54: {"utf16", "utf16_general_ci"}, 60: {"utf32", "utf32_general_ci"}, 28: {"gbk", "gbk_chinese_ci"},
-}
-
+// mariaCollation is the character set and name of MariaDB collation id (collation_names.go).
 func mariaCollation(id int) (string, string, bool) {
 	n, ok := mariaCollations[id]
 	return n[0], n[1], ok
 }
 
-// mariaWidth is the minimum and maximum bytes per character of MariaDB collation id.
+// mariaWidth is the minimum and maximum bytes per character of MariaDB collation id (1, 1
+// for an id MariaDB does not have; the minimum is 1 for every character set here).
 func mariaWidth(id int) (int, int) {
 	cs, _, _ := mariaCollation(id)
-	switch cs {
-	case "utf8mb4", "utf16", "utf32":
-		return 1, 4
-	case "utf8mb3":
-		return 1, 3
-	case "ucs2", "gbk":
-		return 1, 2
+	if n := charsetMaxLen[cs]; n > 0 {
+		return 1, n
 	}
 	return 1, 1
 }

@@ -19,7 +19,7 @@ root=$(pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/innoscope-queue-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-HEAVY="recover_lab_test.go adopt_lab_test.go report_lab_test.go diagnose_lab_test.go ddlcut_alter_lab_test.go
+HEAVY="recover_lab_test.go adopt_lab_test.go adopt_servers_lab_test.go report_lab_test.go diagnose_lab_test.go ddlcut_alter_lab_test.go
 sweep2206_lab_test.go sweep_ddlundo_lab_test.go sweep_zip_lab_test.go rows_asof_lab_test.go
 diagroot_lab_test.go salvage_lab_test.go rows_lab_test.go rows_deleted_lab_test.go
 salvage_log_lab_test.go paths_lab_test.go upgrade105_lab_test.go sweep_instant_lab_test.go"
