@@ -2,12 +2,14 @@ package cmd
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/finding"
+	"innoscope/mysqldd"
 	"innoscope/report"
 	"innoscope/report/view"
 )
@@ -45,6 +47,14 @@ func spacesAction(c *cli.Context) error {
 		return err
 	}
 	fs := analysis.LocationFindings(ts, analysis.PolicyMariaDB)
+	if d, err := mysqldd.Load(s); err != nil {
+		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "DICTIONARY_UNREADABLE", File: filepath.Join(s.Datadir, mysqldd.File),
+			Message: "the MySQL data dictionary could not be read, so tables are not named: " + err.Error()})
+	} else if d != nil { // a MySQL 8 directory: each tablespace's tables, and the files the dictionary places elsewhere
+		d.Annotate(ts)
+		placed, _ := d.Check(s, ts, nil, false)
+		ts = append(ts, placed...)
+	}
 	src := analysis.ReadSpaceSources(s, ts, scanOptions(c))
 	if id >= 0 {
 		a, err := src.Lookup(uint32(id))
