@@ -23,6 +23,7 @@ func mysqlDictionary(s discovery.Layout, in *Input, fs []finding.Finding) []find
 			Message: "the MySQL data dictionary in mysql.ibd could not be read, so tables are not named and its file paths are not checked: " + err.Error()})
 	}
 	if d == nil {
+		mysqldd.AnnotateFromSDI(in.Spaces) // MySQL 8 files without their mysql.ibd
 		return fs
 	}
 	logged := map[uint32]bool{}

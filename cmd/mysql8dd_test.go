@@ -295,3 +295,39 @@ func TestMySQL8DictionaryPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestMySQL8SpacesFromSDI: MySQL 8.0 and 8.4 datafiles without their mysql.ibd (the innodb_ruby
+// sakila directories, written by real servers) are named from the SDI inside each file; the
+// server names a file-per-table file db/table.ibd, an independent witness of the same name.
+func TestMySQL8SpacesFromSDI(t *testing.T) {
+	for _, v := range []string{"8.0", "8.4"} {
+		dir := peerFixture(t, filepath.Join("innodb_ruby/sakila", v))
+		before := lab.HashTree(t, dir)
+		out, errs, _ := run("spaces", dir, "--json")
+		var ts []struct {
+			Path   string   `json:"path"`
+			Error  string   `json:"error"`
+			Tables []string `json:"tables"`
+		}
+		if err := json.Unmarshal([]byte(out), &ts); err != nil {
+			t.Fatalf("%s: %v\n%s\n%s", v, err, out, errs)
+		}
+		n := 0
+		for _, s := range ts {
+			if s.Error != "" || !strings.HasSuffix(s.Path, ".ibd") {
+				continue
+			}
+			want := filepath.Base(filepath.Dir(s.Path)) + "." + strings.TrimSuffix(filepath.Base(s.Path), ".ibd")
+			if !reflect.DeepEqual(s.Tables, []string{want}) {
+				t.Errorf("%s %s: tables %v, want [%s]", v, s.Path, s.Tables, want)
+			}
+			n++
+		}
+		if n < 14 {
+			t.Errorf("%s: %d datafiles named", v, n)
+		}
+		if after := lab.HashTree(t, dir); !reflect.DeepEqual(before, after) {
+			t.Errorf("%s: the fixtures changed", v)
+		}
+	}
+}

@@ -54,6 +54,8 @@ func spacesAction(c *cli.Context) error {
 		d.Annotate(ts)
 		placed, _ := d.Check(s, ts, nil, false)
 		ts = append(ts, placed...)
+	} else {
+		mysqldd.AnnotateFromSDI(ts) // MySQL 8 files without their mysql.ibd: each file's own SDI
 	}
 	src := analysis.ReadSpaceSources(s, ts, scanOptions(c))
 	if id >= 0 {

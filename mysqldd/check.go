@@ -11,6 +11,7 @@ import (
 
 	"innoscope/discovery"
 	"innoscope/finding"
+	"innoscope/schema"
 )
 
 // File is the name of the file that holds a MySQL 8 data dictionary, in the data directory.
@@ -151,3 +152,27 @@ func (d *Dictionary) Check(s discovery.Layout, ts []discovery.Tablespace, logged
 }
 
 func u32(v uint32) *uint32 { return &v }
+
+// AnnotateFromSDI names the tables of each MySQL 8 datafile of ts from the SDI inside it, for a
+// directory whose mysql.ibd is absent (files copied alone, a partial copy): the tables the SDI
+// describes ("db.table"), no dictionary path. A file without SDI is left as it is.
+func AnnotateFromSDI(ts []discovery.Tablespace) {
+	for i := range ts {
+		t := &ts[i]
+		if t.Error != "" || t.Flags.FullCRC32 || t.Flags.Raw&(1<<14) == 0 /* FSP_FLAGS_MASK_SDI */ || t.FoundBy == discovery.FoundSystem || t.FoundBy == discovery.FoundTemporary {
+			continue
+		}
+		recs, err := schema.ReadSDI(t.Path)
+		if err != nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, r := range recs {
+			if o, err := schema.ParseSDITable(r.JSON); err == nil && !seen[o.Table.SchemaRef+"."+o.Table.Name] {
+				seen[o.Table.SchemaRef+"."+o.Table.Name] = true
+				t.Tables = append(t.Tables, o.Table.SchemaRef+"."+o.Table.Name)
+			}
+		}
+		sort.Strings(t.Tables)
+	}
+}
