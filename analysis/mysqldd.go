@@ -97,7 +97,7 @@ func mysqlDictionary(s discovery.Layout, in *Input, fs []finding.Finding) []find
 		}
 		out = append(out, finding.Finding{Severity: finding.Error, Code: "MISSING_FILE", SpaceID: u32(id), File: mysqldd.Resolve(s.Datadir, names[id]),
 			Message: fmt.Sprintf("the redo log changes space id %d (%s) after the checkpoint, and no file of the data directory, the undo directory or an innodb_directories entry holds it: "+
-				"MySQL's crash recovery stops (\"Could not find any file associated with the tablespace ID: %d\"; \"Use --innodb-directories to find the tablespace files\")", id, name, id)})
+				"MySQL's crash recovery stops, so the server refuses to start (\"Could not find any file associated with the tablespace ID: %d\"; \"Use --innodb-directories to find the tablespace files\")", id, name, id)})
 	}
 	return out
 }

@@ -224,6 +224,9 @@ func TestMySQL8DictionaryPolicy(t *testing.T) {
 			}
 			out, errs, code := run(args...)
 			var d struct {
+				Verdict struct {
+					Sentence string `json:"sentence"`
+				} `json:"verdict"`
 				Findings []struct {
 					Severity string  `json:"severity"`
 					Code     string  `json:"code"`
@@ -254,8 +257,8 @@ func TestMySQL8DictionaryPolicy(t *testing.T) {
 				}
 			}
 			if !v.started {
-				if code != ExitFindings || errors == 0 {
-					t.Errorf("the server aborted, innoscope exits %d with %d errors", code, errors)
+				if code != ExitFindings || errors == 0 || !strings.Contains(d.Verdict.Sentence, "refuse to start") {
+					t.Errorf("the server aborted, innoscope exits %d with %d errors: %q", code, errors, d.Verdict.Sentence)
 				}
 				for _, id := range v.missingIDs {
 					if missing[id] != "error" {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 
 	"github.com/urfave/cli/v2"
 
@@ -54,6 +55,7 @@ func spacesAction(c *cli.Context) error {
 		d.Annotate(ts)
 		placed, _ := d.Check(s, ts, nil, false)
 		ts = append(ts, placed...)
+		sort.SliceStable(ts, func(i, j int) bool { return ts[i].SpaceID < ts[j].SpaceID })
 	} else {
 		mysqldd.AnnotateFromSDI(ts) // MySQL 8 files without their mysql.ibd: each file's own SDI
 	}

@@ -118,7 +118,7 @@ func (d *Dictionary) Check(s discovery.Layout, ts []discovery.Tablespace, logged
 				" in the known directories: MySQL ignores the tablespace at start-up (\"Cannot open datafile\", \"Ignoring tablespace\") and its tables cannot be opened"
 			if logged[id] {
 				sv = finding.Error
-				msg += "; the redo log changes it after the checkpoint, so crash recovery stops (\"Could not find any file associated with the tablespace ID\")"
+				msg += "; the redo log changes it after the checkpoint, so crash recovery stops and the server refuses to start (\"Could not find any file associated with the tablespace ID\")"
 			}
 			fs = append(fs, finding.Finding{Severity: sev(sv), Code: "MISSING_FILE", SpaceID: u32(id), File: p, Message: msg})
 		case t.SpaceID != id:
@@ -138,7 +138,7 @@ func (d *Dictionary) Check(s discovery.Layout, ts []discovery.Tablespace, logged
 			}
 			if logged[id] {
 				sv = finding.Error
-				msg += "; the redo log changes it after the checkpoint, and crash recovery finds tablespaces only in the known directories: it stops (\"Could not find any file associated with the tablespace ID\") until the directory is added to innodb_directories"
+				msg += "; the redo log changes it after the checkpoint, and crash recovery finds tablespaces only in the known directories: it stops and the server refuses to start (\"Could not find any file associated with the tablespace ID\") until the directory is added to innodb_directories"
 			}
 			code := "UNPROTECTED_LOCATION"
 			if t.Location == discovery.LocUndoDir {
