@@ -130,6 +130,19 @@ func TestMySQL8DictionarySpacesMap(t *testing.T) {
 	if named < len(tables) {
 		t.Errorf("%d tablespaces named, the server lists tables in %d", named, len(tables))
 	}
+	// spaces --space N: the table of the answer.
+	for id, want := range tables {
+		if id == 4294967294 {
+			continue
+		}
+		var a struct {
+			Table string `json:"table"`
+		}
+		runJSON(t, &a, "spaces", filepath.Join(dir, "data"), undo, "--innodb-directories="+filepath.Join(dir, "ext"), "--space", strconv.Itoa(int(id)), "--json")
+		if a.Table != strings.Join(want, ", ") {
+			t.Errorf("spaces --space %d: table %q, the server listed %v", id, a.Table, want)
+		}
+	}
 	// The log renames space 2 (RENAME TABLE shop.orders TO shop.orders2, after the dictionary
 	// pages were written) and creates space 8 (not in the dictionary on disk).
 	var m []struct {

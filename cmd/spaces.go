@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -64,6 +65,11 @@ func spacesAction(c *cli.Context) error {
 		a, err := src.Lookup(uint32(id))
 		if err != nil {
 			return err
+		}
+		for _, t := range ts { // MySQL 8: the tables its data dictionary (or the file's SDI) places there
+			if t.SpaceID == uint32(id) && len(t.Tables) > 0 {
+				a.Table = strings.Join(t.Tables, ", ")
+			}
 		}
 		return show(c, func(out *report.Output) ([]finding.Finding, error) { return nil, view.SpaceAnswer(out, a) })
 	}
