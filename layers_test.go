@@ -16,24 +16,25 @@ var layers = map[string]int{
 	"innoscope/internal/interrupt":      0, // what a signal does to a running command
 	"innoscope/logformat":               1, // bytes -> records, per format
 	"innoscope/logformat/logcheck":      2,
-	"innoscope/logformat/logformattest": 2, // builds logs for tests
-	"innoscope/logformat/redo":          3, // the one entry to a redo log
-	"innoscope/discovery":               4, // files -> tablespaces, the dictionary, undo
-	"innoscope/pageapply":               5, // records -> pages
-	"innoscope/schema":                  5, // a table's definition (SYS_*, .frm); beside pageapply
-	"innoscope/rows":                    6, // pages -> rows
-	"innoscope/adopt":                   6, // a kit attaching orphan tables to a fresh server
-	"innoscope/analysis":                7, // what recovery will do and why
-	"innoscope/changes":                 7, // the log as row changes (undo records, transactions)
-	"innoscope/replay":                  8, // the recovery procedure in a copy
-	"innoscope/report":                  9, // rendering: tables, JSON, HTML
-	"innoscope/report/view":             10,
-	"innoscope/cmd":                     11, // the CLI
-	"innoscope":                         12,
+	"innoscope/logformat/logformattest": 2,  // builds logs for tests
+	"innoscope/logformat/redo":          3,  // the one entry to a redo log
+	"innoscope/discovery":               4,  // files -> tablespaces, the dictionary, undo
+	"innoscope/pageapply":               5,  // records -> pages
+	"innoscope/schema":                  5,  // a table's definition (SYS_*, .frm); beside pageapply
+	"innoscope/rows":                    6,  // pages -> rows
+	"innoscope/adopt":                   6,  // a kit attaching orphan tables to a fresh server
+	"innoscope/mysqldd":                 7,  // a MySQL 8 data dictionary (mysql.ibd) read with rows
+	"innoscope/analysis":                8,  // what recovery will do and why
+	"innoscope/changes":                 8,  // the log as row changes (undo records, transactions)
+	"innoscope/replay":                  9,  // the recovery procedure in a copy
+	"innoscope/report":                  10, // rendering: tables, JSON, HTML
+	"innoscope/report/view":             11,
+	"innoscope/cmd":                     12, // the CLI
+	"innoscope":                         13,
 	// Tools of the build and the tests, outside the layers.
-	"innoscope/internal/lab":        12,
-	"innoscope/internal/sweepgen":   12,
-	"innoscope/internal/charsetgen": 12,
+	"innoscope/internal/lab":        13,
+	"innoscope/internal/sweepgen":   13,
+	"innoscope/internal/charsetgen": 13,
 }
 
 // TestLayers: no package imports one above it, and every package has its place.

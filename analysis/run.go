@@ -101,6 +101,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 		return nil, err
 	}
 	fs = append(fs, Diagnose(in)...)
+	fs = mysqlDictionary(s, &in, fs)
 	logEndAhead(fs)
 	noSalvageAhead(fs, ts, in.Pages)
 	fs = append(fs, rollbackFinding(in, s)...)

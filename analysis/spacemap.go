@@ -44,6 +44,10 @@ type Space struct {
 	// mapping even without a FILE_MODIFY for it: recovery must learn it from the rename).
 	Names  []string `json:"names"`
 	Events []Event  `json:"events"`
+	// Tables and DDPath are what a MySQL 8 data dictionary says of the space (its tables, its
+	// file name); empty elsewhere.
+	Tables []string `json:"tables,omitempty"`
+	DDPath string   `json:"dd_path,omitempty"`
 }
 
 // Map is the space id → file name map rebuilt from file records.

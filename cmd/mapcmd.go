@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"path/filepath"
+
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
 	"innoscope/finding"
+	"innoscope/mysqldd"
 	"innoscope/report"
 	"innoscope/report/view"
 )
@@ -33,6 +36,19 @@ func mapAction(c *cli.Context) error {
 	datadir := ""
 	if set, err := settingsOf(c); err == nil {
 		datadir = set.Datadir
+		if d, err := mysqldd.Load(set); err != nil {
+			fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "DICTIONARY_UNREADABLE", File: filepath.Join(set.Datadir, mysqldd.File),
+				Message: "the MySQL data dictionary could not be read, so tables are not named: " + err.Error()})
+		} else if d != nil {
+			for id, sp := range m.Spaces {
+				if dt := d.BySpace(id); dt != nil {
+					sp.Tables = dt.Tables
+					if len(dt.Files) > 0 {
+						sp.DDPath = dt.Files[0]
+					}
+				}
+			}
+		}
 	}
 	return show(c, func(out *report.Output) ([]finding.Finding, error) {
 		return fs, view.Map(out, c.App.ErrWriter, m, datadir, fs)

@@ -2,12 +2,16 @@ package cmd
 
 import (
 	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
 	"innoscope/finding"
+	"innoscope/mysqldd"
 	"innoscope/report"
 	"innoscope/report/view"
 )
@@ -45,11 +49,27 @@ func spacesAction(c *cli.Context) error {
 		return err
 	}
 	fs := analysis.LocationFindings(ts, analysis.PolicyMariaDB)
+	if d, err := mysqldd.Load(s); err != nil {
+		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "DICTIONARY_UNREADABLE", File: filepath.Join(s.Datadir, mysqldd.File),
+			Message: "the MySQL data dictionary could not be read, so tables are not named: " + err.Error()})
+	} else if d != nil { // a MySQL 8 directory: each tablespace's tables, and the files the dictionary places elsewhere
+		d.Annotate(ts)
+		placed, _ := d.Check(s, ts, nil, false)
+		ts = append(ts, placed...)
+		sort.SliceStable(ts, func(i, j int) bool { return ts[i].SpaceID < ts[j].SpaceID })
+	} else {
+		mysqldd.AnnotateFromSDI(ts) // MySQL 8 files without their mysql.ibd: each file's own SDI
+	}
 	src := analysis.ReadSpaceSources(s, ts, scanOptions(c))
 	if id >= 0 {
 		a, err := src.Lookup(uint32(id))
 		if err != nil {
 			return err
+		}
+		for _, t := range ts { // MySQL 8: the tables its data dictionary (or the file's SDI) places there
+			if t.SpaceID == uint32(id) && len(t.Tables) > 0 {
+				a.Table = strings.Join(t.Tables, ", ")
+			}
 		}
 		return show(c, func(out *report.Output) ([]finding.Finding, error) { return nil, view.SpaceAnswer(out, a) })
 	}

@@ -28,7 +28,10 @@ const (
 	FoundUndo      = "undo"      // undoNNN in innodb_undo_directory
 	FoundTemporary = "temporary" // innodb_temp_data_file_path (ibtmp1)
 	FoundScan      = "scan"      // a *.ibd under a scanned directory
-	FoundISL       = "isl"       // named by an .isl link file (DATA DIRECTORY)
+	// FoundDictionary is a file no scanned directory holds, where a MySQL 8 data dictionary
+	// places it (mysql.tablespace_files).
+	FoundDictionary = "dictionary"
+	FoundISL        = "isl" // named by an .isl link file (DATA DIRECTORY)
 	// FoundDirectory is not a datafile: a directory of the scan that could not be read (its
 	// Error says why), so the datafiles in it are not seen.
 	FoundDirectory = "directory"
@@ -80,6 +83,11 @@ type Tablespace struct {
 	// Encryption is the MariaDB encryption scheme page 0 names (CryptUnencrypted when it
 	// names none or has no encryption information); not printed.
 	Encryption int `json:"-"`
+	// Tables are the tables a MySQL 8 data dictionary places in this tablespace ("db.table",
+	// "db.table PARTITION p0"); DDPath is the file name the dictionary gives it
+	// (mysql.tablespace_files), as the dictionary spells it. Both empty elsewhere.
+	Tables []string `json:"tables,omitempty"`
+	DDPath string   `json:"dd_path,omitempty"`
 }
 
 var undoName = regexp.MustCompile(`^undo\d{3}$`)
@@ -371,4 +379,20 @@ func RestoredTablespace(t Tablespace, img []byte) (Tablespace, error) {
 		r.Note = NotePage0Doublewrite
 	}
 	return r, nil
+}
+
+// DescribeAt reads page 0 of the file at path, which no scan of layout s found (a MySQL 8 data
+// dictionary places it there), and classifies its location as Scan would (FoundDictionary).
+func DescribeAt(s Layout, path string) (Tablespace, error) {
+	if s.DataHomeDir == "" {
+		s.DataHomeDir = s.Datadir
+	}
+	if s.UndoDir == "" {
+		s.UndoDir = s.Datadir
+	}
+	var known []string
+	for _, d := range append([]string{s.Datadir, s.DataHomeDir}, s.Directories...) {
+		known = append(known, filepath.Clean(d), ResolvePath(d))
+	}
+	return describe(candidate{path: path, foundBy: FoundDictionary}, known, ResolvePath(s.UndoDir), !sameDir(s.UndoDir, s.Datadir))
 }

@@ -31,6 +31,7 @@ var Codes = map[string]string{
 	"UNPROTECTED_LOCATION": "a datafile outside the directories the server knows",
 	"WRITES_OUTSIDE":       "a file outside the data directory that a server started on it writes",
 	"UNDO_DIR_DATAFILE":    "a datafile in the undo directory",
+	"MOVED_DATAFILE":       "a MySQL 8 tablespace found by its space id elsewhere than the log or dictionary names it",
 	"STALE_ISL":            "an .isl naming no file",
 	"MISLINKED_TABLE":      "a DATA DIRECTORY table whose .isl names no file while the log gives it one",
 	"ENCRYPTED_TABLESPACE": "an encrypted tablespace the log changes: the server needs its keys",

@@ -36,6 +36,9 @@ func Spaces(out *report.Output, ts []discovery.Tablespace, src *analysis.SpaceSo
 		if t.Error != "" {
 			extra = out.Paint(report.Bad, t.Error)
 		}
+		if dd := dictionaryNote(t.Tables, t.DDPath); dd != "" {
+			extra = strings.TrimPrefix(extra+"; "+dd, "; ")
+		}
 		rows = append(rows, []string{src.ShownID(t), t.Path, t.FoundBy, fmt.Sprintf("0x%x", t.Flags.Raw), sz,
 			fmt.Sprint(t.Pages), t.ChecksumAlgorithm, fmt.Sprint(t.FirstPageLSN), loc, extra})
 	}
@@ -123,7 +126,11 @@ func Map(out *report.Output, stderr io.Writer, m *analysis.Map, datadir string, 
 			}
 			ev = append(ev, x)
 		}
-		rows = append(rows, []string{fmt.Sprint(s.ID), s.Name, s.FileState(datadir), strings.Join(ev, "\n")})
+		name := s.Name
+		if dd := dictionaryNote(s.Tables, s.DDPath); dd != "" {
+			name += "\n" + dd
+		}
+		rows = append(rows, []string{fmt.Sprint(s.ID), name, s.FileState(datadir), strings.Join(ev, "\n")})
 	}
 	if err := out.Table([]string{"SPACE", "NAME", "STATE", "EVENTS (kind@mini-transaction LSN)"}, rows); err != nil {
 		return err
@@ -134,4 +141,21 @@ func Map(out *report.Output, stderr io.Writer, m *analysis.Map, datadir string, 
 		fmt.Fprintf(out.Writer(), "file records from LSN %d to the end of the log at %d\n", m.FromLSN, m.EndLSN)
 	}
 	return findings(out, fs)
+}
+
+// dictionaryNote is what a MySQL 8 data dictionary says of a tablespace: its tables and the
+// file name it gives ("" where no dictionary was read).
+func dictionaryNote(tables []string, ddPath string) string {
+	var parts []string
+	if len(tables) > 0 {
+		shown := tables
+		if len(shown) > 3 {
+			shown = append(append([]string(nil), tables[:3]...), fmt.Sprintf("and %d more", len(tables)-3))
+		}
+		parts = append(parts, "tables: "+strings.Join(shown, ", "))
+	}
+	if ddPath != "" {
+		parts = append(parts, "dictionary: "+ddPath)
+	}
+	return strings.Join(parts, "; ")
 }

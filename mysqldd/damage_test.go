@@ -1,0 +1,52 @@
+package mysqldd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"innoscope/schema"
+)
+
+// TestReadDamagedDictionary: a dictionary table whose root page is damaged, or a mysql.ibd cut
+// short, is an error naming what could not be read, never a partial dictionary taken as whole.
+func TestReadDamagedDictionary(t *testing.T) {
+	dir := fixture(t)
+	src := filepath.Join(dir, "data", File)
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The root of mysql.tablespaces, as the SDI of the same file gives it.
+	recs, err := schema.ReadSDI(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := uint64(0)
+	for _, r := range recs {
+		if o, err := schema.ParseSDITable(r.JSON); err == nil && o.Table.SchemaRef == "mysql" && o.Table.Name == "tablespaces" {
+			root, _ = privateUint(o.Table.Indexes[0].SEPrivateData, "root")
+		}
+	}
+	if root == 0 {
+		t.Fatal("no root of mysql.tablespaces in the SDI")
+	}
+	bad := append([]byte(nil), b...)
+	for i := int(root)*16384 + 100; i < int(root+1)*16384-100; i++ {
+		bad[i] ^= 0x5a
+	}
+	p := filepath.Join(t.TempDir(), File)
+	if err := os.WriteFile(p, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(p); err == nil || !strings.Contains(err.Error(), "tablespaces") {
+		t.Errorf("root page %d of mysql.tablespaces damaged: %v", root, err)
+	}
+	if err := os.WriteFile(p, b[:len(b)/64], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Read(p); err == nil {
+		t.Errorf("mysql.ibd cut to %d bytes: read %d tablespaces, no error", len(b)/64, len(d.Tablespaces))
+	}
+}
