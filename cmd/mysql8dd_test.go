@@ -1,11 +1,8 @@
 package cmd
 
 import (
-	"archive/tar"
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,64 +15,12 @@ import (
 	"innoscope/internal/lab"
 )
 
-// mysql8Fixture unpacks fixtures/mysql8dd/crashed.tar.gz (a MySQL 9.7.4 directory killed after
-// DDL: see its README) into a temporary directory: data/, ext/, undo/.
-func mysql8Fixture(t *testing.T) string {
-	t.Helper()
-	f, err := os.Open("../fixtures/mysql8dd/crashed.tar.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return dir
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.Clean(h.Name))
-		if h.Typeflag == tar.TypeDir {
-			err = os.MkdirAll(p, 0o755)
-		} else if h.Typeflag == tar.TypeReg {
-			var w *os.File
-			if w, err = os.Create(p); err == nil {
-				_, err = io.Copy(w, tr)
-				w.Close()
-			}
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// mysql8Oracle reads a table the server printed (fixtures/mysql8dd/oracle), less its header.
-func mysql8Oracle(t *testing.T, name string) [][]string {
-	b, err := os.ReadFile(filepath.Join("../fixtures/mysql8dd/oracle", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
-		out = append(out, strings.Split(l, "\t"))
-	}
-	return out
-}
-
 // mysql8Expected is, by space id, what the server's information_schema said of the dictionary
 // the fixture's mysql.ibd holds: the tables (INNODB_TABLES, as innoscope names them) and the
 // file name (FILES).
 func mysql8Expected(t *testing.T) (map[uint32][]string, map[uint32]string, map[string]uint32) {
 	tables, files, byName := map[uint32][]string{}, map[uint32]string{}, map[string]uint32{}
-	for _, r := range mysql8Oracle(t, "innodb_tables.tsv") {
+	for _, r := range lab.MySQL8Oracle(t, "innodb_tables.tsv") {
 		id, _ := strconv.ParseUint(r[1], 10, 32)
 		db, tb, _ := strings.Cut(r[0], "/")
 		name := db + "." + tb
@@ -84,7 +29,7 @@ func mysql8Expected(t *testing.T) (map[uint32][]string, map[uint32]string, map[s
 		}
 		tables[uint32(id)] = append(tables[uint32(id)], name)
 	}
-	for _, r := range mysql8Oracle(t, "files.tsv") {
+	for _, r := range lab.MySQL8Oracle(t, "files.tsv") {
 		id, _ := strconv.ParseUint(r[0], 10, 32)
 		files[uint32(id)], byName[r[2]] = filepath.Clean(r[1]), uint32(id)
 	}
@@ -98,7 +43,7 @@ func mysql8Expected(t *testing.T) (map[uint32][]string, map[uint32]string, map[s
 // tablespace's tables and the dictionary's file name as the server's information_schema did,
 // and the fixture stays byte-identical.
 func TestMySQL8DictionarySpacesMap(t *testing.T) {
-	dir := mysql8Fixture(t)
+	dir := lab.MySQL8Fixture(t)
 	before := lab.HashTree(t, dir)
 	tables, files, _ := mysql8Expected(t)
 	var ts []struct {
@@ -218,7 +163,7 @@ func TestMySQL8DictionaryPolicy(t *testing.T) {
 	for _, c := range cases {
 		t.Run(strings.TrimSuffix(c.verdict, ".txt"), func(t *testing.T) {
 			v := readVerdict(t, c.verdict)
-			dir := mysql8Fixture(t)
+			dir := lab.MySQL8Fixture(t)
 			if c.moveLate {
 				if err := os.Rename(filepath.Join(dir, "ext/ts_late.ibd"), filepath.Join(dir, "data/ts_late.ibd")); err != nil {
 					t.Fatal(err)

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"innoscope/internal/lab"
 	"innoscope/schema"
 )
 
 // TestReadDamagedDictionary: a dictionary table whose root page is damaged, or a mysql.ibd cut
 // short, is an error naming what could not be read, never a partial dictionary taken as whole.
 func TestReadDamagedDictionary(t *testing.T) {
-	dir := fixture(t)
+	dir := lab.MySQL8Fixture(t)
 	src := filepath.Join(dir, "data", File)
 	b, err := os.ReadFile(src)
 	if err != nil {

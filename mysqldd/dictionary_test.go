@@ -1,82 +1,21 @@
 package mysqldd
 
 import (
-	"archive/tar"
-	"bufio"
-	"compress/gzip"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"innoscope/discovery"
+	"innoscope/internal/lab"
 	"innoscope/schema"
 )
-
-// fixture is the crashed MySQL 9.7.4 directory of fixtures/mysql8dd, unpacked into a temporary
-// directory (data/, ext/, undo/ side by side).
-func fixture(t *testing.T) string {
-	t.Helper()
-	f, err := os.Open("../fixtures/mysql8dd/crashed.tar.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return dir
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.Clean(h.Name))
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		case tar.TypeReg:
-			w, err := os.Create(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.Copy(w, tr); err != nil {
-				t.Fatal(err)
-			}
-			w.Close()
-		}
-	}
-}
-
-// tsv reads a file the server printed with --batch: its rows less the header.
-func tsv(t *testing.T, name string) [][]string {
-	f, err := os.Open(filepath.Join("../fixtures/mysql8dd/oracle", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][]string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		out = append(out, strings.Split(sc.Text(), "\t"))
-	}
-	return out[1:]
-}
 
 // TestReadDictionary: the tablespaces, files and tables innoscope decodes from mysql.ibd's
 // dictionary tables are those the server printed from information_schema (FILES,
 // INNODB_TABLES) for the same dictionary, and those the SDI inside each datafile names.
 func TestReadDictionary(t *testing.T) {
-	dir := fixture(t)
+	dir := lab.MySQL8Fixture(t)
 	d, err := Read(filepath.Join(dir, "data", File))
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +24,7 @@ func TestReadDictionary(t *testing.T) {
 		t.Errorf("mysqld_version_id %d, the SDI of a 9.7.4 server says 90704", d.Version)
 	}
 	// information_schema.FILES: space id -> file name (the server writes ./ before some).
-	files := tsv(t, "files.tsv")
+	files := lab.MySQL8Oracle(t, "files.tsv")
 	for _, r := range files {
 		var id uint32
 		if _, err := fmtSscan(r[0], &id); err != nil {
@@ -106,7 +45,7 @@ func TestReadDictionary(t *testing.T) {
 	// information_schema.INNODB_TABLES: db/table[#p#pN] -> space id. It hides the dictionary's
 	// own tables, which mysql.ibd holds too.
 	want := map[uint32][]string{}
-	for _, r := range tsv(t, "innodb_tables.tsv") {
+	for _, r := range lab.MySQL8Oracle(t, "innodb_tables.tsv") {
 		var id uint32
 		if _, err := fmtSscan(r[1], &id); err != nil {
 			t.Fatal(err)
