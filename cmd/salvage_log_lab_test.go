@@ -163,11 +163,11 @@ func TestSalvageMissingFileCheckpoint(t *testing.T) {
 func TestSalvageDamageBeforeCheckpointEnd(t *testing.T) {
 	s := lab.Get(t, "wrapped")
 	// The damage goes before the newest page the server flushed to ibdata1 before the crash
-	// (how far that is differs from one generation of the lab crash to the next).
-	var sysNewest uint64
-	for _, pi := range pagesOf(t, filepath.Join(s.Crashed, "ibdata1")).PageList {
-		sysNewest = max(sysNewest, pi.LSN)
-	}
+	// (how far that is differs from one generation of the lab crash to the next). The
+	// doublewrite buffer's copies are pages of other tablespaces and do not count (CI run of
+	// stop 38: a copy of a db/t.ibd page was the newest, so the salvage rightly quarantined
+	// db/t.ibd instead of refusing).
+	sysNewest := pagesOf(t, "--verify", "--summary", filepath.Join(s.Crashed, "ibdata1")).MaxLSN
 	var mtrLSN, promised uint64
 	dir, _ := flipInLog(t, s, func(l *logformat.Log, cp uint64) uint64 {
 		c, _ := l.Checkpoint()
