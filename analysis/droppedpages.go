@@ -122,7 +122,11 @@ func droppedPagesFindings(in Input, dir string) []finding.Finding {
 	if file == "" {
 		file = dir
 	}
-	return []finding.Finding{{Severity: finding.Info, Code: "DROPPED_TABLE_PAGES", File: file,
+	var space *uint32
+	if sys != "" {
+		space = u32(0)
+	}
+	return []finding.Finding{{Severity: finding.Info, Code: "DROPPED_TABLE_PAGES", SpaceID: space, File: file,
 		Message: fmt.Sprintf("%d leaf pages of %s that no live table has are still on disk (the rows of dropped or truncated tables, or a dropped index's records): %s; "+
 			"`innoscope undrop %s --list` lists them, `innoscope undrop %s DB.TABLE` prints a dropped table's rows",
 			total, plural(len(list), "index", "indexes"), strings.Join(parts, "; "), dir, dir)}}
