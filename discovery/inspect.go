@@ -54,7 +54,8 @@ type Report struct {
 	// checksums held (only with verification; not of ROW_FORMAT=COMPRESSED pages).
 	DeleteMarked map[uint64]int `json:"-"`
 	// Leaves counts, per index id, the leaf pages whose checksums held (only with
-	// verification; not ROW_FORMAT=COMPRESSED pages nor the doublewrite buffer's copies): what
+	// verification; not ROW_FORMAT=COMPRESSED or encrypted pages nor the doublewrite buffer's
+	// copies): what
 	// a page's index id says it belongs to, live or dropped.
 	Leaves   map[uint64]int `json:"-"`
 	Verified bool           `json:"verified"`
@@ -169,7 +170,9 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 				ipc := ip
 				pi.Index = &ipc
 			}
-			if ip.Level == 0 && in.verify && !corrupt {
+			// An encrypted page's records (and index id) are ciphertext: not counted.
+			encrypted := in.t.Vendor != VendorMySQL && KeyVersion(p, in.fl, uint32(no)) != 0
+			if ip.Level == 0 && in.verify && !corrupt && !encrypted {
 				if !in.inDoublewrite(no) {
 					pt.leaves[ip.IndexID]++
 				}
