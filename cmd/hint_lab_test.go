@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -104,6 +105,15 @@ func TestRecoverableHint(t *testing.T) {
 			t.Errorf("rows db.k %v: want one %s hint with %d records naming %s:\n%s", args, hint, n, cmd, errs)
 		}
 	}
+	// A relative DIR is named as typed.
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, cp); err == nil {
+			_, errs, _ := run("rows", rel, "db.k")
+			if want := "`innoscope rows " + rel + " db.k --deleted`"; !strings.Contains(errs, want) {
+				t.Errorf("rows %s db.k: want the hint naming %s:\n%s", rel, want, errs)
+			}
+		}
+	}
 	if out, errs, code := run("rows", cp, "db.k", "--deleted"); code != ExitClean || out != wantDel {
 		t.Errorf("rows db.k --deleted: exit %d, %s\n%s", code, errs, firstDiff(wantDel, out))
 	}
@@ -119,6 +129,15 @@ func TestRecoverableHint(t *testing.T) {
 	}
 	if len(k) != 1 || !strings.HasPrefix(k[0], "db.k: "+strconv.Itoa(n)+" delete-marked records") || !strings.Contains(k[0], cmd) {
 		t.Errorf("diagnose: DELETED_ROWS_ON_DISK of db.* %q, want db.k's %d naming %s", k, n, cmd)
+	}
+	// Each table's count is the one `rows` meets walking it (no page counted twice, the
+	// doublewrite buffer's copies not at all).
+	for _, m := range got["DELETED_ROWS_ON_DISK"] {
+		tb, rest, _ := strings.Cut(m, ": ")
+		count, _, _ := strings.Cut(rest, " ")
+		if _, errs, _ := run("rows", cp, tb); !strings.Contains(errs, ": "+count+" delete-marked records") {
+			t.Errorf("diagnose says %s; rows %s says:\n%s", m, tb, errs)
+		}
 	}
 	// undrop --list: db.d's clustered index, and db.k's dropped secondary index kv, which the
 	// hint leaves out (no lost rows) when the dictionary's leftovers name it.

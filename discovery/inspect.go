@@ -51,7 +51,8 @@ type Report struct {
 	Reasons             map[int64]string `json:"reasons,omitempty"` // page → why (corrupt or innochecksum-only)
 	Instant             []InstantRoot    `json:"instant"`
 	// DeleteMarked counts, per index id, the delete-marked records of the leaf pages whose
-	// checksums held (only with verification; not of ROW_FORMAT=COMPRESSED pages).
+	// checksums held (only with verification; not of ROW_FORMAT=COMPRESSED or encrypted pages
+	// nor of the doublewrite buffer's copies).
 	DeleteMarked map[uint64]int `json:"-"`
 	// Leaves counts, per index id, the leaf pages whose checksums held (only with
 	// verification; not ROW_FORMAT=COMPRESSED or encrypted pages nor the doublewrite buffer's
@@ -171,11 +172,11 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 				pi.Index = &ipc
 			}
 			// An encrypted page's records (and index id) are ciphertext: not counted.
+			// The doublewrite buffer's copies (never checked, copies of pages counted where
+			// they are) are not counted either.
 			encrypted := in.t.Vendor != VendorMySQL && KeyVersion(p, in.fl, uint32(no)) != 0
-			if ip.Level == 0 && in.verify && !corrupt && !encrypted {
-				if !in.inDoublewrite(no) {
-					pt.leaves[ip.IndexID]++
-				}
+			if ip.Level == 0 && in.verify && !corrupt && !encrypted && !in.inDoublewrite(no) {
+				pt.leaves[ip.IndexID]++
 				if n := CountDeleteMarked(p, ip.Compact); n > 0 {
 					pt.deleted[ip.IndexID] += n
 				}
