@@ -56,8 +56,7 @@ type Report struct {
 	DeleteMarked map[uint64]int `json:"-"`
 	// Leaves counts, per index id, the leaf pages whose checksums held (only with
 	// verification; not ROW_FORMAT=COMPRESSED or encrypted pages nor the doublewrite buffer's
-	// copies): what
-	// a page's index id says it belongs to, live or dropped.
+	// copies): what each page's index id says it belongs to, live or dropped.
 	Leaves   map[uint64]int `json:"-"`
 	Verified bool           `json:"verified"`
 	// MaxLSN is the largest FIL_PAGE_LSN of a page that passed (or was not) checked;
