@@ -107,6 +107,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	fs = append(fs, rollbackFinding(in, s)...)
 	fs = append(fs, instantMetadataFindings(in, s, opt)...)
 	fs = append(fs, deletedRowsFindings(in, s.Datadir)...)
+	fs = append(fs, droppedPagesFindings(in, s.Datadir)...)
 	sum := map[string]int{"error": 0, "warning": 0, "info": 0}
 	end := a.Map.EndLSN
 	for i := range fs {

@@ -76,8 +76,14 @@ func rowsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if !opt.Deleted {
-		view.RowsHint(c.App.ErrWriter, rows.DeletedHint(res, s.Datadir, name))
+	if !opt.Deleted && opt.Index == "" {
+		// The hint names the command as the user typed it (a secondary index's delete-marked
+		// records are no deleted rows: --index gives none).
+		shown := dir
+		if shown == "" {
+			shown = s.Datadir
+		}
+		view.RowsHint(c.App.ErrWriter, rows.DeletedHint(res, shown, name))
 	}
 	if view.RowsLost(c.App.ErrWriter, res) {
 		return errFindings

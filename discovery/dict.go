@@ -221,6 +221,18 @@ type DictIndex struct {
 	TrxID uint64 `json:"-"`
 }
 
+// Index ids that are no table's: the dictionary's own indexes (SYS_TABLES, SYS_COLUMNS,
+// SYS_INDEXES, SYS_FIELDS) are below DICT_HDR_FIRST_ID, the change buffer's are
+// DICT_IBUF_ID_MIN plus a space id.
+const (
+	dictFirstID = 10
+	ibufFirstID = 0xFFFFFFFF00000000
+)
+
+// TableIndexID reports whether id can be the index id of a table's index (not the
+// dictionary's own nor the change buffer's).
+func TableIndexID(id uint64) bool { return id >= dictFirstID && id < ibufFirstID }
+
 // ReadDictIndexes reads SYS_INDEXES: TABLE_ID, ID, DB_TRX_ID, DB_ROLL_PTR, NAME, N_FIELDS,
 // TYPE, SPACE, PAGE_NO and (since MySQL 5.7 / MariaDB 10.2) MERGE_THRESHOLD.
 func ReadDictIndexes(t *File) ([]DictIndex, error) {

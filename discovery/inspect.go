@@ -51,9 +51,14 @@ type Report struct {
 	Reasons             map[int64]string `json:"reasons,omitempty"` // page → why (corrupt or innochecksum-only)
 	Instant             []InstantRoot    `json:"instant"`
 	// DeleteMarked counts, per index id, the delete-marked records of the leaf pages whose
-	// checksums held (only with verification; not of ROW_FORMAT=COMPRESSED pages).
+	// checksums held (only with verification; not of ROW_FORMAT=COMPRESSED or encrypted pages
+	// nor of the doublewrite buffer's copies).
 	DeleteMarked map[uint64]int `json:"-"`
-	Verified     bool           `json:"verified"`
+	// Leaves counts, per index id, the leaf pages whose checksums held (only with
+	// verification; not ROW_FORMAT=COMPRESSED or encrypted pages nor the doublewrite buffer's
+	// copies): what each page's index id says it belongs to, live or dropped.
+	Leaves   map[uint64]int `json:"-"`
+	Verified bool           `json:"verified"`
 	// MaxLSN is the largest FIL_PAGE_LSN of a page that passed (or was not) checked;
 	// Future lists pages whose LSN is beyond InspectOptions.FutureLSN (when set).
 	MaxLSN uint64  `json:"max_lsn"`
@@ -92,10 +97,11 @@ type part struct {
 	maxLSN     uint64
 	future     []int64
 	deleted    map[uint64]int // index id → delete-marked records on its sound leaf pages
+	leaves     map[uint64]int // index id → its sound leaf pages
 }
 
 func newPart() *part {
-	return &part{summary: map[string]int{}, algorithms: map[string]int{}, reasons: map[int64]string{}, leftmost: map[uint64]leaf{}, deleted: map[uint64]int{}}
+	return &part{summary: map[string]int{}, algorithms: map[string]int{}, reasons: map[int64]string{}, leftmost: map[uint64]leaf{}, deleted: map[uint64]int{}, leaves: map[uint64]int{}}
 }
 
 // inspector holds what every page's inspection needs.
@@ -164,7 +170,12 @@ func (in *inspector) page(no int64, p []byte, pt *part, withInfo bool) PageInfo 
 				ipc := ip
 				pi.Index = &ipc
 			}
-			if ip.Level == 0 && in.verify && !corrupt {
+			// An encrypted page's records (and index id) are ciphertext: not counted.
+			// The doublewrite buffer's copies (never checked, copies of pages counted where
+			// they are) are not counted either.
+			encrypted := in.t.Vendor != VendorMySQL && KeyVersion(p, in.fl, uint32(no)) != 0
+			if ip.Level == 0 && in.verify && !corrupt && !encrypted && !in.inDoublewrite(no) {
+				pt.leaves[ip.IndexID]++
 				if n := CountDeleteMarked(p, ip.Compact); n > 0 {
 					pt.deleted[ip.IndexID] += n
 				}
@@ -322,6 +333,12 @@ func merge(t *File, in *inspector, parts []*part, verified bool) *Report {
 				r.DeleteMarked = map[uint64]int{}
 			}
 			r.DeleteMarked[id] += n
+		}
+		for id, n := range pt.leaves {
+			if r.Leaves == nil {
+				r.Leaves = map[uint64]int{}
+			}
+			r.Leaves[id] += n
 		}
 		if pt.maxLSN > r.MaxLSN {
 			r.MaxLSN = pt.maxLSN

@@ -6,6 +6,7 @@ package finding
 var Codes = map[string]string{
 	// The redo log.
 	"DELETED_ROWS_ON_DISK":    "delete-marked records on a table's leaf pages; rows --deleted prints the deleted rows",
+	"DROPPED_TABLE_PAGES":     "leaf pages of indexes no live table has (dropped or truncated tables); undrop prints their rows",
 	"UNCLEAN_SHUTDOWN":        "records to apply after the checkpoint: crash recovery runs",
 	"NO_VALID_CHECKPOINT":     "no checkpoint block is valid: the server refuses the log",
 	"CHECKPOINT_REJECTED":     "one checkpoint block is invalid; the other is used",

@@ -97,13 +97,6 @@ func readDictionary(s discovery.Layout) (*dictionary, error) {
 	return d, err
 }
 
-// Index ids that are no table's: the dictionary's own indexes are below DICT_HDR_FIRST_ID, the
-// change buffer's from DICT_IBUF_ID_MIN up.
-const (
-	dictFirstID = 10
-	ibufFirstID = 0xFFFFFFFF00000000
-)
-
 // ListDropped lists the indexes whose pages c found that no live index of the dictionary has,
 // named from the dictionary's delete-marked records where they are still there.
 func ListDropped(s discovery.Layout, c *Carving) ([]DroppedTable, error) {
@@ -123,7 +116,7 @@ func (d *dictionary) dropped(c *Carving) []DroppedTable {
 	}
 	var out []DroppedTable
 	for _, x := range c.Indexes() {
-		if live[x.IndexID] || x.IndexID < dictFirstID || x.IndexID >= ibufFirstID {
+		if live[x.IndexID] || !discovery.TableIndexID(x.IndexID) {
 			continue
 		}
 		dt := DroppedTable{DroppedIndex: x}
