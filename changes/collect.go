@@ -81,8 +81,12 @@ type Trx struct {
 	ID    uint64 `json:"trx_id"`
 	State string `json:"state"`
 	// EndLSN is the mini-transaction that committed or finished the rollback (0: open).
-	EndLSN  uint64    `json:"end_lsn,omitempty"`
-	TrxNo   uint64    `json:"trx_no,omitempty"` // the commit's serialisation number
+	EndLSN uint64 `json:"end_lsn,omitempty"`
+	TrxNo  uint64 `json:"trx_no,omitempty"` // the commit's serialisation number
+	// Xid is the xid of the binary log's own XA under which the transaction is prepared (0:
+	// none); Binlog says what the server's recovery does with it (ByBinlog).
+	Xid     uint64    `json:"binlog_xid,omitempty"`
+	Binlog  string    `json:"binlog,omitempty"`
 	Changes []*Change `json:"changes"`
 	header  pageID
 	done    bool
@@ -291,7 +295,7 @@ func (c *Collector) Trxs() []*Trx {
 			t.State = Open
 			if p, err := c.read(t.header.space, t.header.page); err == nil && len(p) > undoState+2 &&
 				binary.BigEndian.Uint16(p[undoState:]) == statePrepared {
-				t.State = Prepared
+				t.State, t.Xid = Prepared, binlogXid(p)
 			}
 		}
 		if t.done {
