@@ -81,8 +81,12 @@ type Trx struct {
 	ID    uint64 `json:"trx_id"`
 	State string `json:"state"`
 	// EndLSN is the mini-transaction that committed or finished the rollback (0: open).
-	EndLSN  uint64    `json:"end_lsn,omitempty"`
-	TrxNo   uint64    `json:"trx_no,omitempty"` // the commit's serialisation number
+	EndLSN uint64 `json:"end_lsn,omitempty"`
+	TrxNo  uint64 `json:"trx_no,omitempty"` // the commit's serialisation number
+	// Xid is the xid of the binary log's own XA under which the transaction is prepared (0:
+	// none); Binlog says what the server's recovery does with it (ByBinlog).
+	Xid     uint64    `json:"binlog_xid,omitempty"`
+	Binlog  string    `json:"binlog,omitempty"`
 	Changes []*Change `json:"changes"`
 	header  pageID
 	done    bool
@@ -100,7 +104,14 @@ type Collector struct {
 	tables   Tables
 	await    []*Change // changes whose row image is looked for on the pages the next mini-transactions change
 	mtrs     int       // mini-transactions observed
+	// firstOf remembers the first page of the undo segment of a page (trxOf); a mini-transaction
+	// that frees or initialises a page forgets it all (a page may then change segments).
+	firstOf map[pageID]firstPage
+	slab    []Change // the changes are allocated changeSlab at a time
 }
+
+// changeSlab is how many changes are allocated at once.
+const changeSlab = 1024
 
 // awaitMTRs is how many mini-transactions (of all threads) a change's row image is looked for
 // in after its undo record: the one that changes the clustered index comes right after the undo
@@ -140,6 +151,9 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 		switch {
 		case r.Type == logformat.FreePage:
 			freed[id] = true
+			clear(c.firstOf)
+		case r.Type == logformat.InitPage:
+			clear(c.firstOf)
 		case r.Type == logformat.Extended && r.ExtSub() == logformat.UndoAppend:
 			apps = append(apps, appended{id, r.Data})
 		}
@@ -156,17 +170,24 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 				free = int(binary.BigEndian.Uint16(p[undoPageFree:]))
 			}
 		}
-		keep := list[:0]
-		for _, ch := range list {
-			switch {
-			case ch.trx.done:
-			case free >= 0 && ch.Offset < free:
-				keep = append(keep, ch)
-			default:
-				ch.RolledBack = true
+		// a page's records of an open transaction lie at rising offsets (a rollback removes the
+		// last ones): those removed are at the end, after any of finished transactions
+		n := len(list)
+		for ; n > 0; n-- {
+			ch := list[n-1]
+			if ch.trx.done {
+				continue
 			}
+			if free >= 0 && ch.Offset < free {
+				break
+			}
+			ch.RolledBack = true
 		}
-		c.pending[id] = keep
+		i := 0
+		for i < n && list[i].trx.done {
+			i++
+		}
+		c.pending[id] = list[i:n]
 	}
 	if err := c.appendAll(m, apps); err != nil {
 		return err
@@ -224,7 +245,12 @@ func (c *Collector) appendAll(m *logformat.MTR, apps []appended) error {
 		if t == nil {
 			continue
 		}
-		ch := &Change{LSN: m.LSN, Space: a.id.space, Page: a.id.page, Offset: off, raw: append([]byte(nil), a.data...), trx: t}
+		if len(c.slab) == 0 {
+			c.slab = make([]Change, changeSlab)
+		}
+		ch := &c.slab[0]
+		c.slab = c.slab[1:]
+		*ch = Change{LSN: m.LSN, Space: a.id.space, Page: a.id.page, Offset: off, raw: append([]byte(nil), a.data...), trx: t}
 		t.Changes = append(t.Changes, ch)
 		c.pending[a.id] = append(c.pending[a.id], ch)
 		if u, ok, err := ParseUndo(ch.raw, -1); err == nil && ok && u.TableID >= 16 && c.tables != nil {
@@ -238,21 +264,38 @@ func (c *Collector) appendAll(m *logformat.MTR, apps []appended) error {
 }
 
 // trxOf finds the transaction whose undo log holds the page: the first page of its segment
-// (following FLST_PREV) holds the undo log header with the transaction id.
+// (following FLST_PREV) holds the undo log header with the transaction id. The first page found
+// for a page is remembered (firstOf) while the page's FLST_PREV stays as it was.
 func (c *Collector) trxOf(id pageID) *Trx {
-	no := id.page
-	var p []byte
-	for hops := 0; ; hops++ {
-		var err error
-		if p, err = c.read(id.space, no); err != nil || len(p) < undoLastLog+2 || hops > maxPrevHops ||
-			binary.BigEndian.Uint16(p[filPageType:]) != pageTypeUndo {
-			return nil // not an undo log page: nothing the log's undo records can be traced to
+	p, err := c.read(id.space, id.page)
+	if err != nil || !undoPage(p) {
+		return nil // not an undo log page: nothing the log's undo records can be traced to
+	}
+	own := binary.BigEndian.Uint32(p[undoPageNode:])
+	no, cached := id.page, false
+	if f, ok := c.firstOf[id]; ok && f.prev == own {
+		no, cached = f.first, true
+	} else {
+		for hops, prev := 0, own; prev != filNull; hops++ {
+			if hops > maxPrevHops {
+				return nil
+			}
+			no = prev
+			if p, err = c.read(id.space, no); err != nil || !undoPage(p) {
+				return nil
+			}
+			prev = binary.BigEndian.Uint32(p[undoPageNode:])
 		}
-		prev := binary.BigEndian.Uint32(p[undoPageNode:])
-		if prev == filNull {
-			break
+		if c.firstOf == nil {
+			c.firstOf = map[pageID]firstPage{}
 		}
-		no = prev
+		c.firstOf[id] = firstPage{first: no, prev: own}
+	}
+	if cached && no != id.page {
+		if p, err = c.read(id.space, no); err != nil || !undoPage(p) || binary.BigEndian.Uint32(p[undoPageNode:]) != filNull {
+			delete(c.firstOf, id)
+			return nil
+		}
 	}
 	hdr := int(binary.BigEndian.Uint16(p[undoLastLog:]))
 	if hdr < undoSegHdr || hdr+16 > len(p) {
@@ -268,6 +311,14 @@ func (c *Collector) trxOf(id pageID) *Trx {
 	}
 	c.byHeader[h] = t
 	return t
+}
+
+// firstPage is the first page of an undo segment found for a page, and the page's FLST_PREV then.
+type firstPage struct{ first, prev uint32 }
+
+// undoPage: p is an undo log page as long as its header.
+func undoPage(p []byte) bool {
+	return len(p) >= undoLastLog+2 && binary.BigEndian.Uint16(p[filPageType:]) == pageTypeUndo
 }
 
 // Trxs are the transactions with changes in the window, committed and rolled back ones in the
@@ -291,7 +342,7 @@ func (c *Collector) Trxs() []*Trx {
 			t.State = Open
 			if p, err := c.read(t.header.space, t.header.page); err == nil && len(p) > undoState+2 &&
 				binary.BigEndian.Uint16(p[undoState:]) == statePrepared {
-				t.State = Prepared
+				t.State, t.Xid = Prepared, binlogXid(p)
 			}
 		}
 		if t.done {

@@ -52,7 +52,9 @@ func resolve(ch *Change, tables Tables) bool {
 		ch.Inexact = fmt.Sprintf("undo record at space %d page %d offset %d: %v", ch.Space, ch.Page, ch.Offset, err)
 		return true
 	}
-	ch.Inexact = u.Inexact
+	if ch.Op == Update { // what is not decoded lies in the update vector
+		ch.Inexact = u.Inexact
+	}
 	var bad []string
 	conv := func(fs []Field) []Value {
 		var out []Value
@@ -71,7 +73,10 @@ func resolve(ch *Change, tables Tables) bool {
 		}
 		return out
 	}
-	ch.Key, ch.Old = conv(u.Key), conv(u.Old)
+	ch.Key = conv(u.Key)
+	if ch.Op == Update { // an insert over a deleted record: its old values are the deleted row's
+		ch.Old = conv(u.Old)
+	}
 	switch {
 	case ch.imgErr != "":
 		bad = append(bad, "row image: "+ch.imgErr)

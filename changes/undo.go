@@ -58,10 +58,12 @@ type Undo struct {
 	Inexact string
 }
 
-// Op is the row operation of the record.
+// Op is the row operation of the record. An update of a delete-marked record is an insert:
+// the server inserts a row over a record of the same key deleted but not yet purged (a row
+// deleted and inserted again, a key changed back), and the binary log has it as an INSERT.
 func (u Undo) Op() Op {
 	switch u.Type {
-	case undoInsert:
+	case undoInsert, undoUpdDel:
 		return Insert
 	case undoDelMark:
 		return Delete

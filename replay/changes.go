@@ -86,6 +86,13 @@ func logChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, []*logc
 		return nil, nil, err
 	}
 	trxs := col.Trxs()
+	// a server with a binary log commits a transaction prepared for it as the binary log says
+	bl, err := discovery.FindBinlog(s.Datadir)
+	where := s.Datadir
+	if err != nil {
+		bl, where = nil, fmt.Sprintf("%s (%v)", s.Datadir, err)
+	}
+	trxs = changes.ByBinlog(trxs, bl, where)
 	trxs = changes.Resolve(trxs, tables)
 	if opt.Table != "" {
 		trxs = changes.OnlyTable(trxs, opt.DB+"."+opt.Table)

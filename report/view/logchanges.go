@@ -64,7 +64,11 @@ func sqlChanges(w *bufio.Writer, trxs []*changes.Trx, reverse bool) int {
 	}
 	missed := 0
 	for _, t := range order {
-		fmt.Fprintf(w, "-- trx %d, committed at LSN %d\nSTART TRANSACTION;\n", t.ID, t.EndLSN)
+		if t.EndLSN == 0 && t.Xid != 0 {
+			fmt.Fprintf(w, "-- trx %d, committed by the binary log (Xid %d): its commit is not in the redo log\nSTART TRANSACTION;\n", t.ID, t.Xid)
+		} else {
+			fmt.Fprintf(w, "-- trx %d, committed at LSN %d\nSTART TRANSACTION;\n", t.ID, t.EndLSN)
+		}
 		chs := append([]*changes.Change(nil), t.Changes...)
 		if reverse {
 			for i, j := 0, len(chs)-1; i < j; i, j = i+1, j-1 {
