@@ -139,7 +139,7 @@ func MapLog(l *redo.Log, opt redo.ScanOptions, atLSN uint64) (*Map, []finding.Fi
 	m := a.Map
 	var fs []finding.Finding
 	if atLSN == 0 { // the whole log: a corrupt record, a missing FILE_CHECKPOINT
-		fcp := logcheck.ScanFileCheckpoint(l.Path, m.FromLSN, m.EndLSN, a.FileCheckpointEnd, cpLSN)
+		fcp := l.FileCheckpointFinding(m.FromLSN, m.EndLSN, a.FileCheckpointEnd, cpLSN)
 		fs = logcheck.Scan(l.Path, nil, sc, m.EndLSN, fcp, cpLSN, 0, 0)
 	} else if err := sc.StopError(); err != nil {
 		fs = append(fs, logcheck.CorruptLog(l.Path, sc.LSN(), err))

@@ -330,6 +330,14 @@ func TestToLSNSaysWhereItStopped(t *testing.T) {
 		if code != ExitClean || !strings.Contains(out, "at --to-lsn "+to) || strings.Contains(out, "end of log") || strings.Contains(out, "limit:") {
 			t.Errorf("%s: log stats --to-lsn %s: exit %d, want it to say it stopped at --to-lsn %s:\n%s%s", s.Name, to, code, to, out, errs)
 		}
+		// A scan cut short proves no FILE_CHECKPOINT missing: a 10.5 log's record for the
+		// checkpoint may lie past --to-lsn (stop 38, loaded run: MISSING_FILE_CHECKPOINT, exit 1).
+		// The first mini-transaction alone is the shortest cut.
+		first := strconv.FormatUint(whole.CheckpointLSN+1, 10)
+		out, errs, code = run(append([]string{"log", "stats", "--json", s.Crashed, "--to-lsn", first}, where...)...)
+		if code != ExitClean || strings.Contains(out, "MISSING_FILE_CHECKPOINT") {
+			t.Errorf("%s: log stats --to-lsn %s (the first mini-transaction): exit %d\n%s%s", s.Name, first, code, out, errs)
+		}
 		out, errs, code = run(append([]string{"log", "records", s.Crashed, "--to-lsn", to}, where...)...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		want := fmt.Sprintf("stopped at --to-lsn %s: the scan ends at LSN %d", to, part.EndLSN)

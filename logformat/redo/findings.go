@@ -12,9 +12,19 @@ import (
 // FileCheckpointFinding is a missing FILE_CHECKPOINT, as the log's server looks for it: a
 // MariaDB 10.8+ server at the checkpoint's end LSN (logcheck.FileCheckpoint), a 10.5-10.7 one
 // in a scan from the checkpoint (start) to end that met it at fcpEnd (0: not met); nil: found.
+// A scan that stopped short of the log's end (--to-lsn) proves nothing missing: the log from the
+// checkpoint to its end is scanned for the record then, as the server scans it.
 func (l *Log) FileCheckpointFinding(start, end, fcpEnd, cpLSN uint64) *finding.Finding {
 	if l.v108 != nil {
 		return logcheck.FileCheckpoint(l.v108, l.Path, l.PageSize)
+	}
+	if start == cpLSN && fcpEnd == 0 {
+		if sc, from, err := l.Scanner(ScanOptions{}); err == nil && from == cpLSN {
+			for sc.Next() && fcpEnd == 0 {
+				fcpEnd = fileCheckpointEnd(sc.MTR(), cpLSN, 0)
+			}
+			end = max(end, sc.LSN())
+		}
 	}
 	return logcheck.ScanFileCheckpoint(l.Path, start, end, fcpEnd, cpLSN)
 }

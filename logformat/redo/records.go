@@ -161,7 +161,7 @@ func (rs *RecordScan) Each(f Filter, fn func(*Record) error) (*Listing, error) {
 	reason, detail, _ := sc.Stop()
 	end := sc.LSN()
 	return &Listing{End: End{LSN: end, Reason: reason, Detail: detail, To: rs.opt.To},
-		Findings: logcheck.Clean105(logcheck.Scan(l.Path, nil, sc, end, logcheck.ScanFileCheckpoint(l.Path, start, end, fcpEnd, cpLSN), cpLSN, 0, 0), end, cpLSN)}, nil
+		Findings: logcheck.Clean105(logcheck.Scan(l.Path, nil, sc, end, l.FileCheckpointFinding(start, end, fcpEnd, cpLSN), cpLSN, 0, 0), end, cpLSN)}, nil
 }
 
 // mlog is Each for an MLOG log.

@@ -90,7 +90,7 @@ func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 		j.CrashRecovery = l.pageRecordsFrom(cpLSN)
 	}
 	j.Findings = logcheck.Clean105(unclean(logcheck.Scan(l.Path, cps, sc, st.EndLSN,
-		logcheck.ScanFileCheckpoint(l.Path, st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, 0, 0)), st.EndLSN, cpLSN)
+		l.FileCheckpointFinding(st.StartLSN, st.EndLSN, st.FileCheckpointEnd, cpLSN), cpLSN, 0, 0)), st.EndLSN, cpLSN)
 	return j, nil
 }
 
