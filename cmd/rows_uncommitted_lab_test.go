@@ -14,7 +14,7 @@ import (
 // TestRowsUncommitted (new-user trial): a table that a transaction the crash left uncommitted
 // had changed was printed as stored — its uncommitted updates, inserts and deletes included —
 // when the log had nothing left to apply. Here the real server holds an open transaction on tu
-// and an XA-PREPAREd one on tx, flushes every page (so the log needs no crash recovery), and is
+// and an XA-PREPAREd one on tx, flushes every page (so the log has no page record to apply), and is
 // killed. rows refuses both tables (exit 2, naming the transactions) and prints the untouched
 // table; --uncommitted prints the stored records, which differ from what the server shows:
 // started on a copy, it rolls tu's transaction back and keeps tx's prepared one, and SELECT
@@ -57,15 +57,18 @@ SELECT SLEEP(600);`)
 	}
 	s.sql(t, "SET GLOBAL innodb_max_dirty_pages_pct = 0; SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0.001;")
 	for i := 0; ; i++ {
+		// Nothing to apply: no page record after the checkpoint. FILE_MODIFY records may follow
+		// it (the open transactions keep their tablespaces named at each checkpoint: stop 38,
+		// loaded run), which makes the server read the log but changes no page.
 		var st struct {
-			CrashRecovery bool `json:"crash_recovery"`
+			PageRecords *int `json:"page_records"`
 		}
 		out, _, _ := run("log", "stats", "--json", s.dir)
-		if json.Unmarshal([]byte(out), &st) == nil && !st.CrashRecovery {
+		if json.Unmarshal([]byte(out), &st) == nil && st.PageRecords != nil && *st.PageRecords == 0 {
 			break
 		}
-		if i == 120 {
-			t.Fatalf("the server's checkpoint did not reach the end of its log:\n%s", out)
+		if i == 360 {
+			t.Fatalf("the server's checkpoint did not reach the last page record of its log:\n%s", out)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

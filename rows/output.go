@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/logformat/redo"
 	"innoscope/schema"
 )
@@ -214,7 +215,10 @@ func (e ErrNeedsRecovery) Error() string {
 }
 
 // CheckClean refuses a data directory that needs crash recovery: its pages are not what the
-// server would read.
+// server would read. A log whose only records after the checkpoint are file records
+// (FILE_MODIFY: tablespaces an open transaction kept named at the checkpoint) makes the server
+// read it but change no page, so it is not refused, unless the log has an error finding (a
+// damage may hide page records).
 func CheckClean(s discovery.Layout) error {
 	l, err := redo.Open(redo.Location{Arg: s.Datadir, Datadir: s.Datadir, LogDir: s.LogDir})
 	if err != nil {
@@ -225,7 +229,8 @@ func CheckClean(s discovery.Layout) error {
 	if err != nil {
 		return err
 	}
-	if st.CrashRecovery {
+	worst, _ := finding.Worst(st.Findings)
+	if st.CrashRecovery && (st.PageRecords > 0 || worst == finding.Error) {
 		e := ErrNeedsRecovery{Log: l.Path}
 		if l.Replayable() != nil {
 			e.Unreplayable, e.Creator = l.Header.FormatName, l.Header.Creator
