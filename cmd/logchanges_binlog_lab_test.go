@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -403,19 +402,7 @@ func TestLogChangesBinlog(t *testing.T) {
 		s.sql(t, w)
 	}
 	rolled := id(s.sql(t, "BEGIN; UPDATE db.t_int SET a = 50 WHERE id = 1; INSERT INTO db.t_str (id, a, j) VALUES (9, 'rb', REPEAT('r', 20000)); DELETE FROM db.t_misc WHERE id = 3;\n"+trxID+"ROLLBACK;"))
-	open := exec.Command("mariadb", "--no-defaults", "--unbuffered", "--batch", "--skip-column-names", "-S", s.sock, "-uroot", "-D", "db")
-	open.Stdin = strings.NewReader("BEGIN; UPDATE t_num SET a = 1 WHERE id = 2; DELETE FROM t_misc WHERE id = 3; INSERT INTO t_inst (id, b) VALUES (99, 'open');\n" + trxID + "SELECT SLEEP(600);")
-	stdout, err := open.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := open.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer open.Process.Kill()
-	buf := make([]byte, 64)
-	n, _ := stdout.Read(buf)
-	openID := id(buf[:n])
+	openID := id([]byte(s.session(t, "db", "BEGIN; UPDATE t_num SET a = 1 WHERE id = 2; DELETE FROM t_misc WHERE id = 3; INSERT INTO t_inst (id, b) VALUES (99, 'open');\n"+trxID+"SELECT SLEEP(600);")))
 	for _, w := range binlogWorkload[3:] {
 		s.sql(t, w)
 	}

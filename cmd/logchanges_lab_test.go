@@ -3,7 +3,6 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -60,19 +59,7 @@ CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 	t1 := id(s.sql(t, "BEGIN; INSERT INTO db.a VALUES (101, 'new', 5, 'a text'); UPDATE db.a SET v = 'upd' WHERE id = 2; DELETE FROM db.a WHERE id = 3;\n"+trxID+"COMMIT;"))
 	t2 := id(s.sql(t, "BEGIN; INSERT INTO db.b VALUES ('new', 7, '2021-02-03', 'e'); UPDATE db.b SET x = 99, d = NULL WHERE k = 'k2'; DELETE FROM db.b WHERE k = 'k3';\n"+trxID+"COMMIT;"))
 	t3 := id(s.sql(t, "BEGIN; UPDATE db.a SET v = 'rb' WHERE id = 4; INSERT INTO db.b VALUES ('rb', 1, NULL, NULL);\n"+trxID+"ROLLBACK;"))
-	open := exec.Command("mariadb", "--no-defaults", "--unbuffered", "--batch", "--skip-column-names", "-S", s.sock, "-uroot", "-D", "db")
-	open.Stdin = strings.NewReader("BEGIN; UPDATE a SET n = 0 WHERE id = 5; DELETE FROM b WHERE k = 'k4';\n" + trxID + "SELECT SLEEP(600);")
-	stdout, err := open.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := open.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer open.Process.Kill()
-	buf := make([]byte, 64)
-	n, _ := stdout.Read(buf)
-	t4 := id(buf[:n])
+	t4 := id([]byte(s.session(t, "db", "BEGIN; UPDATE a SET n = 0 WHERE id = 5; DELETE FROM b WHERE k = 'k4';\n"+trxID+"SELECT SLEEP(600);")))
 	// the open transaction's records and the rollback's end reach the log file with the next
 	// commit: a last committed transaction on a third table
 	t5 := id(s.sql(t, "BEGIN; INSERT INTO db.c VALUES (1);\n"+trxID+"COMMIT;"))

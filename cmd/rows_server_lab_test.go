@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -110,6 +111,28 @@ func (s *rowsServer) sql(t *testing.T, stmts string, args ...string) []byte {
 		t.Fatalf("mariadb: %v\n%s", err, stderr.String())
 	}
 	return out
+}
+
+// session starts a client on database db that runs stmts, which print one line and then hold
+// the session (a transaction left open: SELECT SLEEP(600) last), and returns that line once it
+// is printed. The client is killed when the test ends.
+func (s *rowsServer) session(t *testing.T, db, stmts string) string {
+	t.Helper()
+	cmd := s.srv.Command("mariadb", "--no-defaults", "--unbuffered", "--batch", "--skip-column-names", "-S", s.sock, "-uroot", "-D", db)
+	cmd.Stdin = strings.NewReader(stmts)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the held session printed %q: %v", line, err)
+	}
+	return strings.TrimSuffix(line, "\n")
 }
 
 // kill stops the server with SIGKILL unless it has exited.

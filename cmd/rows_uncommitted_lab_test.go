@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,24 +31,13 @@ XA START 'x1';
 UPDATE db.tx SET v = 'PREPARED' WHERE id % 4 = 0;
 XA END 'x1';
 XA PREPARE 'x1';`)
-	open := exec.Command("mariadb", "--no-defaults", "--unbuffered", "-S", s.sock, "-uroot", "-D", "db")
-	open.Stdin = strings.NewReader(`BEGIN;
+	if got := s.session(t, "db", `BEGIN;
 UPDATE tu SET v = 'UNCOMMITTED' WHERE id % 3 = 0;
 INSERT INTO tu SELECT seq, 'NEWROW' FROM seq_501_to_550;
 DELETE FROM tu WHERE id % 7 = 0;
 SELECT 'holding';
-SELECT SLEEP(600);`)
-	stdout, err := open.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := open.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer open.Process.Kill()
-	buf := make([]byte, 64)
-	if n, _ := stdout.Read(buf); !strings.Contains(string(buf[:n]), "holding") {
-		t.Fatalf("the open transaction's session: %q", buf[:n])
+SELECT SLEEP(600);`); got != "holding" {
+		t.Fatalf("the open transaction's session: %q", got)
 	}
 	want := map[string]string{}
 	for _, tb := range []string{"tu", "tx", "tq"} {

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -173,19 +172,7 @@ func showCreate(t *testing.T, s *rowsServer, tb, dir string) string {
 // stops: purge may not remove the dictionary records a DROP delete-marks while it is open
 // (until the shutdown closes the connection: purge may then run before InnoDB stops it).
 func holdSnapshot(t *testing.T, s *rowsServer) {
-	snap := exec.Command("mariadb", "--no-defaults", "--unbuffered", "-S", s.sock, "-uroot", "-D", "mysql")
-	snap.Stdin = strings.NewReader("START TRANSACTION WITH CONSISTENT SNAPSHOT;\nSELECT COUNT(*) FROM mysql.user;\nSELECT 'holding';\nSELECT SLEEP(600);\n")
-	stdout, err := snap.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := snap.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { snap.Process.Kill(); snap.Wait() })
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() && !strings.Contains(sc.Text(), "holding") {
-	}
+	s.session(t, "mysql", "START TRANSACTION WITH CONSISTENT SNAPSHOT;\nSELECT COUNT(*) FROM mysql.user;\nSELECT SLEEP(600);\n")
 }
 
 // TestUndropImage (issue 32, item 3): a data directory on a loop-mounted ext4 image
