@@ -33,6 +33,10 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 		}
 	}
 	recovery := in.Analysis != nil && len(in.Analysis.Pages) > 0
+	var from uint64 // the checkpoint: doublewrite copies older than it are not used
+	if in.Analysis != nil {
+		from = in.Analysis.Map.FromLSN
+	}
 	paths := make([]string, 0, len(in.Pages))
 	for p := range in.Pages {
 		paths = append(paths, p)
@@ -77,13 +81,13 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 					Message: fmt.Sprintf("page %d: %s; recovery does not touch it, reading it later fails", no, r.Reasons[no])})
 				continue
 			}
-			if copyOK(in.Dblwr[[2]uint32{id, uint32(no)}], r.Flags, uint32(no), id) {
+			if copyOK(in.Dblwr[[2]uint32{id, uint32(no)}], r.Flags, uint32(no), id, from, in.EndLSN) {
 				fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "CORRUPT_PAGE_NEEDED", SpaceID: u32(id), File: p,
 					Message: fmt.Sprintf("page %d: %s; recovery needs it and will restore it from the doublewrite buffer", no, r.Reasons[no])})
 				continue
 			}
 			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "CORRUPT_PAGE_NEEDED", SpaceID: u32(id), File: p,
-				Message: fmt.Sprintf("page %d: %s; recovery must apply log records to it, no INIT_PAGE rebuilds it and the doublewrite buffer has no valid copy", no, r.Reasons[no])})
+				Message: fmt.Sprintf("page %d: %s; recovery must apply log records to it, no INIT_PAGE rebuilds it and the doublewrite buffer has no valid copy that recovery uses (one written between the checkpoint LSN %d and the end of the log)%s", no, r.Reasons[no], from, staleCopy(in.Dblwr[[2]uint32{id, uint32(no)}], from))})
 		}
 		if len(r.Future) > 0 && in.EndLSN != 0 {
 			log := in.LogName
@@ -92,7 +96,7 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 			}
 			msg := fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than %s, the server reports \"log sequence number ... is in the future\"",
 				len(r.Future), r.Future[0], r.MaxLSN, log)
-			if no, ok := futureNeeded(r, need[id], in.Dblwr, id, in.EndLSN); ok {
+			if no, ok := futureNeeded(r, need[id], in.Dblwr, id, from, in.EndLSN); ok {
 				// Seen on MariaDB 10.11 with a truncated log (TestTruncatedLog): a page from the
 				// future is corrupt to recovery; the doublewrite buffer's older copy replaces it
 				// when it has one, else the server stops.
@@ -110,28 +114,40 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 	return fs
 }
 
-// copyOK reports whether a doublewrite copy of the page validates.
-func copyOK(copies []discovery.DoublewriteCopy, fl discovery.Flags, page, space uint32) bool {
+// copyOK reports whether a doublewrite copy of the page that crash recovery from the checkpoint
+// at from uses (DoublewriteCopy.Usable) validates.
+func copyOK(copies []discovery.DoublewriteCopy, fl discovery.Flags, page, space uint32, from, to uint64) bool {
 	for _, c := range copies {
-		if len(c.Image) == fl.PageSize && !discovery.CheckPage(c.Image, fl, page, space).Corrupt {
+		if c.Usable(from, to) && len(c.Image) == fl.PageSize && !discovery.CheckPage(c.Image, fl, page, space).Corrupt {
 			return true
 		}
 	}
 	return false
 }
 
+// staleCopy says why a valid-looking doublewrite copy of a page is not used: it is older than
+// the checkpoint at from ("" when there is no such copy).
+func staleCopy(copies []discovery.DoublewriteCopy, from uint64) string {
+	for _, c := range copies {
+		if c.LSN < from {
+			return fmt.Sprintf("; the doublewrite buffer's copy (page LSN %d) is older than the checkpoint, and the server ignores such copies", c.LSN)
+		}
+	}
+	return ""
+}
+
 // futureNeeded is the first page of r newer than the end of the log (endLSN) that crash
 // recovery reads to apply records to (need: the space's pages recovery reads, true, or
-// rebuilds, false) and for which the doublewrite buffer (dblwr) holds no valid copy that is not
-// newer too.
-func futureNeeded(r *discovery.Report, need map[uint32]bool, dblwr map[[2]uint32][]discovery.DoublewriteCopy, id uint32, endLSN uint64) (int64, bool) {
+// rebuilds, false) and for which the doublewrite buffer (dblwr) holds no valid copy that
+// recovery from the checkpoint at from uses.
+func futureNeeded(r *discovery.Report, need map[uint32]bool, dblwr map[[2]uint32][]discovery.DoublewriteCopy, id uint32, from, endLSN uint64) (int64, bool) {
 	for _, no := range r.Future {
 		if !need[uint32(no)] {
 			continue
 		}
 		older := false
 		for _, c := range dblwr[[2]uint32{id, uint32(no)}] {
-			older = older || c.LSN <= endLSN && copyOK([]discovery.DoublewriteCopy{c}, r.Flags, uint32(no), id)
+			older = older || copyOK([]discovery.DoublewriteCopy{c}, r.Flags, uint32(no), id, from, endLSN)
 		}
 		if !older {
 			return no, true

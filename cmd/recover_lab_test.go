@@ -323,7 +323,7 @@ func TestRecoverFileAndPageRepairs(t *testing.T) {
 		s := lab.Get(t, "wrapped")
 		dir := filepath.Join(t.TempDir(), "data")
 		lab.CopyDir(t, s.Crashed, dir)
-		flip(t, filepath.Join(dir, "db/t.ibd"), 16384, int64(doublewritePage(t, dir, 5)), 300)
+		flip(t, filepath.Join(dir, "db/t.ibd"), 16384, int64(doublewritePage(t, dir, 5, true)), 300)
 		if r := recoverAndStart(t, s, dir, s.Checksums(t)); r.PagesFromDblwr != 1 {
 			t.Errorf("%d pages taken from the doublewrite buffer, want 1", r.PagesFromDblwr)
 		}

@@ -19,6 +19,16 @@ type DoublewriteCopy struct {
 	Image       []byte
 }
 
+// Usable reports whether crash recovery from the checkpoint at from, with the log ending at to,
+// uses the copy: the server loads only the doublewrite pages not older than the checkpoint
+// (buf_dblwr_t::init_or_load_pages: "Valid pages are not older than the log checkpoint") and
+// skips those newer than the end of the log (buf_dblwr_t::recover). Checked on MariaDB 10.11: a
+// page recovery needs, corrupt on disk, with only a copy older than the checkpoint, stops the
+// server ("Unable to apply log to corrupted page"). to == 0: no end known.
+func (c DoublewriteCopy) Usable(from, to uint64) bool {
+	return c.LSN >= from && (to == 0 || c.LSN <= to)
+}
+
 // DoublewriteCopies returns the non-empty pages of the doublewrite buffer (extents 1 and 2 of
 // the system tablespace), keyed by the page id each copy carries.
 func DoublewriteCopies(sys *File) (map[[2]uint32][]DoublewriteCopy, error) {
@@ -48,7 +58,7 @@ func DoublewriteCopies(sys *File) (map[[2]uint32][]DoublewriteCopy, error) {
 func DoublewritePage0(copies map[[2]uint32][]DoublewriteCopy, space uint32, from, to uint64, pageSize int) *DoublewriteCopy {
 	var best *DoublewriteCopy
 	for i, c := range copies[[2]uint32{space, 0}] {
-		if c.LSN < from || c.LSN > to || (best != nil && c.LSN <= best.LSN) || len(c.Image) < fspHeaderEnd+4 {
+		if !c.Usable(from, to) || (best != nil && c.LSN <= best.LSN) || len(c.Image) < fspHeaderEnd+4 {
 			continue
 		}
 		fsp, err := ParseFSPHeader(c.Image)

@@ -414,8 +414,8 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	} else if v := discovery.CheckPage(img, fl, id.Page, id.Space); v.Corrupt && p.ts.flagsSet {
 		good := r.fromDoublewrite(id, fl)
 		if good == nil {
-			return fmt.Errorf("%s page %d is corrupt (%s) and the doublewrite buffer has no valid copy: the server cannot recover it either",
-				p.ts, id.Page, v.Reason)
+			return fmt.Errorf("%s page %d is corrupt (%s) and the doublewrite buffer has no valid copy written since the checkpoint (LSN %d), the only ones crash recovery uses: the server cannot recover it either (\"Unable to apply log to corrupted page %d\")",
+				p.ts, id.Page, v.Reason, r.an.Map.FromLSN, id.Page)
 		}
 		img = good
 		p.restore = true // the server writes the doublewrite copy back to the file
@@ -429,12 +429,13 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	return nil
 }
 
-// fromDoublewrite returns the newest valid doublewrite copy of id, or nil.
+// fromDoublewrite returns the newest valid doublewrite copy of id that the server's crash
+// recovery uses (discovery.DoublewriteCopy.Usable), or nil.
 func (r *recovery) fromDoublewrite(id analysis.PageID, fl discovery.Flags) []byte {
 	var best []byte
 	var bestLSN uint64
 	for _, c := range r.dblwr[[2]uint32{id.Space, id.Page}] {
-		if len(c.Image) != r.spaces[id.Space].phys {
+		if len(c.Image) != r.spaces[id.Space].phys || !c.Usable(r.an.Map.FromLSN, r.an.Map.EndLSN) {
 			continue
 		}
 		if v := discovery.CheckPage(c.Image, fl, id.Page, id.Space); !v.Corrupt && c.LSN >= bestLSN {
