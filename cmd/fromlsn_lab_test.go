@@ -75,7 +75,24 @@ func TestFromLSNInsideMTR(t *testing.T) {
 					continue
 				}
 				start = r.MTRLSN
-				inside := fmt.Sprint(r.MTRLSN + 1)
+				in := r.MTRLSN + 1
+				if c.name == "dml105" && (in%512 < 12 || in%512 >= 508) {
+					// 10.5's 512-byte blocks: the byte after the start is the block's checksum
+					// (seen on a loaded run); that LSN is refused for what it is, and the test
+					// moves to the mini-transaction's first byte in the next block.
+					_, errs, code := run("log", "stats", s.Crashed, "--from-lsn", fmt.Sprint(in))
+					if code != ExitError || !strings.Contains(errs, "where no record byte lies") {
+						t.Errorf("log stats --from-lsn %d (in a block's header or checksum): exit %d: %s", in, code, errs)
+					}
+					in += (512 - in%512 + 12) % 512
+					if in%512 < 12 {
+						in += 12
+					}
+					if in >= r.MTREndLSN {
+						continue
+					}
+				}
+				inside := fmt.Sprint(in)
 				for _, cmd := range [][]string{{"log", "stats"}, {"log", "records"}, {"map"}} {
 					out, errs, code := run(append(cmd, s.Crashed, "--from-lsn", inside)...)
 					if code != ExitError || out != "" || !strings.Contains(errs, "no mini-transaction starts at LSN "+inside+" (read from there: ") {

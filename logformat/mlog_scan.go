@@ -29,6 +29,23 @@ func recordPos(base, lsn uint64) bool {
 	return lsn >= base && d%BlockSize >= blockHeaderSize && d%BlockSize < BlockSize-4
 }
 
+// notRecordPos says why from is no place to start reading the blocks from LSN base to end: it
+// lies outside them, or in a block's 12-byte header or 4-byte checksum, where no record byte is.
+func notRecordPos(base, end, from uint64) string {
+	switch d := from - base; {
+	case from < base:
+		return fmt.Sprintf("start LSN is before the oldest block this file holds (LSN %d)", base)
+	case from > end:
+		return fmt.Sprintf("start LSN is past the end of the log (LSN %d)", end)
+	case d%BlockSize < blockHeaderSize:
+		return fmt.Sprintf("start LSN is in the 12-byte header of the log block at LSN %d, where no record byte lies; its records start at LSN %d",
+			from-d%BlockSize, from-d%BlockSize+blockHeaderSize)
+	default:
+		return fmt.Sprintf("start LSN is in the 4-byte checksum of the log block at LSN %d, where no record byte lies; the next block's records start at LSN %d",
+			from-d%BlockSize, from-d%BlockSize+BlockSize+blockHeaderSize)
+	}
+}
+
 // offAt is the data offset of the record position lsn of the blocks from LSN base.
 func offAt(base, lsn uint64) int {
 	d := lsn - base
@@ -75,7 +92,7 @@ func (g *gathered) startAt(l *BlockLog, from uint64) (int, string, error) {
 	switch {
 	case from != 0:
 		if !recordPos(g.base, from) || from > g.bs.EndLSN {
-			return 0, "", &FormatError{File: l.Name, Offset: -1, LSN: from, Msg: "start LSN is not a record position of this file"}
+			return 0, "", &FormatError{File: l.Name, Offset: -1, LSN: from, Msg: notRecordPos(g.base, g.bs.EndLSN, from)}
 		}
 		return offAt(g.base, from), "", nil
 	case len(g.bs.RecordGroups) > 0:
