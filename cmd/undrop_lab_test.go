@@ -63,6 +63,12 @@ func TestUndropSystem(t *testing.T) {
 			}
 			s.shutdown(t)
 			s = startRowsServer(t, s.dir, opts...)
+			dropped := map[string]uint64{} // the ids of the tables to drop
+			for _, line := range strings.Split(strings.TrimSpace(string(s.sql(t, "SELECT NAME, TABLE_ID FROM information_schema.INNODB_SYS_TABLES WHERE NAME LIKE 'db/d\\_%'"))), "\n") {
+				if f := strings.Fields(line); len(f) == 2 {
+					dropped[strings.Replace(f[0], "/", ".", 1)], _ = strconv.ParseUint(f[1], 10, 64)
+				}
+			}
 			holdSnapshot(t, s)
 			for _, f := range undropFormats {
 				s.sql(t, "DROP TABLE db.d_"+f+"; TRUNCATE TABLE db.u_"+f+";")
@@ -81,7 +87,7 @@ func TestUndropSystem(t *testing.T) {
 			} else {
 				s.shutdown(t)
 			}
-			before, purged := lab.HashTree(t, s.dir), 0
+			before, purged, purgedTables := lab.HashTree(t, s.dir), 0, map[string]bool{}
 			defer func() { t.Logf("%d tables' dictionary records purged before the shutdown", purged) }()
 			list, errs, code := run("undrop", s.dir, "--list")
 			t.Logf("undrop --list: exit %d %s\n%s", code, errs, list)
@@ -94,6 +100,7 @@ func TestUndropSystem(t *testing.T) {
 							// Purge ran before the shutdown stopped it: the dictionary has no trace.
 							t.Logf("undrop db.%s without --schema: %s", tb, strings.TrimSpace(errs))
 							purged++
+							purgedTables[tb] = true
 							continue
 						}
 						if got := sortedLines(out); code != ExitClean || got != w {
@@ -109,43 +116,42 @@ func TestUndropSystem(t *testing.T) {
 				n, _ := strconv.ParseUint(id, 10, 64)
 				live[n] = true
 			}
-			js, errs, code := run("undrop", s.dir, "db.d_redundant", "--json")
-			for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
-				var r struct {
-					TableID uint64         `json:"table_id"`
-					Row     map[string]any `json:"row"`
+			// Each row carries the dropped table's id, never the live table's of the same name
+			// (d_redundant has one); the id is 0 (not known) only where purge removed the
+			// dictionary's record of the table, which the held snapshot only delays: for
+			// d_redundant, whose schema comes from its live namesake, the test cannot tell, and
+			// accepts either. The rows come from ibdata1.
+			for _, tb := range []string{"d_redundant", "d_dynamic"} {
+				id := dropped["db."+tb]
+				args := []string{"undrop", s.dir, "db." + tb, "--json"}
+				if purgedTables[tb] {
+					args = append(args, "--schema", create[tb])
 				}
-				if err := json.Unmarshal([]byte(line), &r); err != nil {
-					t.Fatalf("undrop db.d_redundant --json: exit %d, %v: %s\n%s", code, err, line, errs)
+				js, errs, code := run(args...)
+				n := 0
+				for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
+					var r struct {
+						TableID uint64         `json:"table_id"`
+						Page    uint32         `json:"page"`
+						Source  string         `json:"source"`
+						Row     map[string]any `json:"row"`
+					}
+					if err := json.Unmarshal([]byte(line), &r); err != nil {
+						t.Fatalf("undrop %v: exit %d, %v: %s\n%s", args[2:], code, err, line, errs)
+					}
+					if r.Row == nil {
+						continue
+					}
+					n++
+					unknownOK := purgedTables[tb] || tb == "d_redundant"
+					if r.TableID != id && !(r.TableID == 0 && unknownOK) || r.Page < 3 || !strings.HasSuffix(r.Source, "ibdata1") {
+						t.Errorf("undrop %v: table id %d, want the dropped table's %d (0 allowed: %v; the live namesake's: %v): %s", args[2:], r.TableID, id, unknownOK, live, line)
+						break
+					}
 				}
-				if r.Row != nil && (r.TableID == 0 || live[r.TableID]) {
-					t.Errorf("undrop db.d_redundant --json: table id %d, not the dropped table's (the live table's: %v): %s", r.TableID, live, line)
-					break
+				if w := strings.Count(want[tb], "\n"); n != w {
+					t.Errorf("undrop %v: %d rows, want %d", args[2:], n, w)
 				}
-			}
-			js, errs, code = run("undrop", s.dir, "db.d_dynamic", "--json")
-			n := 0
-			for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
-				var r struct {
-					TableID uint64         `json:"table_id"`
-					Page    uint32         `json:"page"`
-					Source  string         `json:"source"`
-					Row     map[string]any `json:"row"`
-				}
-				if err := json.Unmarshal([]byte(line), &r); err != nil {
-					t.Fatalf("undrop --json: exit %d, %v: %s\n%s", code, err, line, errs)
-				}
-				if r.Row == nil {
-					continue
-				}
-				n++
-				if r.TableID == 0 || r.Page < 3 || !strings.HasSuffix(r.Source, "ibdata1") {
-					t.Errorf("undrop db.d_dynamic --json: %s", line)
-					break
-				}
-			}
-			if w := strings.Count(want["d_dynamic"], "\n"); n != w {
-				t.Errorf("undrop db.d_dynamic --json: %d rows, want %d", n, w)
 			}
 			if after := lab.HashTree(t, s.dir); !sameTree(before, after) {
 				t.Errorf("undrop changed the directory it read")
