@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -92,7 +93,9 @@ func ddlRecoveryFailures(in Input, l *discovery.DDLLog) []ddlFailure {
 		if r.Action == "rename" {
 			to := absPath(in.Datadir, r.Table+".ibd")
 			if !discovery.Within(cur, discovery.ResolvePath(in.Datadir)) {
-				to = filepath.Join(filepath.Dir(filepath.Dir(cur)), filepath.FromSlash(r.Table)+".ibd")
+				// the file's directory, the new table's name, even across databases
+				// (os_file_make_new_pathname; replay's remoteRename)
+				to = filepath.Join(filepath.Dir(cur), path.Base(r.Table)+".ibd")
 			}
 			exists[to] = true
 		}

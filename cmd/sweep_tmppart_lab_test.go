@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -38,6 +40,16 @@ func TestSweep1089TmpPartitionRolledBack(t *testing.T) {
 		t.Run(name, func(t *testing.T) { sweep1089(t, lab.Get(t, name)) })
 	}
 }
+
+// TestSweep10026RenameAcrossDatabases is crash-sweep seed 10026 (--ddl-kill): the crash cut
+// RENAME TABLE db2.s1t1 TO db1.s1t4, ..., db1.s1t4 TO db2.s1t3 of a DATA DIRECTORY table after
+// the last file rename was logged. The server keeps such a file in its directory and gives it
+// the new table's name (its log renamed DIR/db2/s1t1.ibd to DIR/db2/s1t4.ibd), and its rollback
+// renames it back the same way; innoscope's rollback moved it to DIR/db1/s1t4.ibd, a directory
+// that does not exist, and recover stopped (exit 2) where the server recovers. The lab's
+// rename_dd_db makes the crash at that exact point (RENAME TABLE db2.x TO db.y, db.y TO db2.z,
+// killed right after the file became DIR/db2/z.ibd); judged as sweep1089 judges.
+func TestSweep10026RenameAcrossDatabases(t *testing.T) { sweep1089(t, lab.Get(t, "rename_dd_db")) }
 
 // sweep1089 recovers scenario s with innoscope and judges the copy by the server's own recovery.
 func sweep1089(t *testing.T, s *lab.Scenario) {
@@ -79,11 +91,11 @@ func sweep1089(t *testing.T, s *lab.Scenario) {
 	}
 	serverLink := strings.NewReplacer(filepath.Join(root, "ext")+"/", filepath.Join(root, "ext-server")+"/")
 	if got, want := dbFiles(t, cp, nil), dbFiles(t, server, serverLink); !reflect.DeepEqual(got, want) {
-		t.Errorf("files of db/ after the server ran on the copy: %v\nafter its own recovery: %v", got, want)
+		t.Errorf("database files after the server ran on the copy: %v\nafter its own recovery: %v", got, want)
 	}
 	if ext, _ := filepath.Glob(cp + ".external/*"); len(ext) == 1 {
 		if got, want := dbFiles(t, ext[0], nil), dbFiles(t, filepath.Join(s.Dir, "ext-server"), nil); !reflect.DeepEqual(got, want) {
-			t.Errorf("files of the external db/ after the server ran on the copy: %v\nafter its own recovery: %v", got, want)
+			t.Errorf("files of the external db/ and db2/ after the server ran on the copy: %v\nafter its own recovery: %v", got, want)
 		}
 	}
 	if got, want := liveTables(t, cp), liveTables(t, server); !reflect.DeepEqual(got, want) {
@@ -106,34 +118,38 @@ func errorMessages(t *testing.T, errLog string) map[string]bool {
 	return out
 }
 
-// dbFiles lists the files of dir/db, without the .isl files that name no file (their targets
-// rewritten by link, when not nil).
+// dbFiles lists the files of the databases db and db2 of dir (as db/name), without the .isl
+// files that name no file (their targets rewritten by link, when not nil).
 func dbFiles(t *testing.T, dir string, link *strings.Replacer) []string {
-	es, err := os.ReadDir(filepath.Join(dir, "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, e := range es {
-		if strings.HasSuffix(e.Name(), ".isl") {
-			target, err := discovery.ReadISL(filepath.Join(dir, "db", e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if link != nil {
-				target = link.Replace(target)
-			}
-			if _, err := os.Stat(target); err != nil {
-				continue
-			}
+	for _, db := range []string{"db", "db2"} {
+		es, err := os.ReadDir(filepath.Join(dir, db))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			t.Fatal(err)
 		}
-		out = append(out, e.Name())
+		for _, e := range es {
+			if strings.HasSuffix(e.Name(), ".isl") {
+				target, err := discovery.ReadISL(filepath.Join(dir, db, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if link != nil {
+					target = link.Replace(target)
+				}
+				if _, err := os.Stat(target); err != nil {
+					continue
+				}
+			}
+			out = append(out, db+"/"+e.Name())
+		}
 	}
 	sort.Strings(out)
 	return out
 }
 
-// liveTables maps the live SYS_TABLES rows of dir's system tablespace under db/ to their space id.
+// liveTables maps the live SYS_TABLES rows of dir's system tablespace under db/ and db2/ to their space id.
 func liveTables(t *testing.T, dir string) map[string]uint32 {
 	f, err := discovery.OpenFile(filepath.Join(dir, "ibdata1"))
 	if err != nil {
@@ -146,7 +162,7 @@ func liveTables(t *testing.T, dir string) map[string]uint32 {
 	}
 	out := map[string]uint32{}
 	for _, r := range rows {
-		if !r.Deleted && strings.HasPrefix(r.Name, "db/") {
+		if !r.Deleted && (strings.HasPrefix(r.Name, "db/") || strings.HasPrefix(r.Name, "db2/")) {
 			out[r.Name] = r.SpaceID
 		}
 	}

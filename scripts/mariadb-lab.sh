@@ -49,7 +49,7 @@ set -euo pipefail
 # shellcheck source=scripts/mariadb-server.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mariadb-server.sh" functions
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd dblwr_page0 defaults"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd rename_dd_db dblwr_page0 defaults"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -418,6 +418,21 @@ SET GLOBAL innodb_log_checkpoint_now=1;
 UPDATE db.pr SET v = 'late' WHERE id % 10 = 0;
 EOF
     ;;
+    # rename_dd_db: a DATA DIRECTORY table renamed to another database and on within one RENAME
+    # TABLE; the server dies right after the second file rename (uncommitted). The server keeps
+    # the file in its directory under the new table's name (ext/db2/x.ibd, ext/db2/y.ibd, then
+    # ext/db2/z.ibd): crash-sweep seed 10026, where innoscope's rollback put it under ext/db/.
+    rename_dd_db) cat <<EOF
+CREATE DATABASE db;
+CREATE DATABASE db2;
+CREATE TABLE db2.x (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db2.x SELECT seq, REPEAT(CHAR(97 + seq % 26), 60) FROM seq_1_to_2000;
+INSERT INTO db.t SELECT seq, 't' FROM seq_1_to_500;
+SET GLOBAL innodb_log_checkpoint_now=1;
+UPDATE db2.x SET v = 'late' WHERE id % 10 = 0;
+EOF
+    ;;
     # The UPDATE's undo log grows the system tablespace (innodb_undo_tablespaces=0): page 0 of
     # ibdata1 changes after the checkpoint; the scenario then kills the server at its write.
     dblwr_page0) cat <<'EOF'
@@ -449,7 +464,7 @@ EOF
 # right before it writes page 0 of ibdata1 (offset 0) once the file $LAB_KILL_PAGE0_ARM exists
 # (the page is then in the doublewrite buffer, newer than the checkpoint, and not yet in place),
 # right after it renamed a file whose old name has "#TMP#" and whose new name ends with
-# $LAB_KILL_AFTER_RENAME_TO, or created a file whose name ends with $LAB_KILL_AFTER_CREATE: a
+# $LAB_KILL_AFTER_RENAME_TO (any old name with $LAB_KILL_ANY_RENAME set), or created a file whose name ends with $LAB_KILL_AFTER_CREATE: a
 # crash at an exact point between a file operation and the commit of its transaction (InnoDB
 # logs FILE_RENAME or FILE_CREATE and writes the log before the file operation, and commits after).
 kill_at() {
@@ -495,7 +510,7 @@ int rename(const char *from, const char *to) {
   static int (*next)(const char *, const char *);
   if (!next) next = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
   int r = next(from, to);
-  if (r == 0 && strstr(from, "#TMP#") && ends(to, "LAB_KILL_AFTER_RENAME_TO")) kill(getpid(), SIGKILL);
+  if (r == 0 && (strstr(from, "#TMP#") || getenv("LAB_KILL_ANY_RENAME")) && ends(to, "LAB_KILL_AFTER_RENAME_TO")) kill(getpid(), SIGKILL);
   return r;
 }
 static int opened(const char *p, int flags, int fd) {
@@ -678,6 +693,8 @@ scenario() {
       LD_PRELOAD=$out/killat.so LAB_KILL_PAGE0_ARM=$out/arm fresh_server "$out" "${opts[@]}" ;;
     tmp_partition_dd) kill_at "$out"
       LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_RENAME_TO='#P#p1a.ibd' fresh_server "$out" "${opts[@]}" ;;
+    rename_dd_db) kill_at "$out"
+      LD_PRELOAD=$out/killat.so LAB_KILL_ANY_RENAME=1 LAB_KILL_AFTER_RENAME_TO='/db2/z.ibd' fresh_server "$out" "${opts[@]}" ;;
     *) fresh_server "$out" "${opts[@]}" ;;
   esac
   # The workload runs in two parts around an optional "-- lab:facts" line, where the live server's
@@ -732,6 +749,13 @@ scenario() {
       [ -f "$d/db/ph#P#p0#TMP#.ibd" ] && [ -f "$d/db/ph#P#p1#TMP#.ibd" ] && [ ! -e "$d/db/ph#P#p2#TMP#.ibd" ] ||
         die "the crash did not come after the creation of ph#P#p1#TMP#: $(ls "$d/db")"
     fi
+  elif [ "$name" = rename_dd_db ]; then
+    local pid; pid=$(cat "$d/lab.pid")
+    sql "$s" "RENAME TABLE db2.x TO db.y, db.y TO db2.z" >/dev/null 2>&1 && die "the RENAME TABLE was not cut"
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    rm -f "$d/lab.pid"
+    [ -f "$out/ext/db2/z.ibd" ] && [ ! -e "$out/ext/db2/x.ibd" ] ||
+      die "the crash did not come after the rename to db2/z.ibd: $(ls -R "$out/ext")"
   elif [ "$name" = dblwr_page0 ]; then
     # A checkpoint flushes every dirty page through the doublewrite buffer; killat.so kills the
     # server as it is about to write page 0 of ibdata1 in place.
