@@ -78,3 +78,15 @@ func TestSecondArgumentMeantFlag(t *testing.T) {
 		t.Errorf("recover DIR X --into X: exit %d, %q (--into is given: nothing to suggest)", code, errs)
 	}
 }
+
+// TestRowsFileFlagsNeedDatadir: `rows FILE.ibd` refuses, before reading the file, every flag
+// that needs the data directory (`--deleted` was silently ignored: the live rows were printed).
+func TestRowsFileFlagsNeedDatadir(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.ibd")
+	for _, args := range [][]string{{"--deleted"}, {"--uncommitted"}, {"--index", "k"}, {"--versions"}, {"--as-of-trx", "5"}, {"--allow-live"}} {
+		out, errs, code := run(append([]string{"rows", file}, args...)...)
+		if code != ExitError || out != "" || !strings.Contains(errs, args[0]+" needs the data directory (DIR DB.TABLE)") {
+			t.Errorf("rows FILE.ibd %v: exit %d, %q", args, code, errs)
+		}
+	}
+}

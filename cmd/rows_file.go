@@ -17,8 +17,10 @@ func isTableFile(arg string) bool { return strings.HasSuffix(strings.ToLower(arg
 
 // rowsFileAction is `rows FILE.ibd [--frm FILE.frm]`: the rows of a table from its own files.
 func rowsFileAction(c *cli.Context, format string) error {
-	for _, f := range []string{"index", "uncommitted", "datadir"} {
-		if c.IsSet(f) {
+	// Every other flag needs the data directory; none is ignored (--deleted was).
+	fileFlags := map[string]bool{"json": true, "format": true, "time-zone": true, "frm": true, "scan": true}
+	for _, fl := range c.Command.Flags {
+		if f := fl.Names()[0]; !fileFlags[f] && c.IsSet(f) {
 			return fmt.Errorf("--%s needs the data directory (DIR DB.TABLE): FILE.ibd reads a table's clustered index from its own files", f)
 		}
 	}

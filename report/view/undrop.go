@@ -32,6 +32,10 @@ func Dropped(out *report.Output, ds []rows.DroppedTable, scanned int64) error {
 	if err := out.Table([]string{"TABLE", "TABLE ID", "INDEX ID", "INDEX", "LEAF PAGES", "OTHER PAGES", "SPACE", "PAGE SIZE", "FOUND IN"}, tbl); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(out.Writer(), "%d indexes no live table has, with pages whose checksums hold; read one with `innoscope undrop DIR DB.TABLE` (--index-id N, --schema FILE.sql)\n", len(ds))
+	what := fmt.Sprintf("%d indexes no live table has", len(ds))
+	if len(ds) == 1 {
+		what = "1 index no live table has"
+	}
+	_, err := fmt.Fprintf(out.Writer(), "%s, with pages whose checksums hold; read one with `innoscope undrop DIR DB.TABLE` (--index-id N, --schema FILE.sql)\n", what)
 	return err
 }
