@@ -55,7 +55,9 @@ func TestMySQL8DictionarySpacesMap(t *testing.T) {
 	undo := "--innodb-undo-directory=" + filepath.Join(dir, "undo")
 	runJSON(t, &ts, "spaces", filepath.Join(dir, "data"), undo, "--innodb-directories="+filepath.Join(dir, "ext"), "--json")
 	named := 0
+	listed := map[uint32]bool{}
 	for _, s := range ts {
+		listed[s.SpaceID] = true
 		want, ok := tables[s.SpaceID]
 		if s.SpaceID == 4294967294 { // INNODB_TABLES hides the dictionary's own tables
 			want = s.Tables
@@ -74,6 +76,13 @@ func TestMySQL8DictionarySpacesMap(t *testing.T) {
 	}
 	if named < len(tables) {
 		t.Errorf("%d tablespaces named, the server lists tables in %d", named, len(tables))
+	}
+	// Every file information_schema.FILES listed is there (the undo tablespaces undo_001 and
+	// undo_002 too), except ibtmp1, which the fixture leaves out.
+	for id, f := range files {
+		if !listed[id] && filepath.Base(f) != "ibtmp1" {
+			t.Errorf("space %d (%s, in information_schema.FILES) not listed", id, f)
+		}
 	}
 	// spaces --space N: the table of the answer.
 	for id, want := range tables {

@@ -42,7 +42,8 @@ func PermissionDenied(err error) error {
 // data directories, an empty directory). Every data directory a server has run on holds the
 // mysql system schema directory (mariadb-install-db and mysqld --initialize create it; the
 // server, unless told --skip-grant-tables, stops at start when its privilege tables are
-// missing), and, under the layout's options, the system tablespace and the redo log, which may
+// missing) or, on MySQL 8, mysql.ibd (the dictionary tablespace --initialize creates first;
+// the mysql directory may still be empty), and, under the layout's options, the system tablespace and the redo log, which may
 // be elsewhere (innodb_data_home_dir, innodb_log_group_home_dir). So a directory that holds
 // none of these, nor a database directory of datafiles (what is left when only those were
 // copied), is not one; a data directory that lost some of them still is, and its findings say
@@ -62,7 +63,7 @@ func (l Layout) CheckDatadir() error {
 	for _, f := range l.SystemFiles() {
 		markers = append(markers, filepath.Join(dir, f))
 	}
-	markers = append(markers, filepath.Join(l.Datadir, "mysql"))
+	markers = append(markers, filepath.Join(l.Datadir, "mysql"), filepath.Join(l.Datadir, "mysql.ibd"))
 	found := false
 	for _, p := range markers {
 		fi, err := os.Stat(p)
@@ -139,10 +140,11 @@ func hasSchemaDir(dir string) bool {
 	return false
 }
 
-// isDefaultDatadir reports whether p holds ibdata1, ib_logfile0 or a mysql directory.
+// isDefaultDatadir reports whether p holds ibdata1, ib_logfile0, #innodb_redo, a mysql
+// directory or mysql.ibd.
 func isDefaultDatadir(p string) bool {
 	return exists(filepath.Join(p, "ibdata1")) || exists(filepath.Join(p, "ib_logfile0")) || exists(filepath.Join(p, "#innodb_redo")) ||
-		exists(filepath.Join(p, "mysql"))
+		exists(filepath.Join(p, "mysql")) || exists(filepath.Join(p, "mysql.ibd"))
 }
 
 // subdirs are the directories in dir (symbolic links followed), by path.

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -25,7 +24,7 @@ const (
 // How a file was found.
 const (
 	FoundSystem    = "system"    // innodb_data_file_path
-	FoundUndo      = "undo"      // undoNNN in innodb_undo_directory
+	FoundUndo      = "undo"      // undoNNN, undo_NNN, *.ibu (UndoFileName), or a MySQL 8 undo space id
 	FoundTemporary = "temporary" // innodb_temp_data_file_path (ibtmp1)
 	FoundScan      = "scan"      // a *.ibd under a scanned directory
 	// FoundDictionary is a file no scanned directory holds, where a MySQL 8 data dictionary
@@ -89,8 +88,6 @@ type Tablespace struct {
 	Tables []string `json:"tables,omitempty"`
 	DDPath string   `json:"dd_path,omitempty"`
 }
-
-var undoName = regexp.MustCompile(`^undo\d{3}$`)
 
 // within reports whether path is dir or below it.
 func within(path, dir string) bool {
@@ -161,7 +158,7 @@ func Scan(s Layout) ([]Tablespace, error) {
 			err: "undo directory cannot be read, so its undo tablespaces are not seen: " + err.Error()})
 	} else {
 		for _, e := range ents {
-			if undoName.MatchString(e.Name()) && !e.IsDir() { // links are followed, others refused when opened
+			if UndoFileName(e.Name()) && !e.IsDir() { // links are followed, others refused when opened
 				cands = append(cands, candidate{path: filepath.Join(s.UndoDir, e.Name()), foundBy: FoundUndo})
 			}
 		}
@@ -270,6 +267,8 @@ func walk(dir string, datadir string, depth int, walked map[string]bool, cands [
 			}
 		case strings.HasSuffix(name, ".ibd"):
 			cands = append(cands, candidate{path: p, foundBy: FoundScan}) // not regular: opening it says so
+		case strings.HasSuffix(name, ".ibu") && UndoFileName(name):
+			cands = append(cands, candidate{path: p, foundBy: FoundUndo}) // MySQL 8 CREATE UNDO TABLESPACE
 		case strings.HasSuffix(name, ".isl"):
 			target, err := ReadISL(p)
 			if err != nil {
@@ -331,6 +330,7 @@ func describe(c candidate, known []string, undoDir string, uniqueUndo bool) (Tab
 	}
 	defer f.Close()
 	t.fill(f)
+	t.classifyUndo()
 	return t, nil
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // UndoPages opens, read-only, the files that hold undo logs as they are on disk: the system
-// tablespace (its first file) and the undo tablespaces (undoNNN in innodb_undo_directory), by
+// tablespace (its first file) and the undo tablespaces (undoNNN, undo_NNN, *.ibu in innodb_undo_directory), by
 // the space id of their page 0. The PageReader reads their pages for ReadUndoTrxs; close
 // releases the files. Pages of a directory that needs crash recovery are not what the server
 // reads after it.
@@ -30,7 +30,7 @@ func UndoPages(s Layout) (read PageReader, close func(), err error) {
 		return nil, nil, err
 	}
 	for _, e := range ents {
-		if !undoName.MatchString(e.Name()) {
+		if !UndoFileName(e.Name()) {
 			continue
 		}
 		f, err := OpenFile(filepath.Join(s.UndoHome(), e.Name()))

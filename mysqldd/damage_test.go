@@ -51,3 +51,17 @@ func TestReadDamagedDictionary(t *testing.T) {
 		t.Errorf("mysql.ibd cut to %d bytes: read %d tablespaces, no error", len(b)/64, len(d.Tablespaces))
 	}
 }
+
+// TestReadInitializingMySQLIbd: the real mysql.ibd of fixtures/mysql8020-init (MySQL 8.0.20,
+// copied while --initialize extended it: page 0 alone, no SDI root yet) is refused with the
+// reason, not read as an empty dictionary.
+func TestReadInitializingMySQLIbd(t *testing.T) {
+	dir := lab.UnpackFixture(t, "mysql8020-init", "initializing.tar.gz")
+	d, err := Read(filepath.Join(dir, "mysql", "mysql.ibd"))
+	if err == nil || d != nil {
+		t.Fatalf("Read: %v, %v; want an error", d, err)
+	}
+	if !strings.Contains(err.Error(), "root page 0") {
+		t.Errorf("Read: %v; want it to say the SDI has no root page", err)
+	}
+}

@@ -55,6 +55,12 @@ func Read(path string) (*Dictionary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(recs) == 0 {
+		// mysqld --initialize creates mysql.ibd, its SDI index and the dictionary tables' empty
+		// roots first and fills them in memory: a directory copied (or killed) before its pages
+		// were flushed has only those on disk, the rest in the redo log.
+		return nil, fmt.Errorf("%s: the SDI holds no record yet, so no dictionary table is defined on disk: mysql.ibd as mysqld --initialize leaves it before it flushes the dictionary (copied or stopped during the initialisation; its redo log may hold the rest)", path)
+	}
 	d := &Dictionary{Path: path, bySpace: map[uint32]int{}}
 	defs := map[string]*ddTable{}
 	for _, r := range recs {

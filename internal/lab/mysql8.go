@@ -14,7 +14,13 @@ import (
 // DDL: see its README) into a temporary directory: data/, ext/, undo/ side by side.
 func MySQL8Fixture(t testing.TB) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(Root(), "fixtures", "mysql8dd", "crashed.tar.gz"))
+	return UnpackFixture(t, "mysql8dd", "crashed.tar.gz")
+}
+
+// UnpackFixture unpacks the tar.gz fixtures/DIR/NAME into a temporary directory, its path.
+func UnpackFixture(t testing.TB, dir, name string) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(Root(), "fixtures", dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,21 +29,24 @@ func MySQL8Fixture(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	out := t.TempDir()
 	tr := tar.NewReader(zr)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return dir
+			return out
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := filepath.Join(dir, filepath.Clean(h.Name))
+		p := filepath.Join(out, filepath.Clean(h.Name))
 		switch h.Typeflag {
 		case tar.TypeDir:
 			err = os.MkdirAll(p, 0o755)
 		case tar.TypeReg:
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				break
+			}
 			var w *os.File
 			if w, err = os.Create(p); err == nil {
 				_, err = io.Copy(w, tr)
