@@ -24,7 +24,9 @@ func dictKnown(in Input) bool {
 // CREATE or RENAME TABLE, an instant ADD COLUMN after the cut; TestSalvageLostDDL). Tables a
 // transaction left uncommitted (their rollback changes the dictionary) or the DDL log completes
 // or reverts are not judged, nor a table the rollback of an uncommitted RENAME (TRUNCATE's
-// too) gives its name back (TestSweep1053TruncateCut, TestDDLCutDataDirectoryTruncate).
+// too) gives its name back (TestSweep1053TruncateCut, TestDDLCutDataDirectoryTruncate); the
+// in-place ALTER of a partitioned table the DDL log completes is judged by
+// inplacePartitionFindings.
 func frmFindings(in Input) []finding.Finding {
 	if !dictKnown(in) {
 		return nil
@@ -42,9 +44,9 @@ func frmFindings(in Input) []finding.Finding {
 			}
 		}
 	}
+	fs := inplacePartitionFindings(in, live, active)
 	ddl, _ := PendingDDL(in.Datadir)
 	frms, _ := filepath.Glob(filepath.Join(in.Datadir, "*", "*.frm"))
-	var fs []finding.Finding
 	for _, p := range frms {
 		name := filepath.Base(filepath.Dir(p)) + "/" + strings.TrimSuffix(filepath.Base(p), ".frm")
 		if strings.Contains(name, "#sql") || ddl[name] || ddl[strings.TrimPrefix(name, filepath.Base(filepath.Dir(p))+"/")] {

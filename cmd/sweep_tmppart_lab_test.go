@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"innoscope/discovery"
+	"innoscope/finding"
 	"innoscope/internal/lab"
 )
 
@@ -167,4 +169,38 @@ func liveTables(t *testing.T, dir string) map[string]uint32 {
 		}
 	}
 	return out
+}
+
+// TestSweep10121InplaceAlterPartitioned is crash-sweep seed 10121: the crash cut ALTER TABLE
+// ... ADD COLUMN ..., ALGORITHM=INSTANT of a partitioned table after the DDL log marked it
+// "inplace" and before InnoDB committed it. The server's DDL recovery installs the new .frm
+// anyway (it asks the partition engine, which has no version check), so the table has one
+// column more in its .frm than in InnoDB and fails CHECK TABLE ("Corrupt") after the server's
+// own recovery; diagnose said "will start and apply 17 pages" and recover exited 0. The lab's
+// inplace_part makes the crash at that exact point (killat.so kills the server right after it
+// wrote phase 3 to ddl_recovery.log). Judged per crash: diagnose has an FRM_COLUMNS_MISMATCH
+// error for db.p exactly when CHECK TABLE of db.p failed after the server's own recovery, and
+// recover exits 1 naming the table; the server on the copy gives the same CHECK TABLE results.
+func TestSweep10121InplaceAlterPartitioned(t *testing.T) {
+	s := lab.Get(t, "inplace_part")
+	failed := strings.Contains(s.Checks(t), "db.p\terror")
+	t.Logf("CHECK TABLE after the server's own recovery:\n%s", s.Checks(t))
+	var j diagnoseJSON
+	out, errs, code := run("diagnose", "--json", s.Crashed)
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code == ExitError {
+		t.Fatalf("diagnose: exit %d, %v: %s", code, err, errs)
+	}
+	fs := findings(j, "FRM_COLUMNS_MISMATCH")
+	if got := len(fs) == 1 && fs[0].Severity == finding.Error && strings.Contains(fs[0].Message, "db.p "); got != failed {
+		t.Errorf("diagnose: FRM_COLUMNS_MISMATCH %+v; db.p failed CHECK TABLE after the server's own recovery: %v", fs, failed)
+	}
+	cp := filepath.Join(t.TempDir(), "copy")
+	out, errs, code = run("recover", s.Crashed, "--into", cp)
+	if want := map[bool]int{true: ExitFindings, false: ExitClean}[failed]; code != want || failed && !strings.Contains(out, "db.p") {
+		t.Fatalf("recover: exit %d, want %d\n%s\n%s", code, want, out, errs)
+	}
+	v := s.ServerVerdict(t, cp)
+	if !v.Started || v.CrashRecovery || v.Checks != s.Checks(t) {
+		t.Errorf("the server on the copy: started=%v crash_recovery=%v, CHECK TABLE:\n%s\nafter its own recovery:\n%s", v.Started, v.CrashRecovery, v.Checks, s.Checks(t))
+	}
 }

@@ -49,7 +49,7 @@ set -euo pipefail
 # shellcheck source=scripts/mariadb-server.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mariadb-server.sh" functions
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd rename_dd_db dblwr_page0 defaults"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd rename_dd_db inplace_part dblwr_page0 defaults"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -433,6 +433,19 @@ SET GLOBAL innodb_log_checkpoint_now=1;
 UPDATE db2.x SET v = 'late' WHERE id % 10 = 0;
 EOF
     ;;
+    # inplace_part: an instant ADD COLUMN of a partitioned table, the server killed right after
+    # the DDL log marked the ALTER "inplace" (phase 3), before InnoDB committed it: the DDL
+    # recovery installs the new .frm anyway (crash-sweep seed 10121).
+    inplace_part) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.p (id INT PRIMARY KEY, a INT, v VARCHAR(100), KEY(a)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 3;
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.p SELECT seq, seq % 50, REPEAT(CHAR(97 + seq % 26), 60) FROM seq_1_to_2000;
+INSERT INTO db.t SELECT seq, 't' FROM seq_1_to_500;
+SET GLOBAL innodb_log_checkpoint_now=1;
+UPDATE db.p SET v = 'late' WHERE id % 10 = 0;
+EOF
+    ;;
     # The UPDATE's undo log grows the system tablespace (innodb_undo_tablespaces=0): page 0 of
     # ibdata1 changes after the checkpoint; the scenario then kills the server at its write.
     dblwr_page0) cat <<'EOF'
@@ -464,7 +477,9 @@ EOF
 # right before it writes page 0 of ibdata1 (offset 0) once the file $LAB_KILL_PAGE0_ARM exists
 # (the page is then in the doublewrite buffer, newer than the checkpoint, and not yet in place),
 # right after it renamed a file whose old name has "#TMP#" and whose new name ends with
-# $LAB_KILL_AFTER_RENAME_TO (any old name with $LAB_KILL_ANY_RENAME set), or created a file whose name ends with $LAB_KILL_AFTER_CREATE: a
+# $LAB_KILL_AFTER_RENAME_TO (any old name with $LAB_KILL_ANY_RENAME set), right after it wrote
+# the one-byte phase $LAB_KILL_AFTER_DDL_PHASE of an entry of ddl_recovery.log once the file
+# $LAB_KILL_DDL_ARM exists, or created a file whose name ends with $LAB_KILL_AFTER_CREATE: a
 # crash at an exact point between a file operation and the commit of its transaction (InnoDB
 # logs FILE_RENAME or FILE_CREATE and writes the log before the file operation, and commits after).
 kill_at() {
@@ -494,17 +509,32 @@ static int page0_of_ibdata1(int fd, off_t off) {
   path[n] = 0;
   return !strcmp(path + n - 8, "/ibdata1");
 }
+static int ddl_phase(int fd, const void *buf, size_t count) {
+  const char *want = getenv("LAB_KILL_AFTER_DDL_PHASE");
+  const char *arm = getenv("LAB_KILL_DDL_ARM");
+  if (!want || count != 1 || ((const unsigned char *)buf)[0] != atoi(want) || !arm || access(arm, F_OK) != 0) return 0;
+  char link[64], path[4096];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  if (n < 16) return 0;
+  path[n] = 0;
+  return !strcmp(path + n - 16, "ddl_recovery.log");
+}
 ssize_t pwrite64(int fd, const void *buf, size_t count, off_t off) {
   static ssize_t (*next)(int, const void *, size_t, off_t);
   if (!next) next = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
   if (page0_of_ibdata1(fd, off)) kill(getpid(), SIGKILL);
-  return next(fd, buf, count, off);
+  ssize_t r = next(fd, buf, count, off);
+  if (ddl_phase(fd, buf, count)) { fdatasync(fd); kill(getpid(), SIGKILL); }
+  return r;
 }
 ssize_t pwrite(int fd, const void *buf, size_t count, off_t off) {
   static ssize_t (*next)(int, const void *, size_t, off_t);
   if (!next) next = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
   if (page0_of_ibdata1(fd, off)) kill(getpid(), SIGKILL);
-  return next(fd, buf, count, off);
+  ssize_t r = next(fd, buf, count, off);
+  if (ddl_phase(fd, buf, count)) { fdatasync(fd); kill(getpid(), SIGKILL); }
+  return r;
 }
 int rename(const char *from, const char *to) {
   static int (*next)(const char *, const char *);
@@ -693,6 +723,8 @@ scenario() {
       LD_PRELOAD=$out/killat.so LAB_KILL_PAGE0_ARM=$out/arm fresh_server "$out" "${opts[@]}" ;;
     tmp_partition_dd) kill_at "$out"
       LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_RENAME_TO='#P#p1a.ibd' fresh_server "$out" "${opts[@]}" ;;
+    inplace_part) kill_at "$out"
+      LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_DDL_PHASE=3 LAB_KILL_DDL_ARM=$out/arm fresh_server "$out" "${opts[@]}" ;;
     rename_dd_db) kill_at "$out"
       LD_PRELOAD=$out/killat.so LAB_KILL_ANY_RENAME=1 LAB_KILL_AFTER_RENAME_TO='/db2/z.ibd' fresh_server "$out" "${opts[@]}" ;;
     *) fresh_server "$out" "${opts[@]}" ;;
@@ -749,6 +781,14 @@ scenario() {
       [ -f "$d/db/ph#P#p0#TMP#.ibd" ] && [ -f "$d/db/ph#P#p1#TMP#.ibd" ] && [ ! -e "$d/db/ph#P#p2#TMP#.ibd" ] ||
         die "the crash did not come after the creation of ph#P#p1#TMP#: $(ls "$d/db")"
     fi
+  elif [ "$name" = inplace_part ]; then
+    local pid; pid=$(cat "$d/lab.pid")
+    touch "$out/arm"
+    sql "$s" "ALTER TABLE db.p ADD COLUMN c1 INT NOT NULL DEFAULT 41 FIRST, ALGORITHM=INSTANT" >/dev/null 2>&1 &&
+      die "the ALTER TABLE was not cut"
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    rm -f "$d/lab.pid" "$out/arm"
+    compgen -G "$d/db/#sql-alter*.frm" >/dev/null || die "the crash came before or after the new .frm: $(ls "$d/db")"
   elif [ "$name" = rename_dd_db ]; then
     local pid; pid=$(cat "$d/lab.pid")
     sql "$s" "RENAME TABLE db2.x TO db.y, db.y TO db2.z" >/dev/null 2>&1 && die "the RENAME TABLE was not cut"
