@@ -44,7 +44,9 @@ func TestVerdictFirstLine(t *testing.T) {
 				if s.Verdict.Started != !strings.Contains(first, "refuse to start") {
 					t.Errorf("the server started=%v; the verdict: %q", s.Verdict.Started, first)
 				}
-				if s.Verdict.CrashRecovery != strings.Contains(first, " apply ") {
+				// an error verdict ("will start, but tables will fail: ...") leads with the error,
+				// not with the pages (inplace_part)
+				if !strings.Contains(first, ", but ") && s.Verdict.CrashRecovery != strings.Contains(first, " apply ") {
 					t.Errorf("the server ran crash recovery=%v; the verdict: %q", s.Verdict.CrashRecovery, first)
 				}
 				if sorted := finding.SortFindings(d.Findings); len(sorted) > 0 && sorted[0].Severity > finding.Info &&
