@@ -58,11 +58,17 @@ func logChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, []*logc
 	if err != nil {
 		return nil, nil, err
 	}
-	tables, err := dictTables(s)
+	var replayed discovery.PageReader // the pages as the log leaves them, while the scan runs
+	tables, closeTables, err := dictTables(s, func() discovery.PageReader { return replayed }, l.PageSize)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer closeTables()
 	col := changes.NewCollector(opt.From, tables)
+	observe := func(m *logformat.MTR, read discovery.PageReader) error {
+		replayed = read
+		return col.Observe(m, read)
+	}
 	var damages []*logcheck.Damage
 	cur := (*logformat.Scanner)(nil)
 	next := func() (*logformat.Scanner, error) {
@@ -82,7 +88,9 @@ func logChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, []*logc
 		cur = l.V108().Scan(d.Resume, logformat.ScanOptions{PageSize: l.PageSize, ToLSN: opt.To})
 		return cur, nil
 	}
-	if err := watchScans(next, s, l.PageSize, a, nil, col.Observe); err != nil {
+	err = watchScans(next, s, l.PageSize, a, nil, observe)
+	replayed = nil // its files are closed
+	if err != nil {
 		return nil, nil, err
 	}
 	trxs := col.Trxs()
@@ -100,18 +108,22 @@ func logChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, []*logc
 	return trxs, damages, nil
 }
 
-// dictTables reads SYS_TABLES of the system tablespace of s and opens a table's definition by
-// its id when a change first names it.
-func dictTables(s discovery.Layout) (changes.Tables, error) {
+// dictTables opens a table's definition by its id when a change first names it: from the
+// dictionary of the system tablespace of s as it is on disk, or else, for a table the log
+// creates (its SYS_TABLES record is not on disk yet), from the dictionary's pages as the scan
+// has replayed them so far (replayed: nil once the scan is over), whose page size is pageSize.
+// close releases the files the definitions opened.
+func dictTables(s discovery.Layout, replayed func() discovery.PageReader, pageSize int) (tables changes.Tables, close func(), err error) {
 	dir, name := s.SystemFile()
-	f, err := discovery.OpenFile(filepath.Join(dir, name))
+	sysPath := filepath.Join(dir, name)
+	f, err := discovery.OpenFile(sysPath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	dict, err := discovery.ReadDictTables(f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byID := map[uint64]string{}
 	for _, t := range dict {
@@ -125,19 +137,47 @@ func dictTables(s discovery.Layout) (changes.Tables, error) {
 	}
 	seen := map[uint64]got{}
 	return func(id uint64) (*rows.Table, error) {
-		if g, ok := seen[id]; ok {
+			if g, ok := seen[id]; ok {
+				return g.t, g.err
+			}
+			var g got
+			if n, ok := byID[id]; ok {
+				db, tb := splitName(n)
+				g.t, g.err = rows.Open(s, discovery.SQLName(db), discovery.SQLName(schema.TableOf(tb)))
+			} else if read := replayed(); read == nil {
+				g.err = fmt.Errorf("not in the dictionary (SYS_TABLES of %s)", sysPath)
+			} else {
+				g.t, g.err = replayedTable(s, read, pageSize, sysPath, id)
+			}
+			seen[id] = g
 			return g.t, g.err
+		}, func() {
+			for _, g := range seen {
+				if g.t != nil {
+					g.t.Close()
+				}
+			}
+		}, nil
+}
+
+// replayedTable opens table id's definition from the system tablespace's pages as read gives
+// them (the scan's replay): the dictionary records the log has written so far.
+func replayedTable(s discovery.Layout, read discovery.PageReader, pageSize int, sysPath string, id uint64) (*rows.Table, error) {
+	sys, err := discovery.NewFile(pageAt{read: read, size: int64(pageSize)}, 1<<40, sysPath)
+	if err != nil {
+		return nil, err
+	}
+	dict, err := discovery.ReadDictTables(sys)
+	if err != nil {
+		return nil, fmt.Errorf("the dictionary as the log leaves it: %w", err)
+	}
+	for _, t := range dict {
+		if !t.Deleted && t.ID == id {
+			db, tb := splitName(t.Name)
+			return rows.OpenIn(s, sys, discovery.SQLName(db), discovery.SQLName(schema.TableOf(tb)))
 		}
-		var g got
-		if n, ok := byID[id]; !ok {
-			g.err = fmt.Errorf("not in the dictionary (SYS_TABLES of %s)", filepath.Join(dir, name))
-		} else {
-			db, tb := splitName(n)
-			g.t, g.err = rows.Open(s, discovery.SQLName(db), discovery.SQLName(schema.TableOf(tb)))
-		}
-		seen[id] = g
-		return g.t, g.err
-	}, nil
+	}
+	return nil, fmt.Errorf("not in the dictionary (SYS_TABLES of %s, on disk or as the log leaves it)", sysPath)
 }
 
 func splitName(n string) (string, string) {

@@ -33,11 +33,13 @@ func (t *Table) FindByRollPtr(p, root []byte, trx uint64, undoPage uint32, undoO
 	if err != nil || rip.IndexID != t.IndexID {
 		return img, false, nil
 	}
-	r, err := t.reader()
-	if err != nil {
-		return img, false, err
+	if t.imgReader == nil {
+		if t.imgReader, err = t.reader(); err != nil {
+			return img, false, err
+		}
 	}
-	defer r.f.Close()
+	r := t.imgReader
+	r.meta = nil
 	inst := binary.BigEndian.Uint16(root[discovery.FilPageType:]) == pageTypeInst
 	if r.lay, err = t.rootLayout(root, rip.Compact, inst, int(rip.Instant)); err != nil {
 		return img, false, fmt.Errorf("%s: root page %d: %w", t.File, t.Root, err)
@@ -92,4 +94,14 @@ func (t *Table) ColumnBinary(c int) bool {
 	col := t.Cols[c]
 	return col.SQL.Type == schema.MyBit || isString(col.SQL.Type) && charsetOf(schema.Collation(col.InnoDB.PRType)) == csBinary &&
 		(col.SQL.DataType == "" || col.SQL.DataType == "vector")
+}
+
+// Close releases the file FindByRollPtr keeps open between calls.
+func (t *Table) Close() error {
+	if t.imgReader == nil || t.src != nil {
+		return nil
+	}
+	err := t.imgReader.f.Close()
+	t.imgReader = nil
+	return err
 }

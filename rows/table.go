@@ -49,12 +49,23 @@ type Table struct {
 	nUniq  int
 	// src is the tablespace to read instead of File (undrop: the carved pages).
 	src *discovery.File
+	// imgReader is FindByRollPtr's, its file kept open between calls (Close).
+	imgReader *reader
 }
 
 // Open reads the definition of table db.name from the dictionary in the system tablespace of
 // layout s and from the table's .frm (schema.FromDictionary), and finds its tablespace file.
 func Open(s discovery.Layout, db, name string) (*Table, error) {
 	def, err := schema.FromDictionary(s, db, name)
+	if err != nil {
+		return nil, err
+	}
+	return New(def)
+}
+
+// OpenIn is Open with the dictionary read from sys (schema.FromDictionaryIn).
+func OpenIn(s discovery.Layout, sys *discovery.File, db, name string) (*Table, error) {
+	def, err := schema.FromDictionaryIn(s, sys, db, name)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,12 @@ func FromDictionary(s discovery.Layout, db, name string) (*Table, error) {
 		return nil, err
 	}
 	defer sys.Close()
+	return FromDictionaryIn(s, sys, db, name)
+}
+
+// FromDictionaryIn is FromDictionary with the dictionary read from sys, the system tablespace
+// as the caller has it (its pages as the redo log leaves them, for a table the log creates).
+func FromDictionaryIn(s discovery.Layout, sys *discovery.File, db, name string) (*Table, error) {
 	db, name = FileName(db), FileName(name)
 	sqlDB, sqlName := discovery.SQLName(db), discovery.SQLName(TableOf(name))
 	full := db + "/" + name
