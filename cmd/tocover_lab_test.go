@@ -36,13 +36,16 @@ func TestVerdictPagesAreServerCount(t *testing.T) {
 					t.Skipf("known gap: the 11.8 log of %s creates a tablespace (the server's count is one page lower per blank page 0)", name)
 				}
 				args, first := diagnoseVerdict(t, s)
-				m := applyPages.FindStringSubmatch(first)
-				if m == nil {
+				// an error verdict ("will start, but tables will fail: ...") leads with the error
+				// and names no pages (inplace_part); its JSON count is still checked
+				got := s.Verdict.ToRecoverPages
+				if m := applyPages.FindStringSubmatch(first); m != nil {
+					var err error
+					if got, err = strconv.Atoi(strings.ReplaceAll(m[1], ",", "")); err != nil {
+						t.Fatal(err)
+					}
+				} else if !strings.Contains(first, ", but ") {
 					t.Fatalf("the verdict names no page count: %q", first)
-				}
-				got, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-				if err != nil {
-					t.Fatal(err)
 				}
 				var j struct {
 					ToRecover *int `json:"to_recover_pages"`
