@@ -34,6 +34,14 @@ type alterFailure struct {
 	parts []discovery.DictTable // the new table's partitions, where the copied rows are
 }
 
+// partitionAlter reports whether e is the ALTER TABLE action of a partitioned table (no RENAME)
+// whose new table has a #sql- name and whose names are their own file names (plainName).
+func partitionAlter(e discovery.DDLLogEntry) bool {
+	return e.Action == ddlAlterTable && e.Flags&ddlFlagAlterPartition != 0 && e.Flags&ddlFlagAlterRename == 0 &&
+		plainName.MatchString(e.DB) && plainName.MatchString(e.FromDB) && plainName.MatchString(e.FromName) &&
+		strings.HasPrefix(e.Name, "#sql-") && !strings.ContainsAny(e.Name, `/\`)
+}
+
 // alterPartitionFailure: the crash cut a copying ALTER TABLE of a partitioned table after the
 // rows were copied and before the new table (#sql-alter-...) took the original name (the DDL log
 // entry is alter table, flag "partition", phase copied or old renamed). The server's DDL recovery
@@ -49,12 +57,7 @@ type alterFailure struct {
 // statement renames the partitions, then the .par, then the .frm; once the .par is renamed, the
 // table is whole and the recovery only renames the .frm).
 func alterPartitionFailure(in Input, e discovery.DDLLogEntry, dict map[string]discovery.DictTable, fileExists func(string) bool) (ddlFailure, bool) {
-	if e.Action != ddlAlterTable || e.Flags&ddlFlagAlterPartition == 0 || e.Flags&ddlFlagAlterRename != 0 ||
-		(e.Phase != ddlAlterCopied && e.Phase != ddlAlterOldRenamed) {
-		return ddlFailure{}, false
-	}
-	if !plainName.MatchString(e.DB) || !plainName.MatchString(e.FromDB) || !plainName.MatchString(e.FromName) ||
-		!strings.HasPrefix(e.Name, "#sql-") || strings.ContainsAny(e.Name, `/\`) {
+	if !partitionAlter(e) || (e.Phase != ddlAlterCopied && e.Phase != ddlAlterOldRenamed) {
 		return ddlFailure{}, false
 	}
 	tmp, from := e.DB+"/"+e.Name, e.FromDB+"/"+e.FromName

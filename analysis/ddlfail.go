@@ -93,9 +93,7 @@ func ddlRecoveryFailures(in Input, l *discovery.DDLLog) []ddlFailure {
 		if r.Action == "rename" {
 			to := absPath(in.Datadir, r.Table+".ibd")
 			if !discovery.Within(cur, discovery.ResolvePath(in.Datadir)) {
-				// the file's directory, the new table's name, even across databases
-				// (os_file_make_new_pathname; replay's remoteRename)
-				to = filepath.Join(filepath.Dir(cur), path.Base(r.Table)+".ibd")
+				to = RemoteRenameTarget(cur, r.Table)
 			}
 			exists[to] = true
 		}
@@ -155,6 +153,14 @@ func ddlRecoveryFailures(in Input, l *discovery.DDLLog) []ddlFailure {
 		}
 	}
 	return out
+}
+
+// RemoteRenameTarget is where the server moves the DATA DIRECTORY file at p of a table renamed
+// to table (db/name): the same directory, the new table's name (os_file_make_new_pathname), even
+// when the database changes; seen in a crash sweep, whose log renamed DIR/db2/s1t1.ibd to
+// DIR/db2/s1t4.ibd for RENAME TABLE db2.s1t1 TO db1.s1t4 (seed 10026).
+func RemoteRenameTarget(p, table string) string {
+	return filepath.Join(filepath.Dir(p), path.Base(table)+".ibd")
 }
 
 // plainName matches the table and database names whose file name is the name itself (the DDL

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -28,18 +27,12 @@ const (
 // but 4 columns in MariaDB", CHECK TABLE: Corrupt): crash-sweep seed 10121, cut in ALTER TABLE
 // db2.s2t8 ADD COLUMN c1 ... ALGORITHM=INSTANT. Its partitions count as rolled back to the
 // original .frm's columns when the transaction that wrote their dictionary record is one crash
-// recovery rolls back (active).
-func inplacePartitionFindings(in Input, live map[string]discovery.DictTable, active map[uint64]bool) []finding.Finding {
-	l, err := discovery.ReadDDLLog(filepath.Join(in.Datadir, "ddl_recovery.log"))
-	if err != nil || l == nil {
-		return nil
-	}
+// recovery rolls back (active). l is ddl_recovery.log as the crash left it.
+func inplacePartitionFindings(in Input, l *discovery.DDLLog, live map[string]discovery.DictTable, active map[uint64]bool) []finding.Finding {
 	var fs []finding.Finding
 	for _, chain := range l.Pending() {
 		for _, e := range chain {
-			if e.Action != ddlAlterTable || e.Flags&ddlFlagAlterPartition == 0 || e.Flags&ddlFlagAlterRename != 0 ||
-				(e.Phase != ddlAlterInplace && e.Phase != ddlAlterInplaceCopied) || !strings.HasPrefix(e.Name, "#sql-") ||
-				!plainName.MatchString(e.DB) || !plainName.MatchString(e.FromDB) || !plainName.MatchString(e.FromName) || strings.ContainsAny(e.Name, `/\`) {
+			if !partitionAlter(e) || (e.Phase != ddlAlterInplace && e.Phase != ddlAlterInplaceCopied) {
 				continue
 			}
 			if f, ok := inplacePartitionFinding(in, e, live, active); ok {

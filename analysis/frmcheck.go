@@ -44,8 +44,9 @@ func frmFindings(in Input) []finding.Finding {
 			}
 		}
 	}
-	fs := inplacePartitionFindings(in, live, active)
-	ddl, _ := PendingDDL(in.Datadir)
+	ddlLog, _ := discovery.ReadDDLLog(filepath.Join(in.Datadir, "ddl_recovery.log"))
+	fs := inplacePartitionFindings(in, ddlLog, live, active)
+	ddl := ddlTables(ddlLog)
 	frms, _ := filepath.Glob(filepath.Join(in.Datadir, "*", "*.frm"))
 	for _, p := range frms {
 		name := filepath.Base(filepath.Dir(p)) + "/" + strings.TrimSuffix(filepath.Base(p), ".frm")

@@ -136,28 +136,30 @@ func dictTables(s discovery.Layout, replayed func() discovery.PageReader, pageSi
 		err error
 	}
 	seen := map[uint64]got{}
-	return func(id uint64) (*rows.Table, error) {
-			if g, ok := seen[id]; ok {
-				return g.t, g.err
-			}
-			var g got
-			if n, ok := byID[id]; ok {
-				db, tb := splitName(n)
-				g.t, g.err = rows.Open(s, discovery.SQLName(db), discovery.SQLName(schema.TableOf(tb)))
-			} else if read := replayed(); read == nil {
-				g.err = fmt.Errorf("not in the dictionary (SYS_TABLES of %s)", sysPath)
-			} else {
-				g.t, g.err = replayedTable(s, read, pageSize, sysPath, id)
-			}
-			seen[id] = g
+	tables = func(id uint64) (*rows.Table, error) {
+		if g, ok := seen[id]; ok {
 			return g.t, g.err
-		}, func() {
-			for _, g := range seen {
-				if g.t != nil {
-					g.t.Close()
-				}
+		}
+		var g got
+		if n, ok := byID[id]; ok {
+			db, tb := splitName(n)
+			g.t, g.err = rows.Open(s, discovery.SQLName(db), discovery.SQLName(schema.TableOf(tb)))
+		} else if read := replayed(); read == nil {
+			g.err = fmt.Errorf("not in the dictionary (SYS_TABLES of %s)", sysPath)
+		} else {
+			g.t, g.err = replayedTable(s, read, pageSize, sysPath, id)
+		}
+		seen[id] = g
+		return g.t, g.err
+	}
+	close = func() {
+		for _, g := range seen {
+			if g.t != nil {
+				g.t.Close()
 			}
-		}, nil
+		}
+	}
+	return tables, close, nil
 }
 
 // replayedTable opens table id's definition from the system tablespace's pages as read gives

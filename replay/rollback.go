@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 
 	"innoscope/analysis"
@@ -97,14 +96,6 @@ func (r *recovery) rollbackCreate(e analysis.RolledBackDDL) error {
 	return nil
 }
 
-// remoteRename is where the server moves the DATA DIRECTORY file at p of a table renamed to
-// table (db/name): the same directory, the new table's name (os_file_make_new_pathname), even
-// when the database changes; seen in a crash sweep, whose log renamed DIR/db2/s1t1.ibd to
-// DIR/db2/s1t4.ibd for RENAME TABLE db2.s1t1 TO db1.s1t4 (seed 10026).
-func remoteRename(p, table string) string {
-	return filepath.Join(filepath.Dir(p), path.Base(table)+".ibd")
-}
-
 // rollbackRename renames the file of a table whose RENAME is rolled back to its former name.
 func (r *recovery) rollbackRename(e analysis.RolledBackDDL) error {
 	if e.Action != "rename" {
@@ -117,7 +108,7 @@ func (r *recovery) rollbackRename(e analysis.RolledBackDDL) error {
 	to := r.opt.CopyPath("./" + e.Table + ".ibd")
 	remote := !r.local(t.path)
 	if remote {
-		to = remoteRename(t.path, e.Table)
+		to = analysis.RemoteRenameTarget(t.path, e.Table)
 	}
 	if discovery.ResolvePath(to) == discovery.ResolvePath(t.path) {
 		// The file already has that name (the crash came before the statement renamed it, and
