@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -278,7 +279,14 @@ func TestDiagnoseAgainstServer(t *testing.T) {
 						t.Errorf("finding without file or LSN: %+v", f)
 					}
 				}
-				for code, sev := range m.want {
+				want := maps.Clone(m.want)
+				if !s.Verdict.CrashRecovery {
+					// The kill came right after a checkpoint (the log holds nothing past the
+					// checkpoint's own mini-transaction): the server runs no crash recovery on
+					// this crash and diagnose must not say it will (run r1 of d3abc5a, 11.8).
+					delete(want, "UNCLEAN_SHUTDOWN")
+				}
+				for code, sev := range want {
 					if got[code] != sev {
 						t.Errorf("want %s (%s), got %v", code, sev, got)
 					}
@@ -287,7 +295,7 @@ func TestDiagnoseAgainstServer(t *testing.T) {
 					t.Errorf("a clean shutdown has findings: %v", got)
 				}
 				for code, sev := range got {
-					if m.exact && m.want[code] == "" {
+					if m.exact && want[code] == "" {
 						t.Errorf("unexpected %s (%s)", code, sev)
 					}
 				}

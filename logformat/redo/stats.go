@@ -76,9 +76,10 @@ func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 		return fs
 	}
 	if l.blocks == nil {
-		j.CrashRecovery = st.EndLSN != cpLSN+sizeOfFileCheckpoint
-		if stop == logformat.StopLimit { // stopped short of the end: recovery's question is the whole log
-			j.CrashRecovery = l.v108End(cpLSN) != cpLSN+sizeOfFileCheckpoint
+		if st.StartLSN == cpLSN && stop != logformat.StopLimit {
+			j.CrashRecovery = v108Recovery(cpLSN, st.EndLSN, st.FileCheckpointEnd, st.MTRs)
+		} else { // another range: recovery's question is the log from the checkpoint
+			j.CrashRecovery = l.v108RecoveryFrom(cpLSN)
 		}
 		j.Findings = unclean(logcheck.Scan(l.Path, cps, sc, st.EndLSN, logcheck.FileCheckpoint(l.v108, l.Path, l.PageSize), cpLSN, 0, 0))
 		j.Findings = append(j.Findings, l.DamageFindings(sc)...)
@@ -94,12 +95,41 @@ func (l *Log) Stats(opt ScanOptions) (*Stats, error) {
 	return j, nil
 }
 
-// v108End is where the scan of a MariaDB 10.8+ log from its checkpoint (cpLSN) ends.
-func (l *Log) v108End(cpLSN uint64) uint64 {
-	sc := l.v108.Scan(cpLSN, logformat.ScanOptions{PageSize: l.PageSize})
-	for sc.Next() {
+// v108Recovery reports whether a MariaDB 10.8+ server runs crash recovery on a log whose scan
+// from its checkpoint (cpLSN) holds mtrs mini-transactions and ends at end, fcpEnd being the end
+// of the one holding the checkpoint's FILE_CHECKPOINT (0: not seen). That record is written
+// where the log ended when the checkpoint was taken, anywhere from cpLSN on. The log is
+// logically empty when the checkpoint's own mini-transaction is all it holds, FILE_MODIFY
+// records of it included: an 11.8 server killed just after a checkpoint logged no "Starting
+// crash recovery" on such a log (run r1 of d3abc5a: one 44-byte mini-transaction). Without the
+// record, only the bare 16-byte FILE_CHECKPOINT counts as empty.
+func v108Recovery(cpLSN, end, fcpEnd uint64, mtrs int) bool {
+	if fcpEnd != 0 {
+		return mtrs != 1 || end != fcpEnd
 	}
-	return sc.LSN()
+	return end != cpLSN+sizeOfFileCheckpoint
+}
+
+// v108RecoveryFrom is v108Recovery of the log scanned from its checkpoint (cpLSN) to its end.
+func (l *Log) v108RecoveryFrom(cpLSN uint64) bool {
+	sc := l.v108.Scan(cpLSN, logformat.ScanOptions{PageSize: l.PageSize})
+	var fcpEnd uint64
+	mtrs := 0
+	for sc.Next() {
+		if mtrs++; mtrs > 1 {
+			break // more than the checkpoint's own: recovery
+		}
+		m := sc.MTR()
+		for _, r := range m.Records {
+			if r.Type == logformat.FileCheckpoint && r.CheckpointLSN == cpLSN {
+				fcpEnd = m.EndLSN
+			}
+		}
+	}
+	if mtrs > 1 {
+		return true
+	}
+	return v108Recovery(cpLSN, sc.LSN(), fcpEnd, mtrs)
 }
 
 // pageRecordsFrom reports whether the log of blocks has page records from its checkpoint
