@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"innoscope/discovery"
 	"innoscope/finding"
@@ -76,6 +77,11 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 						no, r.Reasons[no], no)})
 				continue
 			}
+			if !touched && reopened(in, id, recovery) && copyOK(in.Dblwr[[2]uint32{id, uint32(no)}], r.Flags, uint32(no), id, from, in.EndLSN) {
+				fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "CORRUPT_PAGE", SpaceID: u32(id), File: p,
+					Message: fmt.Sprintf("page %d: %s; recovery does not touch it, but the doublewrite buffer holds a copy written since the checkpoint, which crash recovery writes back (\"Recovered page ... from the doublewrite buffer\")", no, r.Reasons[no])})
+				continue
+			}
 			if !touched {
 				fs = append(fs, finding.Finding{Severity: finding.Error, Code: "CORRUPT_PAGE", SpaceID: u32(id), File: p,
 					Message: fmt.Sprintf("page %d: %s; recovery does not touch it, reading it later fails", no, r.Reasons[no])})
@@ -90,28 +96,82 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 				Message: fmt.Sprintf("page %d: %s; recovery must apply log records to it, no INIT_PAGE rebuilds it and the doublewrite buffer has no valid copy that recovery uses (one written between the checkpoint LSN %d and the end of the log)%s", no, r.Reasons[no], from, staleCopy(in.Dblwr[[2]uint32{id, uint32(no)}], from))})
 		}
 		if len(r.Future) > 0 && in.EndLSN != 0 {
-			log := in.LogName
-			if log == "" {
-				log = "the redo log"
-			}
-			msg := fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than %s, the server reports \"log sequence number ... is in the future\"",
-				len(r.Future), r.Future[0], r.MaxLSN, log)
-			if no, ok := futureNeeded(r, need[id], in.Dblwr, id, from, in.EndLSN); ok {
-				// Seen on MariaDB 10.11 with a truncated log (TestTruncatedLog): a page from the
-				// future is corrupt to recovery; the doublewrite buffer's older copy replaces it
-				// when it has one, else the server stops.
-				msg += fmt.Sprintf("; crash recovery must apply log records to page %d and the doublewrite buffer has no older copy of it, so the server refuses to start (\"Unable to apply log to corrupted page %d\")", no, no)
-			} else if recovery && startup[absPath(in.Datadir, p)] {
-				// The server reads its system and undo pages (transaction system, rollback
-				// segments, undo logs, dictionary) while crash recovery is still on, and a page
-				// from the future then fails the read: seen on MariaDB 10.11 with a truncated log
-				// and ibdata1 page 53, which the log does not change (TestTruncatedLog).
-				msg += "; this tablespace is read during crash recovery, where such a page fails its read, so the server refuses to start (\"Failed to read page ... Data structure corruption\")"
-			}
-			fs = append(fs, finding.Finding{Severity: finding.Error, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN), Message: msg})
+			fs = append(fs, futureFinding(in, r, p, id, need[id], recovery, startup[absPath(in.Datadir, p)], from))
 		}
 	}
 	return fs
+}
+
+// futureFinding is FILE_AHEAD_OF_LOG for the file p (tablespace id, pages r) whose pages
+// r.Future carry LSNs beyond the end of the log. Before it applies the log, the server's crash
+// recovery writes back the doublewrite buffer's copy (one from the checkpoint, at from, to the
+// end of the log) of every page of a tablespace it has open that is all zero, corrupt, or from
+// the future (buf_dblwr_t::recover: "Recovered page ... from the doublewrite buffer"); recovery
+// then brings that copy up to the end of the log. When every page from the future has such a
+// copy the file comes out consistent with the log (a warning: its changes past the log are
+// dropped); checked on MariaDB 10.11 (run r1 of f56c5d3, TestDiagnoseAgainstServer's "datafile
+// newer than the log": it started and CHECK TABLE passed). Otherwise it is an error: the pages
+// the server keeps mix the file's later state with the log's.
+func futureFinding(in Input, r *discovery.Report, p string, id uint32, need map[uint32]bool, recovery, startup bool, from uint64) finding.Finding {
+	log := in.LogName
+	if log == "" {
+		log = "the redo log"
+	}
+	var left []int64 // the pages from the future the server keeps
+	restored, rebuilt := 0, 0
+	for _, no := range r.Future {
+		read, touched := need[uint32(no)]
+		switch {
+		case reopened(in, id, recovery) && copyOK(in.Dblwr[[2]uint32{id, uint32(no)}], r.Flags, uint32(no), id, from, in.EndLSN):
+			restored++
+		case touched && !read || in.Analysis != nil && in.Analysis.Freed[PageID{Space: id, Page: uint32(no)}]:
+			rebuilt++ // an INIT_PAGE rebuilds it without reading it, or it is free at the end of the log
+		default:
+			left = append(left, no)
+		}
+	}
+	msg := fmt.Sprintf("%d pages carry LSNs beyond the end of the log (page %d; largest LSN %d): this file is newer than %s, the server reports \"log sequence number ... is in the future\"",
+		len(r.Future), r.Future[0], r.MaxLSN, log)
+	var fates []string
+	if restored > 0 {
+		fates = append(fates, fmt.Sprintf("crash recovery writes back %d of them from the doublewrite buffer (copies written since the checkpoint, LSN %d) before it applies the log (\"Recovered page ... from the doublewrite buffer\")", restored, from))
+	}
+	if rebuilt > 0 {
+		fates = append(fates, fmt.Sprintf("the log rebuilds or frees %d without reading them", rebuilt))
+	}
+	if len(left) == 0 {
+		return finding.Finding{Severity: finding.Warning, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN),
+			Message: msg + "; " + strings.Join(fates, ", and ") + ": the file comes out as the log leaves it, and what these pages held past the end of the log is dropped"}
+	}
+	if len(fates) > 0 {
+		msg += "; " + strings.Join(fates, ", and ") + fmt.Sprintf("; %d are left as they are (page %d)", len(left), left[0])
+	}
+	rest := *r
+	rest.Future = left
+	if no, ok := futureNeeded(&rest, need, in.Dblwr, id, from, in.EndLSN); ok {
+		// Seen on MariaDB 10.11 with a truncated log (TestTruncatedLog): a page from the
+		// future is corrupt to recovery; the doublewrite buffer's older copy replaces it
+		// when it has one, else the server stops.
+		msg += fmt.Sprintf("; crash recovery must apply log records to page %d and the doublewrite buffer has no older copy of it, so the server refuses to start (\"Unable to apply log to corrupted page %d\")", no, no)
+	} else if recovery && startup {
+		// The server reads its system and undo pages (transaction system, rollback
+		// segments, undo logs, dictionary) while crash recovery is still on, and a page
+		// from the future then fails the read: seen on MariaDB 10.11 with a truncated log
+		// and ibdata1 page 53, which the log does not change (TestTruncatedLog).
+		msg += "; this tablespace is read during crash recovery, where such a page fails its read, so the server refuses to start (\"Failed to read page ... Data structure corruption\")"
+	}
+	return finding.Finding{Severity: finding.Error, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN), Message: msg}
+}
+
+// reopened reports whether crash recovery (recovery: the log has pages to apply) opens
+// tablespace id before it applies the log, and so writes back the doublewrite copies of its
+// pages (futureFinding): the tablespaces the log names, and the system tablespace.
+func reopened(in Input, id uint32, recovery bool) bool {
+	if !recovery {
+		return false
+	}
+	_, logged := in.Analysis.Map.Spaces[id]
+	return logged || id == 0
 }
 
 // copyOK reports whether a doublewrite copy of the page that crash recovery from the checkpoint

@@ -204,7 +204,10 @@ var mutations = []mutation{
 		mutate: func(t *testing.T, s *lab.Scenario, d string) {
 			cp(t, filepath.Join(d, "db/t1.ibd"), filepath.Join(d, "db/t2.ibd"))
 		}},
-	{name: "datafile newer than the log", scenario: "dml", want: map[string]string{"FILE_AHEAD_OF_LOG": "error"},
+	// The server writes back the doublewrite buffer's copy of a page from the future, and the
+	// log rebuilds others: whether any is left (an error) depends on the crash, which the
+	// server judges (stop 39: run r1 of f56c5d3 had none left, a warning).
+	{name: "datafile newer than the log", scenario: "dml", want: map[string]string{"FILE_AHEAD_OF_LOG": "any"},
 		mutate: func(t *testing.T, s *lab.Scenario, d string) {
 			cp(t, filepath.Join(s.Dir, "later/db/t1.ibd"), filepath.Join(d, "db/t1.ibd"))
 		}},
@@ -287,7 +290,7 @@ func TestDiagnoseAgainstServer(t *testing.T) {
 					delete(want, "UNCLEAN_SHUTDOWN")
 				}
 				for code, sev := range want {
-					if got[code] != sev {
+					if got[code] != sev && (sev != "any" || got[code] == "") {
 						t.Errorf("want %s (%s), got %v", code, sev, got)
 					}
 				}
@@ -347,16 +350,6 @@ func TestDiagnoseAgainstServer(t *testing.T) {
 				t.Logf("server: started=%v tables_ok=%v (%d checked)\n%s\n%s", v.Started, v.TablesOK, v.TablesChecked,
 					serverLines(t, v.ErrLog), strings.TrimSpace(v.Checks))
 				serverLost := !v.Started || !v.TablesOK
-				errLog, _ := os.ReadFile(v.ErrLog)
-				if m.name == "datafile newer than the log" && !serverLost && strings.Contains(string(errLog), "from the doublewrite buffer") {
-					// Known gap (stop 39, run r1 of f56c5d3): the server treats a page from the
-					// future as invalid and writes back the doublewrite buffer's copy from the
-					// checkpoint on (buf_dblwr_t::recover); when the buffer holds one for every
-					// such page recovery reads, it starts and CHECK TABLE passes. innoscope's
-					// FILE_AHEAD_OF_LOG stays an error and its replay restores only pages that
-					// fail their checksum.
-					t.Skipf("known gap: the server restored this crash's pages from the future from the doublewrite buffer and every table passes; innoscope says %d errors", j.Summary["error"])
-				}
 				if (j.Summary["error"] > 0) != serverLost {
 					t.Errorf("innoscope: %d errors; server: started=%v, tables ok=%v", j.Summary["error"], v.Started, v.TablesOK)
 				}
@@ -366,6 +359,19 @@ func TestDiagnoseAgainstServer(t *testing.T) {
 					t.Errorf("verify ok=%v (%v); server: started=%v, tables ok=%v", vj.OK, vcodes, v.Started, v.TablesOK)
 				}
 				t.Logf("verify: ok=%v, replay failed=%v, server started=%v", vj.OK, vcodes["REPLAY_FAILED"], v.Started)
+				if m.name == "datafile newer than the log" && !serverLost {
+					// recover's copy is the server's own recovery: the pages from the future
+					// written back from the doublewrite buffer, the others rebuilt by the log.
+					copyDir := filepath.Join(base, "copy")
+					if _, errs, code := run("recover", dir, "--into", copyDir); code != ExitClean {
+						t.Fatalf("recover: exit %d\n%s", code, errs)
+					}
+					c := srv.VerdictOn(t, copyDir, s.Options)
+					if !c.Started || c.CrashRecovery || !c.TablesOK || c.Checksums != v.Checksums || c.Checksums == "" {
+						t.Errorf("the server on recover's copy: started=%v crash_recovery=%v tables_ok=%v\nCHECKSUM TABLE:\n%s\nits own recovery:\n%s",
+							c.Started, c.CrashRecovery, c.TablesOK, c.Checksums, v.Checksums)
+					}
+				}
 			})
 		}
 	})

@@ -190,6 +190,9 @@ func Recover(sc redo.MTRs, opt RecoverOptions) (*RecoverResult, error) {
 	if err := r.trimUndo(); err != nil {
 		return nil, err
 	}
+	if err := r.restoreFuture(); err != nil {
+		return nil, err
+	}
 	// The frames of the pages the log names (but those Open kept), as many as the cache holds.
 	defer r.frames.prepare(min(int64(len(r.an.Pages)-opt.deferred.keptPages())+1, opt.CacheBytes/int64(opt.PageSize)+1) * int64(opt.PageSize))()
 	r.startEarly()
@@ -397,6 +400,13 @@ func (r *recovery) read(p *cached, id analysis.PageID) error {
 	raw := img
 	r.res.PagesRead++
 	fl := p.ts.flags
+	if good := r.futureCopy(id, img, fl, p.ts.flagsSet); good != nil {
+		r.keepRead(p.ts, id.Page, raw, false, false)
+		p.data, p.restore = good, true // restored before recovery applies the log (restoreFuture)
+		p.diskLSN = binary.BigEndian.Uint64(good[discovery.FilPageLSN:])
+		r.res.PagesFromDblwr++
+		return nil
+	}
 	if kept.checked && p.ts.flagsSet && fl.Raw == kept.raw && kept.space == id.Space {
 		// The pre-flight read found these bytes sound under these flags (keptPage).
 		p.data, p.diskLSN = img, binary.BigEndian.Uint64(img[discovery.FilPageLSN:])
