@@ -688,10 +688,14 @@ checksums() {
 # the socket OUT/lab.sock (its error log is OUT/before.err).
 # mariadb-install-db itself sometimes dies (signal 11 while it creates the sys schema, a MariaDB
 # bug): the half-made data directory is removed and the install tried again, up to 3 times.
+# Each install has a temporary directory of its own (TMPDIR, the server's default tmpdir): lab
+# servers run side by side, and two bootstraps in one /tmp collide ("Could not remove temporary
+# table /tmp/#sql-temptable", 11.8 sweep seed 10603).
 fresh_server() {
   local out=$1 d=$1/data try; shift
+  mkdir -p "$out/tmp"
   for try in 1 2 3; do
-    if mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
+    if TMPDIR="$out/tmp" mariadb-install-db --no-defaults --datadir="$d" --user=root --auth-root-authentication-method=normal \
       --skip-test-db "$@" >"$out/install.log" 2>&1; then break; fi
     cp "$out/install.log" "$out/install-failed$try.log"
     rm -rf "$d"
