@@ -90,6 +90,9 @@ type Trx struct {
 	Changes []*Change `json:"changes"`
 	header  pageID
 	done    bool
+	seq     int  // the order in which the collector met the transaction
+	waiting int  // its changes whose row image is still looked for (Collector.await)
+	emitted bool // handed to Collector.Emit
 }
 
 // Collector follows the log mini-transaction by mini-transaction (Observe) and gathers the
@@ -108,6 +111,13 @@ type Collector struct {
 	// that frees or initialises a page forgets it all (a page may then change segments).
 	firstOf map[pageID]firstPage
 	slab    []Change // the changes are allocated changeSlab at a time
+	// Emit, when set, is handed each finished transaction (committed or rolled back) as soon as
+	// the row images of its changes are settled, in the order Trxs gives them; Trxs then returns
+	// only the others. The changes of an emitted transaction are cleared once Emit returns.
+	Emit     func(*Trx) error
+	finished []*Trx // finished transactions not yet emitted, in the order they finished
+	seq      int    // transactions met
+	nEmitted int    // emitted transactions still in order
 }
 
 // changeSlab is how many changes are allocated at once.
@@ -194,6 +204,7 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 	}
 	c.images(touched, freed)
 	// Commits and finished rollbacks: the header's state leaves TRX_UNDO_ACTIVE.
+	var finished []*Trx
 	for id := range touched {
 		t := c.byHeader[id]
 		if t == nil {
@@ -212,8 +223,14 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 			t.TrxNo = binary.BigEndian.Uint64(p[hdr+undoTrxNo:])
 		}
 		delete(c.byHeader, id)
+		finished = append(finished, t)
 	}
-	return nil
+	if c.Emit == nil {
+		return nil
+	}
+	sort.Slice(finished, func(i, j int) bool { return finished[i].seq < finished[j].seq })
+	c.finished = append(c.finished, finished...)
+	return c.emitSettled()
 }
 
 // appendAll records the UNDO_APPENDs of m: each page's records go one after the other, the
@@ -257,6 +274,7 @@ func (c *Collector) appendAll(m *logformat.MTR, apps []appended) error {
 			if tb, err := c.tables(u.TableID); err == nil {
 				ch.table, ch.awaitUntil = tb, c.mtrs+awaitMTRs
 				c.await = append(c.await, ch)
+				t.waiting++
 			}
 		}
 	}
@@ -305,7 +323,8 @@ func (c *Collector) trxOf(id pageID) *Trx {
 	h := pageID{id.space, no}
 	t := c.trxs[trxID]
 	if t == nil || t.done {
-		t = &Trx{ID: trxID, header: h}
+		t = &Trx{ID: trxID, header: h, seq: c.seq}
+		c.seq++
 		c.trxs[trxID] = t
 		c.order = append(c.order, t)
 	}
@@ -326,25 +345,10 @@ func undoPage(p []byte) bool {
 func (c *Collector) Trxs() []*Trx {
 	var done, open []*Trx
 	for _, t := range c.order {
-		if len(t.Changes) == 0 {
+		if t.emitted || len(t.Changes) == 0 { // an emitted one may be Released meanwhile
 			continue
 		}
-		all := true
-		for _, ch := range t.Changes {
-			all = all && ch.RolledBack
-		}
-		switch {
-		case t.done && all:
-			t.State = RolledBack
-		case t.done:
-			t.State = Committed
-		default:
-			t.State = Open
-			if p, err := c.read(t.header.space, t.header.page); err == nil && len(p) > undoState+2 &&
-				binary.BigEndian.Uint16(p[undoState:]) == statePrepared {
-				t.State, t.Xid = Prepared, binlogXid(p)
-			}
-		}
+		c.settle(t)
 		if t.done {
 			done = append(done, t)
 		} else {
@@ -389,6 +393,8 @@ func (c *Collector) images(touched, freed map[pageID]bool) {
 		}
 		if !found && c.mtrs < ch.awaitUntil {
 			keep = append(keep, ch)
+		} else {
+			ch.trx.waiting--
 		}
 	}
 	c.await = keep

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/changes"
 	"innoscope/replay"
 	"innoscope/report/view"
 )
@@ -64,13 +65,44 @@ func logChanges(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	trxs, err := replay.LogChanges(s, opt)
-	if err != nil {
-		return err
+	var missed int
+	if format == "json" || c.Bool("reverse") { // one document, or newest first: all at once
+		trxs, err := replay.LogChanges(s, opt)
+		if err != nil {
+			return err
+		}
+		if missed, err = view.LogChanges(c.App.Writer, trxs, format, c.Bool("reverse")); err != nil {
+			return err
+		}
+	} else { // each transaction as soon as it is known: memory holds the open ones only
+		w, err := view.NewChangeStream(c.App.Writer, format, false)
+		if err != nil {
+			return err
+		}
+		// formatted and written on another goroutine (core) while the log is read on
+		queue, written := make(chan *changes.Trx, 64), make(chan struct{})
+		go func() {
+			defer close(written)
+			for t := range queue {
+				w.Trx(t)
+				t.Release()
+			}
+		}()
+		err = replay.LogChangesTo(s, opt, func(t *changes.Trx) error {
+			queue <- t
+			return nil
+		})
+		close(queue)
+		<-written
+		if err != nil { // what is still buffered is not written (all of it, for a refusal)
+			return err
+		}
+		if missed, err = w.Close(); err != nil {
+			return err
+		}
 	}
-	missed, err := view.LogChanges(c.App.Writer, trxs, format, c.Bool("reverse"))
 	if missed > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "innoscope: %d change(s) have no exact statement (see the comments)\n", missed)
 	}
-	return err
+	return nil
 }

@@ -189,6 +189,24 @@ CREATE TABLE db.c (id INT PRIMARY KEY) STATS_PERSISTENT=0;`)
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 4 || !strings.HasPrefix(lines[3], strconv.FormatUint(t1, 10)+"\tcommitted\t") {
 		t.Errorf("log changes --to-lsn %s (after t1's commit):\n%s", end1, out)
 	}
+	// tsv is written as the transactions finish (a stream), json all at once: the same changes
+	// in the same order
+	out, _, _ = run("log", "changes", "--from-lsn", cp, s.dir)
+	var fromDoc []string
+	for _, tr := range doc.Transactions {
+		for _, ch := range tr.Changes {
+			fromDoc = append(fromDoc, fmt.Sprintf("%d %d %s %s", tr.ID, tr.EndLSN, ch.Table, ch.Op))
+		}
+	}
+	var fromTSV []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		if f := strings.Split(l, "\t"); len(f) > 5 {
+			fromTSV = append(fromTSV, fmt.Sprintf("%s %s %s %s", f[0], f[2], f[4], f[5]))
+		}
+	}
+	if strings.Join(fromTSV, "\n") != strings.Join(fromDoc, "\n") {
+		t.Errorf("log changes (tsv):\n%s\nwant as --json:\n%s", strings.Join(fromTSV, "\n"), strings.Join(fromDoc, "\n"))
+	}
 	// --table keeps one table's changes and the transactions that have any
 	out, _, _ = run("log", "changes", "--from-lsn", cp, "--table", "db.c", s.dir)
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], strconv.FormatUint(t5, 10)+"\tcommitted\t") {

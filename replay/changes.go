@@ -36,15 +36,38 @@ func LogChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, error) 
 	return trxs, err
 }
 
+// LogChangesTo is LogChanges handing each transaction to emit, in the same order, as soon as
+// nothing later in the log changes what is said of it (a finished one once the row images of
+// its changes are found), and the unfinished ones at the end: memory holds only the
+// transactions still open. emit may Release the transaction once it has written it.
+func LogChangesTo(s discovery.Layout, opt ChangesOptions, emit func(*changes.Trx) error) error {
+	_, err := streamChanges(s, opt, emit)
+	return err
+}
+
 // logChanges is LogChanges with the damaged mini-transactions it read past (PastDamage).
 func logChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, []*logcheck.Damage, error) {
-	l, err := analysis.OpenLog(s, "")
+	var trxs []*changes.Trx
+	damages, err := streamChanges(s, opt, func(t *changes.Trx) error {
+		trxs = append(trxs, t)
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
+	return trxs, damages, nil
+}
+
+// streamChanges is LogChangesTo, returning the damaged mini-transactions it read past
+// (PastDamage).
+func streamChanges(s discovery.Layout, opt ChangesOptions, emit func(*changes.Trx) error) ([]*logcheck.Damage, error) {
+	l, err := analysis.OpenLog(s, "")
+	if err != nil {
+		return nil, err
+	}
 	defer l.Close()
 	if l.V108() == nil {
-		return nil, nil, fmt.Errorf("%s: log changes reads MariaDB 10.8+ logs (ib_logfile0 of the 10.8+ format) only; this log is of another format: start the server that wrote it on a copy (innoscope recover) and read its binary log, or use `innoscope log records` for its records", l.Path)
+		return nil, fmt.Errorf("%s: log changes reads MariaDB 10.8+ logs (ib_logfile0 of the 10.8+ format) only; this log is of another format: start the server that wrote it on a copy (innoscope recover) and read its binary log, or use `innoscope log records` for its records", l.Path)
 	}
 	scan := redo.ScanOptions{To: opt.To}
 	if cp := l.CheckpointLSN(); opt.From != 0 && opt.From < cp {
@@ -52,19 +75,34 @@ func logChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, []*logc
 	}
 	a, _, _, err := analysis.ReadLog(l, scan)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sc, _, err := l.Scanner(scan)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var replayed discovery.PageReader // the pages as the log leaves them, while the scan runs
 	tables, closeTables, err := dictTables(s, func() discovery.PageReader { return replayed }, l.PageSize)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer closeTables()
+	// pass decodes transactions with the tables' definitions, keeps those with changes (of
+	// opt's table) and emits them.
+	pass := func(trxs []*changes.Trx) error {
+		trxs = changes.Resolve(trxs, tables)
+		if opt.Table != "" {
+			trxs = changes.OnlyTable(trxs, opt.DB+"."+opt.Table)
+		}
+		for _, t := range trxs {
+			if err := emit(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	col := changes.NewCollector(opt.From, tables)
+	col.Emit = func(t *changes.Trx) error { return pass([]*changes.Trx{t}) }
 	observe := func(m *logformat.MTR, read discovery.PageReader) error {
 		replayed = read
 		return col.Observe(m, read)
@@ -91,21 +129,16 @@ func logChanges(s discovery.Layout, opt ChangesOptions) ([]*changes.Trx, []*logc
 	err = watchScans(next, s, l.PageSize, a, nil, observe)
 	replayed = nil // its files are closed
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	trxs := col.Trxs()
+	trxs := col.Trxs() // those not emitted yet
 	// a server with a binary log commits a transaction prepared for it as the binary log says
 	bl, err := discovery.FindBinlog(s.Datadir)
 	where := s.Datadir
 	if err != nil {
 		bl, where = nil, fmt.Sprintf("%s (%v)", s.Datadir, err)
 	}
-	trxs = changes.ByBinlog(trxs, bl, where)
-	trxs = changes.Resolve(trxs, tables)
-	if opt.Table != "" {
-		trxs = changes.OnlyTable(trxs, opt.DB+"."+opt.Table)
-	}
-	return trxs, damages, nil
+	return damages, pass(changes.ByBinlog(trxs, bl, where))
 }
 
 // dictTables opens a table's definition by its id when a change first names it: from the

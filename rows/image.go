@@ -44,6 +44,14 @@ func (t *Table) FindByRollPtr(p, root []byte, trx uint64, undoPage uint32, undoO
 	if r.lay, err = t.rootLayout(root, rip.Compact, inst, int(rip.Instant)); err != nil {
 		return img, false, fmt.Errorf("%s: root page %d: %w", t.File, t.Root, err)
 	}
+	// The record an insert (or an update that moved it) wrote is the page's last insert
+	// (PAGE_LAST_INSERT): looked at first, when no instant ALTER metadata record (the first of
+	// the leftmost leaf) has to be met on the way.
+	if last := int(binary.BigEndian.Uint16(p[pageHeader+pageLastInsert:])); last != 0 && !inst && ip.Compact {
+		if img, ok, err := t.matchRollPtr(r, p, last, ip.Compact, trx, undoPage, undoOff); err != nil || ok {
+			return img, ok, err
+		}
+	}
 	origin := compactNext(p, infimumNew)
 	if !ip.Compact {
 		origin = int(binary.BigEndian.Uint16(p[infimumOld-2:]))
@@ -62,27 +70,48 @@ func (t *Table) FindByRollPtr(p, root []byte, trx uint64, undoPage uint32, undoO
 			r.meta = ownValues(rec.vals) // instant ADD COLUMN's defaults, for the records after it
 			continue
 		}
-		k := r.lay.nUniq
-		if rec.status != statusOrdinary && rec.status != statusInstant || rec.info&infoMinRec != 0 || len(rec.vals) < k+2 {
-			continue
+		if img, ok, err := t.imageIf(r, rec, at, trx, undoPage, undoOff); err != nil || ok {
+			return img, ok, err
 		}
-		tv, rp := rec.vals[k].b, rec.vals[k+1].b
-		if len(tv) != sysTrxIDLen || len(rp) != sysRollPtrLen || beUint(tv) != trx ||
-			binary.BigEndian.Uint32(rp[1:]) != undoPage || int(binary.BigEndian.Uint16(rp[5:])) != undoOff {
-			continue
-		}
-		for _, v := range rec.vals {
-			if v.ext {
-				return img, false, fmt.Errorf("%s: record at %d: a value stored off page is not read from an image of another time", t.File, at)
-			}
-		}
-		row, err := r.row(rec.vals)
-		if err != nil {
-			return img, false, fmt.Errorf("%s: record at %d: %w", t.File, at, err)
-		}
-		return RecordImage{Row: row, Deleted: rec.info&infoDeleted != 0, Origin: at}, true, nil
 	}
 	return img, false, nil
+}
+
+// matchRollPtr is the image of the record at origin of p when it is the one FindByRollPtr
+// looks for.
+func (t *Table) matchRollPtr(r *reader, p []byte, origin int, compact bool, trx uint64, undoPage uint32, undoOff int) (RecordImage, bool, error) {
+	if origin < FilData || origin >= len(p)-pageDataEnd {
+		return RecordImage{}, false, nil
+	}
+	rec, err := r.record(p, origin, compact)
+	if err != nil || rec.status == statusSupremum || rec.info&infoMinRec != 0 {
+		return RecordImage{}, false, nil // the walk of the page says what is wrong
+	}
+	return t.imageIf(r, rec, origin, trx, undoPage, undoOff)
+}
+
+// imageIf is the image of rec (at origin) when it is an ordinary record written by transaction
+// trx with a DB_ROLL_PTR pointing to the undo record at undoPage, undoOff.
+func (t *Table) imageIf(r *reader, rec record, at int, trx uint64, undoPage uint32, undoOff int) (RecordImage, bool, error) {
+	k := r.lay.nUniq
+	if rec.status != statusOrdinary && rec.status != statusInstant || rec.info&infoMinRec != 0 || len(rec.vals) < k+2 {
+		return RecordImage{}, false, nil
+	}
+	tv, rp := rec.vals[k].b, rec.vals[k+1].b
+	if len(tv) != sysTrxIDLen || len(rp) != sysRollPtrLen || beUint(tv) != trx ||
+		binary.BigEndian.Uint32(rp[1:]) != undoPage || int(binary.BigEndian.Uint16(rp[5:])) != undoOff {
+		return RecordImage{}, false, nil
+	}
+	for _, v := range rec.vals {
+		if v.ext {
+			return RecordImage{}, false, fmt.Errorf("%s: record at %d: a value stored off page is not read from an image of another time", t.File, at)
+		}
+	}
+	row, err := r.row(rec.vals)
+	if err != nil {
+		return RecordImage{}, false, fmt.Errorf("%s: record at %d: %w", t.File, at, err)
+	}
+	return RecordImage{Row: row, Deleted: rec.info&infoDeleted != 0, Origin: at}, true, nil
 }
 
 // ColumnBinary reports whether column c holds bytes a statement gives as a hexadecimal

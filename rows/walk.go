@@ -9,11 +9,12 @@ import (
 )
 
 const (
-	filNull      = 0xffffffff
-	pageTypeIdx  = 17855 // FIL_PAGE_INDEX
-	pageTypeInst = 18    // FIL_PAGE_TYPE_INSTANT: MariaDB's clustered index root after instant ALTER
-	pageHeader   = FilData
-	maxDepth     = 32
+	filNull        = 0xffffffff
+	pageTypeIdx    = 17855 // FIL_PAGE_INDEX
+	pageTypeInst   = 18    // FIL_PAGE_TYPE_INSTANT: MariaDB's clustered index root after instant ALTER
+	pageHeader     = FilData
+	pageLastInsert = 10 // PAGE_LAST_INSERT, in the page header
+	maxDepth       = 32
 )
 
 // Loss is a page whose records could not be read.
@@ -313,7 +314,11 @@ func (r *reader) record(p []byte, origin int, compact bool) (record, error) {
 
 // row turns a record's fields into the table's columns.
 func (r *reader) row(vals []value) (Row, error) {
-	arena, spans, err := r.cells(nil, nil, vals)
+	n := 0
+	for _, v := range vals { // room for most values as printed: grown once, if at all
+		n += 2*len(v.b) + 8
+	}
+	arena, spans, err := r.cells(make([]byte, 0, n), make([]int, 0, 2*len(r.t.Cols)), vals)
 	if err != nil {
 		return nil, err
 	}

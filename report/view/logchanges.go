@@ -17,78 +17,112 @@ import (
 // transactions, or with reverse those that undo them, newest first). It returns how many
 // changes a statement could not be written for (sql).
 func LogChanges(out io.Writer, trxs []*changes.Trx, format string, reverse bool) (int, error) {
-	w := bufio.NewWriter(out)
-	defer w.Flush()
-	switch format {
-	case "json":
+	switch {
+	case format == "json":
+		w := bufio.NewWriter(out)
 		if trxs == nil {
 			trxs = []*changes.Trx{}
 		}
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
-		return 0, e.Encode(map[string]any{"transactions": trxs})
-	case "tsv", "":
-		w.WriteString("trx_id\tstate\tend_lsn\tlsn\ttable\top\tkey\told\tnew\trow\tinexact\n")
-		for _, t := range trxs {
-			for _, ch := range t.Changes {
-				st := t.State
-				if ch.RolledBack && t.State != changes.RolledBack {
-					st = "rolled back to a savepoint"
-				}
-				fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, st, t.EndLSN, ch.LSN, tsv(ch.Table), ch.Op,
-					tsv(pairs(ch.Key, ", ")), tsv(pairs(ch.Old, ", ")), tsv(pairs(ch.New, ", ")), tsv(pairs(ch.Row, ", ")), tsv(ch.Inexact))
-			}
+		if err := e.Encode(map[string]any{"transactions": trxs}); err != nil {
+			return 0, err
 		}
-		return 0, nil
-	case "sql":
-		return sqlChanges(w, trxs, reverse), nil
+		return 0, w.Flush()
+	case reverse && format == "sql":
+		order := make([]*changes.Trx, 0, len(trxs))
+		for i := len(trxs) - 1; i >= 0; i-- {
+			order = append(order, trxs[i])
+		}
+		trxs = order
 	}
-	return 0, fmt.Errorf("unknown --format %q (tsv, json, sql)", format)
+	s, err := NewChangeStream(out, format, reverse)
+	if err != nil {
+		return 0, err
+	}
+	for _, t := range trxs {
+		s.Trx(t)
+	}
+	return s.Close()
 }
 
-// sqlChanges writes one transaction block a committed transaction: forward, each change as it
+// ChangeStream writes transactions one at a time as LogChanges does for tsv and sql, in the
+// order given (for reverse sql: newest first).
+type ChangeStream struct {
+	w       *bufio.Writer
+	sql     bool
+	reverse bool
+	missed  int
+}
+
+// NewChangeStream starts a stream of format tsv (its header line is written) or sql.
+func NewChangeStream(out io.Writer, format string, reverse bool) (*ChangeStream, error) {
+	s := &ChangeStream{w: bufio.NewWriterSize(out, 256<<10), reverse: reverse}
+	switch format {
+	case "tsv", "":
+		s.w.WriteString("trx_id\tstate\tend_lsn\tlsn\ttable\top\tkey\told\tnew\trow\tinexact\n")
+	case "sql":
+		s.sql = true
+	default:
+		return nil, fmt.Errorf("unknown --format %q (tsv, json, sql)", format)
+	}
+	return s, nil
+}
+
+// Trx writes t: a line a change (tsv), or, committed, its statements (sql).
+func (s *ChangeStream) Trx(t *changes.Trx) {
+	if s.sql {
+		s.missed += sqlTrx(s.w, t, s.reverse)
+		return
+	}
+	w := s.w
+	for _, ch := range t.Changes {
+		st := t.State
+		if ch.RolledBack && t.State != changes.RolledBack {
+			st = "rolled back to a savepoint"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, st, t.EndLSN, ch.LSN, tsv(ch.Table), ch.Op,
+			tsv(pairs(ch.Key, ", ")), tsv(pairs(ch.Old, ", ")), tsv(pairs(ch.New, ", ")), tsv(pairs(ch.Row, ", ")), tsv(ch.Inexact))
+	}
+}
+
+// Close flushes the stream; missed is how many changes a statement could not be written for
+// (sql).
+func (s *ChangeStream) Close() (missed int, err error) {
+	return s.missed, s.w.Flush()
+}
+
+// sqlTrx writes one transaction block for t when it is committed: forward, each change as it
 // was made where the undo record makes it exact (a delete by its key); reverse, newest first,
 // what undoes it (an insert deleted by its key, an update's old values set back). A change no
-// statement can be written for exactly is a comment that says why.
-func sqlChanges(w *bufio.Writer, trxs []*changes.Trx, reverse bool) int {
-	var order []*changes.Trx
-	for _, t := range trxs {
-		if t.State == changes.Committed {
-			order = append(order, t)
-		}
+// statement can be written for exactly is a comment that says why; missed counts them.
+func sqlTrx(w *bufio.Writer, t *changes.Trx, reverse bool) (missed int) {
+	if t.State != changes.Committed {
+		return 0
 	}
-	if reverse {
-		for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
-			order[i], order[j] = order[j], order[i]
-		}
+	if t.EndLSN == 0 && t.Xid != 0 {
+		fmt.Fprintf(w, "-- trx %d, committed by the binary log (Xid %d): its commit is not in the redo log\nSTART TRANSACTION;\n", t.ID, t.Xid)
+	} else {
+		fmt.Fprintf(w, "-- trx %d, committed at LSN %d\nSTART TRANSACTION;\n", t.ID, t.EndLSN)
 	}
-	missed := 0
-	for _, t := range order {
-		if t.EndLSN == 0 && t.Xid != 0 {
-			fmt.Fprintf(w, "-- trx %d, committed by the binary log (Xid %d): its commit is not in the redo log\nSTART TRANSACTION;\n", t.ID, t.Xid)
-		} else {
-			fmt.Fprintf(w, "-- trx %d, committed at LSN %d\nSTART TRANSACTION;\n", t.ID, t.EndLSN)
-		}
-		chs := append([]*changes.Change(nil), t.Changes...)
+	chs := t.Changes
+	for k := range chs {
+		ch := chs[k]
 		if reverse {
-			for i, j := 0, len(chs)-1; i < j; i, j = i+1, j-1 {
-				chs[i], chs[j] = chs[j], chs[i]
-			}
+			ch = chs[len(chs)-1-k]
 		}
-		for _, ch := range chs {
-			if ch.RolledBack {
-				continue
-			}
-			stmt, why := statement(ch, reverse)
-			if why != "" {
-				missed++
-				fmt.Fprintf(w, "-- LSN %d: %s on %s: not written: %s\n", ch.LSN, ch.Op, ch.Table, why)
-				continue
-			}
-			w.WriteString(stmt)
+		if ch.RolledBack {
+			continue
 		}
-		w.WriteString("COMMIT;\n")
+		stmt, why := statement(ch, reverse)
+		if why != "" {
+			missed++
+			fmt.Fprintf(w, "-- LSN %d: %s on %s: not written: %s\n", ch.LSN, ch.Op, ch.Table, why)
+			continue
+		}
+		w.WriteString(stmt)
 	}
+	w.WriteString("COMMIT;\n")
 	return missed
 }
 
