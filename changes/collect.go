@@ -381,7 +381,7 @@ func (c *Collector) images(touched, freed map[pageID]bool) {
 			if err != nil {
 				continue
 			}
-			img, ok, err := ch.table.FindByRollPtr(p, root, ch.trx.ID, ch.Page, ch.Offset)
+			img, ok, err := ch.table.FindByRollPtr(p, root, c.read, ch.trx.ID, ch.Page, ch.Offset)
 			if err != nil {
 				ch.imgErr, found = err.Error(), true
 				break

@@ -60,16 +60,16 @@ func resolve(ch *Change, tables Tables) bool {
 		var out []Value
 		for _, f := range fs {
 			if f.Null {
-				name, _, _ := tb.FieldValue(f.Pos, nil)
+				name, _, _ := tb.FieldValueAs(ch.image, f.Pos, nil)
 				out = append(out, Value{Column: name, Value: "NULL", Null: true})
 				continue
 			}
-			name, v, err := tb.FieldValue(f.Pos, f.Bytes)
+			name, v, err := tb.FieldValueAs(ch.image, f.Pos, f.Bytes)
 			if err != nil {
 				bad = append(bad, err.Error())
 				continue
 			}
-			out = append(out, Value{Column: name, Value: v, Binary: tb.FieldBinary(f.Pos)})
+			out = append(out, Value{Column: name, Value: v, Binary: tb.FieldBinaryAs(ch.image, f.Pos)})
 		}
 		return out
 	}

@@ -490,6 +490,12 @@ func TestLogChangesBinlog(t *testing.T) {
 			if ch.Inexact != "" {
 				inexact++
 				t.Logf("trx %d change %d (%s %s) declared inexact: %s", tr.ID, j, ch.Table, ch.Op, ch.Inexact)
+				if ch.Table == "db.t_inst" {
+					// after its instant DROP an undo record's field numbers count the dropped
+					// column: they are read with the layout of the metadata BLOB (stop 40;
+					// before, "field 5: the clustered index has 5 fields")
+					t.Errorf("a change of db.t_inst (instant ADD and DROP) is declared inexact: %s", ch.Inexact)
+				}
 			}
 			for _, d := range compareChange(ch, b.events[j], cols[ch.Table]) {
 				t.Errorf("trx %d change %d at LSN %d (%s %s; binlog Xid %d): %s", tr.ID, j, ch.LSN, ch.Table, ch.Op, b.xid, d)

@@ -48,6 +48,32 @@ const (
 // PageReader reads the page no of the tablespace space as it is in the file (physical image).
 type PageReader func(space, no uint32) ([]byte, error)
 
+// SpacePages reads tablespace Space through Read as one file of whole pages of Size bytes (an
+// io.ReaderAt for NewFile): the pages as a replay has them, say.
+type SpacePages struct {
+	Read  PageReader
+	Space uint32
+	Size  int64
+}
+
+// ReadAt reads len(b) bytes at off, page by page.
+func (p SpacePages) ReadAt(b []byte, off int64) (int, error) {
+	n := 0
+	for n < len(b) {
+		no := (off + int64(n)) / p.Size
+		pg, err := p.Read(p.Space, uint32(no))
+		if err != nil {
+			return n, err
+		}
+		at := (off + int64(n)) % p.Size
+		if at >= int64(len(pg)) {
+			return n, io.ErrUnexpectedEOF
+		}
+		n += copy(b[n:], pg[at:])
+	}
+	return n, nil
+}
+
 // FilePages is a PageReader for one single-file tablespace read over r with pages of pageSize
 // bytes (the system tablespace's first file, an undo tablespace); path names it in errors.
 func FilePages(r io.ReaderAt, pageSize int, path string) func(no uint32) ([]byte, error) {

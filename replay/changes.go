@@ -198,7 +198,7 @@ func dictTables(s discovery.Layout, replayed func() discovery.PageReader, pageSi
 // replayedTable opens table id's definition from the system tablespace's pages as read gives
 // them (the scan's replay): the dictionary records the log has written so far.
 func replayedTable(s discovery.Layout, read discovery.PageReader, pageSize int, sysPath string, id uint64) (*rows.Table, error) {
-	sys, err := discovery.NewFile(pageAt{read: read, size: int64(pageSize)}, 1<<40, sysPath)
+	sys, err := discovery.NewFile(discovery.SpacePages{Read: read, Size: int64(pageSize)}, 1<<40, sysPath)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"io"
 
 	"innoscope/analysis"
 	"innoscope/discovery"
@@ -68,7 +67,7 @@ func RecoveredUndo(sc *logformat.Scanner, s discovery.Layout, pageSize int, a *a
 	if err != nil {
 		return nil, err
 	}
-	f, err := discovery.NewFile(pageAt{read: read, size: int64(sys.phys)}, 1<<40, sys.path)
+	f, err := discovery.NewFile(discovery.SpacePages{Read: read, Size: int64(sys.phys)}, 1<<40, sys.path)
 	if err != nil {
 		return nil, err
 	}
@@ -84,25 +83,3 @@ func RecoveredUndo(sc *logformat.Scanner, s discovery.Layout, pageSize int, a *a
 	return v, nil
 }
 
-// pageAt reads the system tablespace through a PageReader (whole pages at page offsets).
-type pageAt struct {
-	read discovery.PageReader
-	size int64
-}
-
-func (p pageAt) ReadAt(b []byte, off int64) (int, error) {
-	n := 0
-	for n < len(b) {
-		no := (off + int64(n)) / p.size
-		pg, err := p.read(0, uint32(no))
-		if err != nil {
-			return n, err
-		}
-		at := (off + int64(n)) % p.size
-		if at >= int64(len(pg)) {
-			return n, io.ErrUnexpectedEOF
-		}
-		n += copy(b[n:], pg[at:])
-	}
-	return n, nil
-}

@@ -14,14 +14,17 @@ type RecordImage struct {
 	Row     Row
 	Deleted bool
 	Origin  int
+	flds    []field // the index's physical fields then (FieldValueAs)
 }
 
 // FindByRollPtr looks on p, a leaf page image of the table's clustered index, for the record a
 // change wrote: DB_TRX_ID trx and DB_ROLL_PTR pointing to the undo record at offset undoOff of
-// undo page undoPage. root is the index's root page image (its instant ALTER metadata gives
-// the record layout). ok is false when no record matches. A record with a value stored off
-// page is an error: its BLOB pages may be newer or older than the image.
-func (t *Table) FindByRollPtr(p, root []byte, trx uint64, undoPage uint32, undoOff int) (img RecordImage, ok bool, err error) {
+// undo page undoPage. root is the index's root page image; after an instant ALTER the record
+// layout comes from the index's metadata record, looked up through read (the tablespace's
+// pages as they are now; nil: the table's file). ok is false when no record matches. A record
+// with a value stored off page is an error: its BLOB pages may be newer or older than the
+// image.
+func (t *Table) FindByRollPtr(p, root []byte, read discovery.PageReader, trx uint64, undoPage uint32, undoOff int) (img RecordImage, ok bool, err error) {
 	if len(p) < 200 || len(root) < 200 {
 		return img, false, nil
 	}
@@ -43,6 +46,12 @@ func (t *Table) FindByRollPtr(p, root []byte, trx uint64, undoPage uint32, undoO
 	inst := binary.BigEndian.Uint16(root[discovery.FilPageType:]) == pageTypeInst
 	if r.lay, err = t.rootLayout(root, rip.Compact, inst, int(rip.Instant)); err != nil {
 		return img, false, fmt.Errorf("%s: root page %d: %w", t.File, t.Root, err)
+	}
+	if inst && rip.Compact && read != nil {
+		defer func(f *discovery.File) { r.f = f }(r.f)
+		if err := t.imageLayout(r, root, rip, read); err != nil {
+			return img, false, fmt.Errorf("%s: the instant ALTER metadata record: %w", t.File, err)
+		}
 	}
 	// The record an insert (or an update that moved it) wrote is the page's last insert
 	// (PAGE_LAST_INSERT): looked at first, when no instant ALTER metadata record (the first of
@@ -67,7 +76,9 @@ func (t *Table) FindByRollPtr(p, root []byte, trx uint64, undoPage uint32, undoO
 			break
 		}
 		if rec.info&infoMinRec != 0 && rec.status != statusNodePtr {
-			r.meta = ownValues(rec.vals) // instant ADD COLUMN's defaults, for the records after it
+			if r.meta == nil {
+				r.meta = ownValues(rec.vals) // instant ADD COLUMN's defaults, for the records after it
+			}
 			continue
 		}
 		if img, ok, err := t.imageIf(r, rec, at, trx, undoPage, undoOff); err != nil || ok {
@@ -111,7 +122,7 @@ func (t *Table) imageIf(r *reader, rec record, at int, trx uint64, undoPage uint
 	if err != nil {
 		return RecordImage{}, false, fmt.Errorf("%s: record at %d: %w", t.File, at, err)
 	}
-	return RecordImage{Row: row, Deleted: rec.info&infoDeleted != 0, Origin: at}, true, nil
+	return RecordImage{Row: row, Deleted: rec.info&infoDeleted != 0, Origin: at, flds: r.lay.flds}, true, nil
 }
 
 // ColumnBinary reports whether column c holds bytes a statement gives as a hexadecimal

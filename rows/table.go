@@ -51,6 +51,8 @@ type Table struct {
 	src *discovery.File
 	// imgReader is FindByRollPtr's, its file kept open between calls (Close).
 	imgReader *reader
+	// layouts are the layouts of leftmost leaf page images FindByRollPtr met (imageLayout).
+	layouts map[imageLayoutKey]imageLayoutOf
 }
 
 // Open reads the definition of table db.name from the dictionary in the system tablespace of
