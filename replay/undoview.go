@@ -82,4 +82,3 @@ func RecoveredUndo(sc *logformat.Scanner, s discovery.Layout, pageSize int, a *a
 	v.Fields, _ = discovery.ReadDictFields(f)
 	return v, nil
 }
-
