@@ -31,7 +31,7 @@ func FailingTables(in Input, fs []finding.Finding) []FailingTable {
 		if f.Severity != finding.Error {
 			continue
 		}
-		if f.Code == "FRM_NOT_IN_ENGINE" { // a table of a .frm, not of the dictionary
+		if f.Code == "FRM_NOT_IN_ENGINE" || f.Code == "FRM_UNREADABLE" { // a table of a .frm, not of the dictionary
 			ft := FailingTable{Table: discovery.SQLTableName(filepath.Base(filepath.Dir(f.File)) + "/" + strings.TrimSuffix(filepath.Base(f.File), ".frm")), Code: f.Code, File: f.File}
 			if !seen[ft] {
 				seen[ft] = true

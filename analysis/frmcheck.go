@@ -45,7 +45,7 @@ func frmFindings(in Input) []finding.Finding {
 		}
 	}
 	ddlLog, _ := discovery.ReadDDLLog(filepath.Join(in.Datadir, "ddl_recovery.log"))
-	fs := inplacePartitionFindings(in, ddlLog, live, active)
+	fs := append(inplacePartitionFindings(in, ddlLog, live, active), createPartitionedFindings(in, ddlLog)...)
 	ddl := ddlTables(ddlLog)
 	frms, _ := filepath.Glob(filepath.Join(in.Datadir, "*", "*.frm"))
 	for _, p := range frms {

@@ -204,3 +204,37 @@ func TestSweep10121InplaceAlterPartitioned(t *testing.T) {
 		t.Errorf("the server on the copy: started=%v crash_recovery=%v, CHECK TABLE:\n%s\nafter its own recovery:\n%s", v.Started, v.CrashRecovery, v.Checks, s.Checks(t))
 	}
 }
+
+// TestSweep11550CreatePartitionedCut: crash-sweep seed 11550 cut CREATE TABLE ... LIKE of a
+// partitioned table right after the new table's .frm was created, empty. The server's DDL
+// recovery drops such a table through the partition engine, which reads the .frm first: the
+// drop fails, the recovery leaves the .frm, and the table fails ("Incorrect information in
+// file"). diagnose said only DDL_RECOVERY (info) and recover exited 0 before. The lab's
+// create_part_frm makes that crash (killat.so right after the .frm's creation); the server's
+// own recovery of it is the judge.
+func TestSweep11550CreatePartitionedCut(t *testing.T) {
+	s := lab.Get(t, "create_part_frm")
+	failed := strings.Contains(s.Checks(t), "db.pl\terror")
+	t.Logf("CHECK TABLE after the server's own recovery:\n%s", s.Checks(t))
+	var j diagnoseJSON
+	out, errs, code := run("diagnose", "--json", s.Crashed)
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code == ExitError {
+		t.Fatalf("diagnose: exit %d, %v: %s", code, err, errs)
+	}
+	fs := findings(j, "FRM_UNREADABLE")
+	if got := len(fs) == 1 && fs[0].Severity == finding.Error && strings.Contains(fs[0].Message, "db.pl "); got != failed {
+		t.Errorf("diagnose: FRM_UNREADABLE %+v; db.pl failed CHECK TABLE after the server's own recovery: %v", fs, failed)
+	}
+	if (j.Summary["error"] > 0) != failed {
+		t.Errorf("diagnose: %d errors; db.pl failed after the server's own recovery: %v", j.Summary["error"], failed)
+	}
+	cp := filepath.Join(t.TempDir(), "copy")
+	out, errs, code = run("recover", s.Crashed, "--into", cp)
+	if want := map[bool]int{true: ExitFindings, false: ExitClean}[failed]; code != want || failed && !strings.Contains(out, "db.pl") {
+		t.Fatalf("recover: exit %d, want %d\n%s\n%s", code, want, out, errs)
+	}
+	v := s.ServerVerdict(t, cp)
+	if !v.Started || v.CrashRecovery || v.Checks != s.Checks(t) {
+		t.Errorf("the server on the copy: started=%v crash_recovery=%v, CHECK TABLE:\n%s\nafter its own recovery:\n%s", v.Started, v.CrashRecovery, v.Checks, s.Checks(t))
+	}
+}

@@ -16,7 +16,7 @@ import (
 var verdictScenarios = []string{"dml", "ddl", "alter_force", "data_directory", "instant", "undo", "wrapped",
 	"clean", "compressed", "pages64k", "layout", "formats_default", "formats_crc32", "formats_4k",
 	"formats_64k", "compressed_new", "compressed_new_4k", "ddl_churn", "tmp_partition", "tmp_partition_create",
-	"tmp_partition_dd", "rename_dd_db", "inplace_part", "encrypted", "defaults"}
+	"tmp_partition_dd", "rename_dd_db", "inplace_part", "create_part_frm", "encrypted", "defaults"}
 
 // TestVerdictFirstLine: on every lab crash the first line of `diagnose` is the verdict, judged
 // against what the real server did with the same crash: it started (no "refuse"), ran crash

@@ -50,6 +50,7 @@ var Codes = map[string]string{
 	"MISSING_FRM":                   "a dictionary table without its .frm",
 	"FRM_COLUMNS_MISMATCH":          "a .frm with another number of columns than InnoDB's dictionary after recovery",
 	"FRM_NOT_IN_ENGINE":             "an InnoDB table's .frm that InnoDB's dictionary after recovery does not hold",
+	"FRM_UNREADABLE":                "an empty .frm of a cut CREATE TABLE that the server's DDL recovery leaves behind",
 	"DDL_RECOVERY":                  "ddl_recovery.log holds actions the server completes or reverts",
 	"DDL_RECOVERY_FAILS":            "the server's DDL recovery cannot complete an action: a table loses a partition",
 	"INSTANT_METADATA_UNRECOGNIZED": "instant ALTER metadata the server rejects as recovery leaves it",

@@ -49,7 +49,7 @@ set -euo pipefail
 # shellcheck source=scripts/mariadb-server.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mariadb-server.sh" functions
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd rename_dd_db inplace_part dblwr_page0 defaults"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd rename_dd_db inplace_part create_part_frm dblwr_page0 defaults"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -452,6 +452,19 @@ SET GLOBAL innodb_log_checkpoint_now=1;
 UPDATE db.p SET v = 'late' WHERE id % 10 = 0;
 EOF
     ;;
+    # create_part_frm: CREATE TABLE ... LIKE of a partitioned table, the server killed right after
+    # it created the new table's .frm (empty): the DDL recovery cannot drop the table through the
+    # partition engine and leaves the .frm (crash-sweep seed 11550).
+    create_part_frm) cat <<'EOF'
+CREATE DATABASE db;
+CREATE TABLE db.p (id INT PRIMARY KEY, a INT, v VARCHAR(100)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 2;
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.p SELECT seq, seq % 50, REPEAT(CHAR(97 + seq % 26), 60) FROM seq_1_to_1000;
+INSERT INTO db.t SELECT seq, 't' FROM seq_1_to_500;
+SET GLOBAL innodb_log_checkpoint_now=1;
+UPDATE db.p SET v = 'late' WHERE id % 10 = 0;
+EOF
+    ;;
     # The UPDATE's undo log grows the system tablespace (innodb_undo_tablespaces=0): page 0 of
     # ibdata1 changes after the checkpoint; the scenario then kills the server at its write.
     dblwr_page0) cat <<'EOF'
@@ -735,6 +748,8 @@ scenario() {
       LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_RENAME_TO='#P#p1a.ibd' fresh_server "$out" "${opts[@]}" ;;
     inplace_part) kill_at "$out"
       LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_DDL_PHASE=3 LAB_KILL_DDL_ARM=$out/arm fresh_server "$out" "${opts[@]}" ;;
+    create_part_frm) kill_at "$out"
+      LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_CREATE='/db/pl.frm' fresh_server "$out" "${opts[@]}" ;;
     rename_dd_db) kill_at "$out"
       LD_PRELOAD=$out/killat.so LAB_KILL_ANY_RENAME=1 LAB_KILL_AFTER_RENAME_TO='/db2/z.ibd' fresh_server "$out" "${opts[@]}" ;;
     *) fresh_server "$out" "${opts[@]}" ;;
@@ -799,6 +814,12 @@ scenario() {
     while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
     rm -f "$d/lab.pid" "$out/arm"
     compgen -G "$d/db/#sql-alter*.frm" >/dev/null || die "the crash came before or after the new .frm: $(ls "$d/db")"
+  elif [ "$name" = create_part_frm ]; then
+    local pid; pid=$(cat "$d/lab.pid")
+    sql "$s" "CREATE TABLE db.pl LIKE db.p" >/dev/null 2>&1 && die "the CREATE TABLE was not cut"
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    rm -f "$d/lab.pid"
+    [ -f "$d/db/pl.frm" ] && [ ! -s "$d/db/pl.frm" ] || die "the crash did not leave an empty pl.frm: $(ls -l "$d/db")"
   elif [ "$name" = rename_dd_db ]; then
     local pid; pid=$(cat "$d/lab.pid")
     sql "$s" "RENAME TABLE db2.x TO db.y, db.y TO db2.z" >/dev/null 2>&1 && die "the RENAME TABLE was not cut"
