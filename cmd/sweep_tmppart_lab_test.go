@@ -182,27 +182,7 @@ func liveTables(t *testing.T, dir string) map[string]uint32 {
 // error for db.p exactly when CHECK TABLE of db.p failed after the server's own recovery, and
 // recover exits 1 naming the table; the server on the copy gives the same CHECK TABLE results.
 func TestSweep10121InplaceAlterPartitioned(t *testing.T) {
-	s := lab.Get(t, "inplace_part")
-	failed := strings.Contains(s.Checks(t), "db.p\terror")
-	t.Logf("CHECK TABLE after the server's own recovery:\n%s", s.Checks(t))
-	var j diagnoseJSON
-	out, errs, code := run("diagnose", "--json", s.Crashed)
-	if err := json.Unmarshal([]byte(out), &j); err != nil || code == ExitError {
-		t.Fatalf("diagnose: exit %d, %v: %s", code, err, errs)
-	}
-	fs := findings(j, "FRM_COLUMNS_MISMATCH")
-	if got := len(fs) == 1 && fs[0].Severity == finding.Error && strings.Contains(fs[0].Message, "db.p "); got != failed {
-		t.Errorf("diagnose: FRM_COLUMNS_MISMATCH %+v; db.p failed CHECK TABLE after the server's own recovery: %v", fs, failed)
-	}
-	cp := filepath.Join(t.TempDir(), "copy")
-	out, errs, code = run("recover", s.Crashed, "--into", cp)
-	if want := map[bool]int{true: ExitFindings, false: ExitClean}[failed]; code != want || failed && !strings.Contains(out, "db.p") {
-		t.Fatalf("recover: exit %d, want %d\n%s\n%s", code, want, out, errs)
-	}
-	v := s.ServerVerdict(t, cp)
-	if !v.Started || v.CrashRecovery || v.Checks != s.Checks(t) {
-		t.Errorf("the server on the copy: started=%v crash_recovery=%v, CHECK TABLE:\n%s\nafter its own recovery:\n%s", v.Started, v.CrashRecovery, v.Checks, s.Checks(t))
-	}
+	judgeTableCut(t, "inplace_part", "db.p", "FRM_COLUMNS_MISMATCH")
 }
 
 // TestSweep11550CreatePartitionedCut: crash-sweep seed 11550 cut CREATE TABLE ... LIKE of a
@@ -213,25 +193,33 @@ func TestSweep10121InplaceAlterPartitioned(t *testing.T) {
 // create_part_frm makes that crash (killat.so right after the .frm's creation); the server's
 // own recovery of it is the judge.
 func TestSweep11550CreatePartitionedCut(t *testing.T) {
-	s := lab.Get(t, "create_part_frm")
-	failed := strings.Contains(s.Checks(t), "db.pl\terror")
+	judgeTableCut(t, "create_part_frm", "db.pl", "FRM_UNREADABLE")
+}
+
+// judgeTableCut judges a lab crash whose DDL cut leaves table failing after the server's own
+// recovery (or not: per crash): diagnose has one error finding code naming it exactly when
+// CHECK TABLE of it failed, and no other error; recover exits 1 naming it, and the server on the
+// copy gives the same CHECK TABLE results as its own recovery.
+func judgeTableCut(t *testing.T, scenario, table, code string) {
+	s := lab.Get(t, scenario)
+	failed := strings.Contains(s.Checks(t), table+"\terror")
 	t.Logf("CHECK TABLE after the server's own recovery:\n%s", s.Checks(t))
 	var j diagnoseJSON
-	out, errs, code := run("diagnose", "--json", s.Crashed)
-	if err := json.Unmarshal([]byte(out), &j); err != nil || code == ExitError {
-		t.Fatalf("diagnose: exit %d, %v: %s", code, err, errs)
+	out, errs, exit := run("diagnose", "--json", s.Crashed)
+	if err := json.Unmarshal([]byte(out), &j); err != nil || exit == ExitError {
+		t.Fatalf("diagnose: exit %d, %v: %s", exit, err, errs)
 	}
-	fs := findings(j, "FRM_UNREADABLE")
-	if got := len(fs) == 1 && fs[0].Severity == finding.Error && strings.Contains(fs[0].Message, "db.pl "); got != failed {
-		t.Errorf("diagnose: FRM_UNREADABLE %+v; db.pl failed CHECK TABLE after the server's own recovery: %v", fs, failed)
+	fs := findings(j, code)
+	if got := len(fs) == 1 && fs[0].Severity == finding.Error && strings.Contains(fs[0].Message, table+" "); got != failed {
+		t.Errorf("diagnose: %s %+v; %s failed CHECK TABLE after the server's own recovery: %v", code, fs, table, failed)
 	}
 	if (j.Summary["error"] > 0) != failed {
-		t.Errorf("diagnose: %d errors; db.pl failed after the server's own recovery: %v", j.Summary["error"], failed)
+		t.Errorf("diagnose: %d errors; %s failed after the server's own recovery: %v", j.Summary["error"], table, failed)
 	}
 	cp := filepath.Join(t.TempDir(), "copy")
-	out, errs, code = run("recover", s.Crashed, "--into", cp)
-	if want := map[bool]int{true: ExitFindings, false: ExitClean}[failed]; code != want || failed && !strings.Contains(out, "db.pl") {
-		t.Fatalf("recover: exit %d, want %d\n%s\n%s", code, want, out, errs)
+	out, errs, exit = run("recover", s.Crashed, "--into", cp)
+	if want := map[bool]int{true: ExitFindings, false: ExitClean}[failed]; exit != want || failed && !strings.Contains(out, table) {
+		t.Fatalf("recover: exit %d, want %d\n%s\n%s", exit, want, out, errs)
 	}
 	v := s.ServerVerdict(t, cp)
 	if !v.Started || v.CrashRecovery || v.Checks != s.Checks(t) {
