@@ -107,9 +107,10 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 // recovery writes back the doublewrite buffer's copy (one from the checkpoint, at from, to the
 // end of the log) of every page of a tablespace it has open that is all zero, corrupt, or from
 // the future (buf_dblwr_t::recover: "Recovered page ... from the doublewrite buffer"); recovery
-// then brings that copy up to the end of the log. When every page from the future has such a
-// copy the file comes out consistent with the log (a warning: its changes past the log are
-// dropped); checked on MariaDB 10.11 (run r1 of f56c5d3, TestDiagnoseAgainstServer's "datafile
+// then brings that copy up to the end of the log. A page the log rebuilds (INIT_PAGE) is never
+// read, and one free at the end of the log is never used. When every page from the future is
+// one of these the file comes out consistent with the log (a warning: its changes past the log
+// are dropped); checked on MariaDB 10.11 (run r1 of f56c5d3, TestDiagnoseAgainstServer's "datafile
 // newer than the log": it started and CHECK TABLE passed). Otherwise it is an error: the pages
 // the server keeps mix the file's later state with the log's.
 func futureFinding(in Input, r *discovery.Report, p string, id uint32, need map[uint32]bool, recovery, startup bool, from uint64) finding.Finding {
