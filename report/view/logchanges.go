@@ -55,7 +55,9 @@ type ChangeStream struct {
 	missed  int
 }
 
-// NewChangeStream starts a stream of format tsv (its header line is written) or sql.
+// NewChangeStream starts a stream of format tsv (its header line first) or sql. Output is
+// buffered: nothing reaches out before 256 KiB are written or Close, so a caller that fails
+// early and never calls Close prints nothing.
 func NewChangeStream(out io.Writer, format string, reverse bool) (*ChangeStream, error) {
 	s := &ChangeStream{w: bufio.NewWriterSize(out, 256<<10), reverse: reverse}
 	switch format {
