@@ -104,6 +104,19 @@ func eachBlankPage0(ts []discovery.Tablespace, fn func(i int, system bool)) {
 	}
 }
 
+// RestoresFromDoublewrite reports whether crash recovery opens tablespace space before it
+// applies the log, and so writes back the doublewrite buffer's copies of its pages that are all
+// zero, corrupt or newer than the end of the log (buf_dblwr_t::recover): when the log has pages
+// to apply (the server runs it in crash recovery only), for the tablespaces the log names and
+// the system tablespace. A nil Analysis (no log read) restores nothing.
+func (a *Analysis) RestoresFromDoublewrite(space uint32) bool {
+	if a == nil || len(a.Pages) == 0 {
+		return false
+	}
+	_, logged := a.Map.Spaces[space]
+	return logged || space == 0
+}
+
 // NeededPages returns the lowest page of space that recovery reads from its file, and how many
 // it reads.
 func (a *Analysis) NeededPages(space uint32) (first uint32, n int) {

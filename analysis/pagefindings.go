@@ -77,7 +77,7 @@ func pageFindings(in Input, exp map[string]expectation, zero0 map[string]bool) [
 						no, r.Reasons[no], no)})
 				continue
 			}
-			if !touched && reopened(in, id, recovery) && copyOK(in.Dblwr[[2]uint32{id, uint32(no)}], r.Flags, uint32(no), id, from, in.EndLSN) {
+			if !touched && in.Analysis.RestoresFromDoublewrite(id) && copyOK(in.Dblwr[[2]uint32{id, uint32(no)}], r.Flags, uint32(no), id, from, in.EndLSN) {
 				fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "CORRUPT_PAGE", SpaceID: u32(id), File: p,
 					Message: fmt.Sprintf("page %d: %s; recovery does not touch it, but the doublewrite buffer holds a copy written since the checkpoint, which crash recovery writes back (\"Recovered page ... from the doublewrite buffer\")", no, r.Reasons[no])})
 				continue
@@ -123,7 +123,7 @@ func futureFinding(in Input, r *discovery.Report, p string, id uint32, need map[
 	for _, no := range r.Future {
 		read, touched := need[uint32(no)]
 		switch {
-		case reopened(in, id, recovery) && copyOK(in.Dblwr[[2]uint32{id, uint32(no)}], r.Flags, uint32(no), id, from, in.EndLSN):
+		case in.Analysis.RestoresFromDoublewrite(id) && copyOK(in.Dblwr[[2]uint32{id, uint32(no)}], r.Flags, uint32(no), id, from, in.EndLSN):
 			restored++
 		case touched && !read || in.Analysis != nil && in.Analysis.Freed[PageID{Space: id, Page: uint32(no)}]:
 			rebuilt++ // an INIT_PAGE rebuilds it without reading it, or it is free at the end of the log
@@ -162,17 +162,6 @@ func futureFinding(in Input, r *discovery.Report, p string, id uint32, need map[
 		msg += "; this tablespace is read during crash recovery, where such a page fails its read, so the server refuses to start (\"Failed to read page ... Data structure corruption\")"
 	}
 	return finding.Finding{Severity: finding.Error, Code: "FILE_AHEAD_OF_LOG", SpaceID: u32(id), File: p, LSN: u64(in.EndLSN), Message: msg}
-}
-
-// reopened reports whether crash recovery (recovery: the log has pages to apply) opens
-// tablespace id before it applies the log, and so writes back the doublewrite copies of its
-// pages (futureFinding): the tablespaces the log names, and the system tablespace.
-func reopened(in Input, id uint32, recovery bool) bool {
-	if !recovery {
-		return false
-	}
-	_, logged := in.Analysis.Map.Spaces[id]
-	return logged || id == 0
 }
 
 // copyOK reports whether a doublewrite copy of the page that crash recovery from the checkpoint

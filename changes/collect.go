@@ -113,7 +113,7 @@ type Collector struct {
 	slab    []Change // the changes are allocated changeSlab at a time
 	// Emit, when set, is handed each finished transaction (committed or rolled back) as soon as
 	// the row images of its changes are settled, in the order Trxs gives them; Trxs then returns
-	// only the others. The changes of an emitted transaction are cleared once Emit returns.
+	// only the others. Emit may Release the transaction once it has written it.
 	Emit     func(*Trx) error
 	finished []*Trx // finished transactions not yet emitted, in the order they finished
 	seq      int    // transactions met

@@ -26,10 +26,9 @@ func (r *recovery) futureCopy(id analysis.PageID, img []byte, fl discovery.Flags
 
 // restoreFuture caches, to be written back, the doublewrite copies of the pages the log does
 // not name whose image in the copy is all zero, corrupt or from the future, in the tablespaces
-// crash recovery opens (those the log names, and the system tablespace). Crash recovery only:
-// the server runs buf_dblwr_t::recover only then.
+// whose pages crash recovery restores (analysis.Analysis.RestoresFromDoublewrite).
 func (r *recovery) restoreFuture() error {
-	if len(r.an.Pages) == 0 || r.readOnly || len(r.dblwr) == 0 {
+	if r.readOnly || len(r.dblwr) == 0 {
 		return nil
 	}
 	keys := make([][2]uint32, 0, len(r.dblwr))
@@ -44,7 +43,7 @@ func (r *recovery) restoreFuture() error {
 		if _, named := r.an.Pages[id]; named || r.an.Freed[id] {
 			continue
 		}
-		if _, logged := r.an.Map.Spaces[id.Space]; !logged && id.Space != 0 {
+		if !r.an.RestoresFromDoublewrite(id.Space) {
 			continue
 		}
 		ts, err := r.space(id.Space)
