@@ -44,12 +44,8 @@ type ddlFailure struct {
 // the log's file deletes and renames; the DDL transactions the crash cut rolled back. Live
 // tables only, by name.
 func recoveredDict(in Input) map[string]discovery.DictTable {
-	base := in
-	if in.Undo != nil && len(in.Undo.Tables) > 0 {
-		base.Dict, base.Indexes = in.Undo.Tables, in.Undo.Indexes
-	}
 	out := map[string]discovery.DictTable{}
-	for _, e := range Dictionary(base) {
+	for _, e := range Dictionary(in) {
 		if !e.Deleted {
 			out[e.Name] = e.DictTable
 		}

@@ -51,6 +51,9 @@ type expectation struct {
 	source string // "dictionary" or "redo log"
 	lsn    *uint64
 	logged bool // the log changes this space after the checkpoint
+	// noLink is the missing .isl of a DATA DIRECTORY table (its file is looked for in the
+	// database's folder instead).
+	noLink string
 }
 
 // expectedElsewhere is the expectation that maps space id to a file (nil: none; with several,
@@ -89,8 +92,8 @@ func shownPath(datadir, name string) string {
 	return filepath.Join(datadir, name)
 }
 
-// expectations builds the path → space map recovery will work with: the on-disk dictionary,
-// superseded by the file records of the log. A tablespace the log names is expected at its last
+// expectations builds the path → space map recovery will work with: the dictionary as recovery
+// leaves it (redoneDict), superseded by the file records of the log. A tablespace the log names is expected at its last
 // name only; a name it had before is free (another tablespace may have taken it: RENAME swaps,
 // EXCHANGE PARTITION, the #sql-alter name of two copying ALTERs). A name two tablespaces end at
 // belongs to the one whose record is later.
@@ -106,18 +109,22 @@ func expectations(in Input) map[string]expectation {
 			vacated[absPath(in.Datadir, n)] = true
 		}
 	}
-	for _, t := range in.Dict {
+	tables, _ := redoneDict(in)
+	for _, t := range tables {
 		if t.Deleted || t.SpaceID == 0 || strings.HasPrefix(t.Name, "SYS_") || logged[t.SpaceID] != nil {
 			continue // the log's events for a space supersede the dictionary
 		}
-		name := "./" + t.Name + ".ibd"
+		name, noLink := "./"+t.Name+".ibd", ""
 		if t.DataDir() {
-			if target, err := discovery.ReadISL(filepath.Join(in.Datadir, t.Name+".isl")); err == nil {
+			isl := filepath.Join(in.Datadir, t.Name+".isl")
+			if target, err := discovery.ReadISL(isl); err == nil {
 				name = target
+			} else if errors.Is(err, fs.ErrNotExist) {
+				noLink = isl
 			}
 		}
 		if p := absPath(in.Datadir, name); !vacated[p] {
-			exp[p] = expectation{id: t.SpaceID, name: name, source: "dictionary"}
+			exp[p] = expectation{id: t.SpaceID, name: name, source: "dictionary", noLink: noLink}
 		}
 	}
 	if in.Analysis == nil {
@@ -252,9 +259,19 @@ func Diagnose(in Input) []finding.Finding {
 					carriers = append(carriers, o.Path)
 				}
 			}
+			if e.noLink != "" {
+				// RENAME TABLE of a DATA DIRECTORY table to another database under the same
+				// name keeps the file and writes no link for the new name (crash-sweep seed 12721)
+				msg = fmt.Sprintf("%s maps table %s (DATA DIRECTORY) to space %d, but its link %s is missing, so the server looks for %s, which does not exist; the server starts but the table is unusable (\"Could not find a valid tablespace file\")",
+					where, discovery.SQLTableName(TableName(e.name)), e.id, e.noLink, e.name)
+			}
 			switch len(carriers) {
 			case 0:
 			case 1:
+				if e.noLink != "" {
+					msg += fmt.Sprintf(". %s carries space %d: writing that path into %s (one line) gives the server its file; `innoscope recover --salvage` into a copy does it there", carriers[0], e.id, e.noLink)
+					break
+				}
 				msg += fmt.Sprintf(". %s carries space %d (renamed or copied by hand?): the server does not look for it there; renaming it back to %s, or `innoscope recover --salvage` into a copy (relocated, nothing lost), gives the server its file", carriers[0], e.id, e.name)
 			default:
 				msg += fmt.Sprintf(". %d files carry space %d (%s): which one is the table's is not known", len(carriers), e.id, strings.Join(carriers, ", "))

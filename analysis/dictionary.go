@@ -11,36 +11,69 @@ import (
 // DictEntry is a SYS_TABLES row with what the data directory has for it.
 type DictEntry struct {
 	discovery.DictTable
-	// OnDisk is the row's name on disk when the log renames its tablespace (Name is then the
-	// name after recovery, from the file name the log gives it).
+	// OnDisk is the row's name in SYS_TABLES on disk when recovery changes it (Name is then the
+	// name after recovery: the replayed dictionary's, or the file name the log gives it).
 	OnDisk  string                `json:"on_disk_name,omitempty"`
 	Frm     bool                  `json:"frm"` // the server's table definition file (MariaDB .frm) exists
 	Indexes []discovery.DictIndex `json:"indexes"`
+	// moved: Name is not the row's own but one the log's file rename or the rollback of an
+	// uncommitted RENAME gives the table.
+	moved bool
+}
+
+// redoneDict is SYS_TABLES and SYS_INDEXES as InnoDB's crash recovery leaves them before its
+// rollback: replayed in memory (in.Undo) when the diagnosis read them so, else on disk. A table
+// the log renamed in the dictionary alone (RENAME TABLE of a DATA DIRECTORY table to another
+// database under the same name moves no file: crash-sweep seed 12721) has its new name only here.
+func redoneDict(in Input) ([]discovery.DictTable, []discovery.DictIndex) {
+	if in.Undo != nil && len(in.Undo.Tables) > 0 {
+		return in.Undo.Tables, in.Undo.Indexes
+	}
+	return in.Dict, in.Indexes
 }
 
 // Dictionary lists the user tables of SYS_TABLES, delete-marked history included, as they will
-// be after recovery: a table whose tablespace the log deletes is deleted, one whose file the log
-// renames takes the name of its last file (RENAME TABLE, EXCHANGE PARTITION). Each has the
-// presence of its .frm file (partitions, db/t#P#p0, share the table's db/t.frm).
+// be after recovery (redoneDict): a table whose tablespace the log deletes is deleted, one whose
+// file the log renames takes the name of its last file (RENAME TABLE, EXCHANGE PARTITION). Each
+// has the presence of its .frm file (partitions, db/t#P#p0, share the table's db/t.frm).
 func Dictionary(in Input) []DictEntry {
+	tables, indexes := redoneDict(in)
+	return dictionary(in, tables, indexes)
+}
+
+// dictionary is Dictionary over the SYS_TABLES and SYS_INDEXES rows tables and indexes.
+func dictionary(in Input, tables []discovery.DictTable, indexes []discovery.DictIndex) []DictEntry {
 	var out []DictEntry
 	ddl, _ := PendingDDL(in.Datadir)
 	rollback := pendingRollback(in)
+	onDisk := map[uint64]string{} // table id → its name in SYS_TABLES on disk
 	for _, t := range in.Dict {
+		if !t.Deleted {
+			onDisk[t.ID] = t.Name
+		}
+	}
+	for _, t := range tables {
 		if strings.HasPrefix(t.Name, "SYS_") {
 			continue
 		}
 		e := DictEntry{DictTable: t, Indexes: []discovery.DictIndex{}}
+		if n, ok := onDisk[t.ID]; ok && n != t.Name {
+			e.OnDisk = n
+		}
 		if in.Analysis != nil && t.SpaceID != 0 {
 			if s := in.Analysis.Map.Spaces[t.SpaceID]; s != nil {
 				if s.Deleted {
 					e.Deleted = true
 				} else if n := nameAfter(in.Datadir, t.Name, s.Name); n != "" && n != t.Name {
-					e.OnDisk, e.Name = t.Name, n
+					if e.OnDisk == "" {
+						e.OnDisk = t.Name
+					}
+					e.Name = n
 				}
 			}
 		}
 		rollBack(&e, rollback)
+		e.moved = e.Name != t.Name
 		_, err := os.Stat(filepath.Join(in.Datadir, frmName(e.Name)+".frm"))
 		e.Frm = err == nil
 		if e.OnDisk != "" && !e.Frm && (ddl[e.Name] || ddl[e.OnDisk]) {
@@ -48,7 +81,7 @@ func Dictionary(in Input) []DictEntry {
 			_, err := os.Stat(filepath.Join(in.Datadir, frmName(e.OnDisk)+".frm"))
 			e.Frm = err == nil
 		}
-		for _, ix := range in.Indexes {
+		for _, ix := range indexes {
 			if ix.TableID == t.ID {
 				e.Indexes = append(e.Indexes, ix)
 			}

@@ -62,7 +62,7 @@ func (r ISLRedirect) String() string {
 
 // ISLRedirects finds the .isl files the copy must point elsewhere or leave out (see
 // ISLRedirect): the .isl's target is missing, the dictionary as it will be after recovery
-// (Dictionary: SYS_TABLES with the log's renames) has a live table by the .isl's name whose
+// (SYS_TABLES on disk with the log's renames) has a live table by the .isl's name whose
 // tablespace the log names (after the checkpoint, so the server's recovery loads it by that
 // name), and that file exists and carries the table's space id (or a blank page 0 the log
 // rebuilds).
@@ -70,16 +70,18 @@ func ISLRedirects(in Input) []ISLRedirect {
 	if in.Analysis == nil || in.Analysis.Map == nil || in.Dict == nil {
 		return nil
 	}
-	dict := Dictionary(in)
+	// SYS_TABLES on disk with the log's renames and the rollback (not the replayed one: these
+	// rules were judged against the server on it, crash-sweep seeds 1065, 1096, 1125).
+	dict := dictionary(in, in.Dict, in.Indexes)
 	// A name two rows end at (one row renamed by the log to the name another had on disk)
 	// belongs to the renamed one: the other moved away in the same log.
 	spaceOf := map[string]uint32{}
 	renamed := map[string]bool{}
 	for _, d := range dict {
-		if d.Deleted || d.SpaceID == 0 || (renamed[d.Name] && d.OnDisk == "") {
+		if d.Deleted || d.SpaceID == 0 || (renamed[d.Name] && !d.moved) {
 			continue
 		}
-		spaceOf[d.Name], renamed[d.Name] = d.SpaceID, d.OnDisk != ""
+		spaceOf[d.Name], renamed[d.Name] = d.SpaceID, d.moved
 	}
 	logged := map[string]uint32{} // the last name the log gives a live tablespace → its id
 	for id, s := range in.Analysis.Map.Spaces {
@@ -131,7 +133,7 @@ func ISLRedirects(in Input) []ISLRedirect {
 	// renames (RENAME swaps: crash-sweep seed 1096) no longer has that name after recovery, and
 	// the table that does may well have no DATA DIRECTORY.
 	for _, d := range dict {
-		if d.Deleted || d.SpaceID == 0 || !d.DataDir() || d.OnDisk != "" || spaceOf[d.Name] != d.SpaceID {
+		if d.Deleted || d.SpaceID == 0 || !d.DataDir() || d.moved || spaceOf[d.Name] != d.SpaceID {
 			continue
 		}
 		isl := filepath.Join(dd, filepath.FromSlash(d.Name)+".isl")

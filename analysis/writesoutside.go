@@ -13,7 +13,8 @@ import (
 )
 
 // writesOutsideFindings are the files outside the data directory that a server started on it
-// writes (WRITES_OUTSIDE): the DATA DIRECTORY files its .isl links name, and the files the log
+// writes (WRITES_OUTSIDE): the DATA DIRECTORY files its .isl links name (the server reads a
+// link by its table's name: one no table has after recovery is not followed), and the files the log
 // names by an absolute path (crash recovery opens a tablespace by the name of the log's
 // FILE_MODIFY record, whatever the .isl says). In a `cp -a` copy of a data directory both still
 // name the original's files, so the server started on the copy writes into the original's
@@ -55,8 +56,9 @@ func writesOutsideFindings(in Input) []finding.Finding {
 		}
 		files[r] = &outside{path: p, id: id, how: how}
 	}
+	reached := linkedTables(in)
 	for _, t := range in.Spaces {
-		if t.ISL != "" && t.Error == "" {
+		if t.ISL != "" && t.Error == "" && (reached == nil || reached[islTable(in.Datadir, t.ISL)]) {
 			add(t.Path, page0ID(t), "its link "+t.ISL)
 		}
 	}
@@ -161,4 +163,32 @@ func linksTo(dir, file string) bool {
 		}
 	}
 	return false
+}
+
+// linkedTables are the tables (db/t) whose .isl links the server follows after recovery: those
+// of the dictionary as recovery leaves it and those the DDL log completes or reverts (their
+// name may come back). nil when the dictionary is unknown (every link counts).
+func linkedTables(in Input) map[string]bool {
+	if in.Dict == nil {
+		return nil
+	}
+	out, _ := PendingDDL(in.Datadir)
+	if out == nil {
+		out = map[string]bool{}
+	}
+	for _, d := range Dictionary(in) {
+		if !d.Deleted {
+			out[d.Name] = true
+		}
+	}
+	return out
+}
+
+// islTable is the table (db/t) whose link is the .isl file at isl.
+func islTable(datadir, isl string) string {
+	rel, err := filepath.Rel(discovery.ResolvePath(datadir), discovery.ResolvePath(isl))
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(strings.TrimSuffix(rel, ".isl"))
 }

@@ -141,7 +141,7 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 		so.keep = newPageStore(512<<20, a, l.PageSize)
 	}
 	if err == nil { // every other refusal, before copying: the salvage's plan
-		plan, err = planSalvage(s, l, a, fs, scan, so, dict)
+		plan, err = planSalvage(s, l, a, fs, scan, so, salvageDict(s, l, a, ts, scan, so, dict, read))
 	}
 	if err != nil {
 		l.Close()
@@ -154,6 +154,27 @@ func prepare(s discovery.Layout, l *redo.Log, a *analysis.Analysis, cpLSN uint64
 func (p *Source) Close() error {
 	p.standIn.remove()
 	return p.Log.Close()
+}
+
+// salvageDict is SYS_TABLES for the salvage's relocations: as crash recovery leaves it (the
+// diagnosis's reading, else RecoveredUndo over the log from the checkpoint), or dict (on disk)
+// when that cannot be read; nil without a salvage.
+func salvageDict(s discovery.Layout, l *redo.Log, a *analysis.Analysis, ts []discovery.Tablespace, scan redo.ScanOptions, so salvageOptions, dict []discovery.DictTable, read *analysis.Input) []discovery.DictTable {
+	if !so.salvage {
+		return nil
+	}
+	if read != nil && read.Undo != nil && len(read.Undo.Tables) > 0 {
+		return read.Undo.Tables
+	}
+	if so.newLog != nil {
+		return dict // no log to replay
+	}
+	if sc, _, err := l.Scanner(scan); err == nil {
+		if u, err := RecoveredUndo(sc, s, l.PageSize, a, ts); err == nil && len(u.Tables) > 0 {
+			return u.Tables
+		}
+	}
+	return dict
 }
 
 // islRedirects returns the .isl files the copy points at the file the log names

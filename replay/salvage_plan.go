@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -386,7 +387,9 @@ func isRegular(p string) bool {
 // planDictionary relocates the files of tables the log does not name: a table whose file at its
 // dictionary name is absent or carries another space id, while exactly one file on disk carries
 // its id, gets that file. The server starts without it (the table is unusable), so plain recover
-// does not refuse this; the salvage repairs it.
+// does not refuse this; the salvage repairs it. A DATA DIRECTORY table without its .isl (RENAME
+// TABLE to another database under the same name writes none: crash-sweep seed 12721) is looked
+// for at the same ./db/t.ibd, so its file goes there too.
 func (r *recovery) planDictionary(pl *SalvagePlan, dict []discovery.DictTable, path func(string) string, into string, taken map[string]bool) {
 	named := map[string]bool{} // names the log gives some tablespace (they supersede the dictionary)
 	for _, s := range r.an.Map.Spaces {
@@ -395,9 +398,12 @@ func (r *recovery) planDictionary(pl *SalvagePlan, dict []discovery.DictTable, p
 		}
 	}
 	for _, t := range dict {
-		if t.Deleted || t.SpaceID == 0 || t.DataDir() || strings.HasPrefix(t.Name, "SYS_") || strings.Contains(t.Name, "#sql") ||
+		if t.Deleted || t.SpaceID == 0 || strings.HasPrefix(t.Name, "SYS_") || strings.Contains(t.Name, "#sql") ||
 			r.an.Map.Spaces[t.SpaceID] != nil || pl.Skip[t.SpaceID] {
 			continue
+		}
+		if _, err := os.Lstat(path("./" + t.Name + ".isl")); t.DataDir() && !errors.Is(err, fs.ErrNotExist) {
+			continue // the link says where the file is
 		}
 		name := "./" + t.Name + ".ibd"
 		want := discovery.ResolvePath(path(name))

@@ -49,7 +49,7 @@ set -euo pipefail
 # shellcheck source=scripts/mariadb-server.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mariadb-server.sh" functions
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd rename_dd_db inplace_part create_part_frm dblwr_page0 defaults"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd rename_dd_db rename_dd_same inplace_part create_part_frm dblwr_page0 defaults"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -83,7 +83,7 @@ scenario_opts() {
     # of this log; dml writes 3.5 MiB), and on a loaded machine the seconds before the kill were
     # enough for a checkpoint after the last write (run r1 of 0566d5e; every 11.8 dml crash
     # before): 70%, its maximum, keeps the page cleaner idle.
-    dml) echo "--innodb-log-file-size=16M --innodb-adaptive-flushing-lwm=70" ;;
+    dml|rename_dd_same) echo "--innodb-log-file-size=16M --innodb-adaptive-flushing-lwm=70" ;;
     *) echo "--innodb-log-file-size=16M" ;;
   esac
 }
@@ -437,6 +437,20 @@ INSERT INTO db2.x SELECT seq, REPEAT(CHAR(97 + seq % 26), 60) FROM seq_1_to_2000
 INSERT INTO db.t SELECT seq, 't' FROM seq_1_to_500;
 SET GLOBAL innodb_log_checkpoint_now=1;
 UPDATE db2.x SET v = 'late' WHERE id % 10 = 0;
+EOF
+    ;;
+    # rename_dd_same: a DATA DIRECTORY table renamed to another database under the same name
+    # after a checkpoint, then killed (the scenario's last step). The server keeps the file and
+    # writes no link for the new name, and the log names no file of the table: after its
+    # recovery the table cannot be opened (crash-sweep seed 12721).
+    rename_dd_same) cat <<EOF
+CREATE DATABASE db;
+CREATE DATABASE db2;
+CREATE TABLE db.x (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB DATA DIRECTORY='$ext';
+CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
+INSERT INTO db.x SELECT seq, REPEAT(CHAR(97 + seq % 26), 60) FROM seq_1_to_2000;
+INSERT INTO db.t SELECT seq, 't' FROM seq_1_to_500;
+SET GLOBAL innodb_log_checkpoint_now=1;
 EOF
     ;;
     # inplace_part: an instant ADD COLUMN of a partitioned table, the server killed right after
@@ -827,6 +841,14 @@ scenario() {
     rm -f "$d/lab.pid"
     [ -f "$out/ext/db2/z.ibd" ] && [ ! -e "$out/ext/db2/x.ibd" ] ||
       die "the crash did not come after the rename to db2/z.ibd: $(ls -R "$out/ext")"
+  elif [ "$name" = rename_dd_same ]; then
+    # CHECKSUM TABLE of the table as the live server has it, under its new name (for a copy
+    # that repairs the table); then the RENAME and a change for crash recovery, and the kill.
+    sql "$s" "CHECKSUM TABLE db.x" -N | awk -F'\t' '{sub(/^db\./, "db2.", $1); print $1"\t"$2}' >"$out/renamed_checksum.tsv"
+    sql "$s" "RENAME TABLE db.x TO db2.x; UPDATE db.t SET v = 'late' WHERE id % 10 = 0"
+    crash "$d"
+    [ -f "$out/ext/db/x.ibd" ] && [ -f "$d/db2/x.frm" ] && [ ! -e "$d/db2/x.isl" ] ||
+      die "the RENAME did not leave db2/x.frm, no db2/x.isl and ext/db/x.ibd: $(ls "$d/db" "$d/db2" "$out/ext/db")"
   elif [ "$name" = dblwr_page0 ]; then
     # A checkpoint flushes every dirty page through the doublewrite buffer; killat.so kills the
     # server as it is about to write page 0 of ibdata1 in place.
