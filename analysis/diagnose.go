@@ -93,10 +93,10 @@ func shownPath(datadir, name string) string {
 }
 
 // expectations builds the path → space map recovery will work with: the dictionary as recovery
-// leaves it (redoneDict), superseded by the file records of the log. A tablespace the log names is expected at its last
-// name only; a name it had before is free (another tablespace may have taken it: RENAME swaps,
-// EXCHANGE PARTITION, the #sql-alter name of two copying ALTERs). A name two tablespaces end at
-// belongs to the one whose record is later.
+// leaves it (redoneDict), superseded by the file records of the log. A tablespace the log names
+// is expected at its last name only; a name it had before is free (another tablespace may have
+// taken it: RENAME swaps, EXCHANGE PARTITION, the #sql-alter name of two copying ALTERs). A name
+// two tablespaces end at belongs to the one whose record is later.
 func expectations(in Input) map[string]expectation {
 	exp := map[string]expectation{}
 	var logged map[uint32]*Space

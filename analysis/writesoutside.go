@@ -14,8 +14,8 @@ import (
 
 // writesOutsideFindings are the files outside the data directory that a server started on it
 // writes (WRITES_OUTSIDE): the DATA DIRECTORY files its .isl links name (the server reads a
-// link by its table's name: one no table has after recovery is not followed), and the files the log
-// names by an absolute path (crash recovery opens a tablespace by the name of the log's
+// link by its table's name: one no table has after recovery is not followed), and the files
+// the log names by an absolute path (crash recovery opens a tablespace by the name of the log's
 // FILE_MODIFY record, whatever the .isl says). In a `cp -a` copy of a data directory both still
 // name the original's files, so the server started on the copy writes into the original's
 // tables. A warning; an error when the log writes the file (page records or file operations
