@@ -65,6 +65,11 @@ type Change struct {
 	awaitUntil int
 	image      *rows.RecordImage
 	imgErr     string
+	// layout is the clustered index's record layout when no row image was found (layoutErr:
+	// why it is not known), to read the undo record's fields by (an instant DROP or reorder
+	// makes them physical, not the dictionary's).
+	layout    *rows.RecordImage
+	layoutErr string
 }
 
 // Value is one column's value as the server prints it.
@@ -391,11 +396,37 @@ func (c *Collector) images(touched, freed map[pageID]bool) {
 				break
 			}
 		}
-		if !found && c.mtrs < ch.awaitUntil {
+		switch {
+		case !found && c.mtrs < ch.awaitUntil:
 			keep = append(keep, ch)
-		} else {
+		case !found || ch.imgErr != "":
+			c.giveUp(ch)
+		default:
 			ch.trx.waiting--
 		}
 	}
 	c.await = keep
+}
+
+// giveUp stops looking for the row image of ch: its fields are to be read with the layout the
+// index has now (a later instant ALTER only appends fields or marks them dropped, so those of
+// the change keep their places).
+func (c *Collector) giveUp(ch *Change) {
+	ch.trx.waiting--
+	root, err := c.read(ch.table.SpaceID, ch.table.Root)
+	if err == nil {
+		ch.layout, err = ch.table.Layout(root, c.read)
+	}
+	if err != nil {
+		ch.layoutErr = err.Error()
+	}
+}
+
+// EndOfLog stops looking for the row images of the changes still awaiting theirs, while the
+// pages as the log leaves them are still readable (the read Observe was last given).
+func (c *Collector) EndOfLog() {
+	for _, ch := range c.await {
+		c.giveUp(ch)
+	}
+	c.await = nil
 }

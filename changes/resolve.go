@@ -56,26 +56,35 @@ func resolve(ch *Change, tables Tables) bool {
 		ch.Inexact = u.Inexact
 	}
 	var bad []string
+	lay := ch.image // the fields' layout: the row image's, else the index's when given up
+	if lay == nil {
+		lay = ch.layout
+	}
 	conv := func(fs []Field) []Value {
 		var out []Value
 		for _, f := range fs {
 			if f.Null {
-				name, _, _ := tb.FieldValueAs(ch.image, f.Pos, nil)
+				name, _, _ := tb.FieldValueAs(lay, f.Pos, nil)
 				out = append(out, Value{Column: name, Value: "NULL", Null: true})
 				continue
 			}
-			name, v, err := tb.FieldValueAs(ch.image, f.Pos, f.Bytes)
+			name, v, err := tb.FieldValueAs(lay, f.Pos, f.Bytes)
 			if err != nil {
 				bad = append(bad, err.Error())
 				continue
 			}
-			out = append(out, Value{Column: name, Value: v, Binary: tb.FieldBinaryAs(ch.image, f.Pos)})
+			out = append(out, Value{Column: name, Value: v, Binary: tb.FieldBinaryAs(lay, f.Pos)})
 		}
 		return out
 	}
-	ch.Key = conv(u.Key)
-	if ch.Op == Update { // an insert over a deleted record: its old values are the deleted row's
-		ch.Old = conv(u.Old)
+	if lay == nil && ch.layoutErr != "" {
+		// which column a field is depends on the layout: no value is named by a guess
+		bad = append(bad, "key and old values not decoded: the record layout: "+ch.layoutErr)
+	} else {
+		ch.Key = conv(u.Key)
+		if ch.Op == Update { // an insert over a deleted record: its old values are the deleted row's
+			ch.Old = conv(u.Old)
+		}
 	}
 	switch {
 	case ch.imgErr != "":

@@ -90,7 +90,7 @@ func (c *Collector) unpend(t *Trx) {
 // changes again.
 func (t *Trx) Release() {
 	for _, ch := range t.Changes {
-		ch.raw, ch.image, ch.table, ch.Key, ch.Old, ch.New, ch.Row = nil, nil, nil, nil, nil, nil, nil
+		ch.raw, ch.image, ch.layout, ch.table, ch.Key, ch.Old, ch.New, ch.Row = nil, nil, nil, nil, nil, nil, nil, nil
 	}
 	t.Changes = nil
 }

@@ -504,6 +504,7 @@ func TestLogChangesBinlog(t *testing.T) {
 	}
 	t.Logf("%d committed transactions, %d row changes compared with the binary log (and %d rolled back to a savepoint, in no binary log); %d committed by the binary log's recovery (prepared in the redo log); %d declared inexact",
 		len(committed), rowsCompared, undone, byBinlog, inexact)
+	checkCutBeforeImage(t, s.dir, cp, committed)
 }
 
 // named turns an event's images, as printed, into values by column name (binlogValue).

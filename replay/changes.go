@@ -126,7 +126,16 @@ func streamChanges(s discovery.Layout, opt ChangesOptions, emit func(*changes.Tr
 		cur = l.V108().Scan(d.Resume, logformat.ScanOptions{PageSize: l.PageSize, ToLSN: opt.To})
 		return cur, nil
 	}
-	err = watchScans(next, s, l.PageSize, a, nil, observe)
+	// at the end the changes still awaiting their row images get the record layout the pages
+	// have then, while those are readable
+	upTo := func() (*logformat.Scanner, error) {
+		sc, err := next()
+		if sc == nil && err == nil {
+			col.EndOfLog()
+		}
+		return sc, err
+	}
+	err = watchScans(upTo, s, l.PageSize, a, nil, observe)
 	replayed = nil // its files are closed
 	if err != nil {
 		return nil, err

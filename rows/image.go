@@ -36,23 +36,11 @@ func (t *Table) FindByRollPtr(p, root []byte, read discovery.PageReader, trx uin
 	if err != nil || rip.IndexID != t.IndexID {
 		return img, false, nil
 	}
-	if t.imgReader == nil {
-		if t.imgReader, err = t.reader(); err != nil {
-			return img, false, err
-		}
+	r, inst, restore, err := t.layoutReader(root, rip, read)
+	if err != nil {
+		return img, false, err
 	}
-	r := t.imgReader
-	r.meta = nil
-	inst := binary.BigEndian.Uint16(root[discovery.FilPageType:]) == pageTypeInst
-	if r.lay, err = t.rootLayout(root, rip.Compact, inst, int(rip.Instant)); err != nil {
-		return img, false, fmt.Errorf("%s: root page %d: %w", t.File, t.Root, err)
-	}
-	if inst && rip.Compact && read != nil {
-		defer func(f *discovery.File) { r.f = f }(r.f)
-		if err := t.imageLayout(r, root, rip, read); err != nil {
-			return img, false, fmt.Errorf("%s: the instant ALTER metadata record: %w", t.File, err)
-		}
-	}
+	defer restore()
 	// The record an insert (or an update that moved it) wrote is the page's last insert
 	// (PAGE_LAST_INSERT): looked at first, when no instant ALTER metadata record (the first of
 	// the leftmost leaf) has to be met on the way.
@@ -86,6 +74,53 @@ func (t *Table) FindByRollPtr(p, root []byte, read discovery.PageReader, trx uin
 		}
 	}
 	return img, false, nil
+}
+
+// Layout is a RecordImage with no row that carries the clustered index's record layout as the
+// root page image root gives it (after an instant ALTER, from the index's metadata record,
+// looked up through read: the physical fields of the metadata BLOB after an instant DROP or
+// reorder), for FieldValueAs of an undo record whose own row image was not found. An error
+// says the layout is not known, not that the dictionary's holds.
+func (t *Table) Layout(root []byte, read discovery.PageReader) (*RecordImage, error) {
+	rip, err := discovery.ParseIndexPage(root)
+	if err != nil || rip.IndexID != t.IndexID {
+		return nil, fmt.Errorf("%s: root page %d is not a page of the clustered index (index id %d)", t.File, t.Root, t.IndexID)
+	}
+	if read == nil {
+		return nil, fmt.Errorf("%s: no pages to read the index's metadata record from", t.File)
+	}
+	r, _, restore, err := t.layoutReader(root, rip, read)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
+	return &RecordImage{flds: r.lay.flds}, nil
+}
+
+// layoutReader readies t's image reader with the layout of the clustered index whose root
+// page image is root (rip parsed): the root's, and, on an instant ALTER's root, its metadata
+// record's through read (nil: the table's file). restore gives the reader its file back.
+func (t *Table) layoutReader(root []byte, rip discovery.IndexPage, read discovery.PageReader) (r *reader, inst bool, restore func(), err error) {
+	if t.imgReader == nil {
+		if t.imgReader, err = t.reader(); err != nil {
+			return nil, false, nil, err
+		}
+	}
+	r = t.imgReader
+	r.meta = nil
+	inst = binary.BigEndian.Uint16(root[discovery.FilPageType:]) == pageTypeInst
+	if r.lay, err = t.rootLayout(root, rip.Compact, inst, int(rip.Instant)); err != nil {
+		return nil, false, nil, fmt.Errorf("%s: root page %d: %w", t.File, t.Root, err)
+	}
+	f := r.f
+	restore = func() { r.f = f }
+	if inst && rip.Compact && read != nil {
+		if err := t.imageLayout(r, root, rip, read); err != nil {
+			restore()
+			return nil, false, nil, fmt.Errorf("%s: the instant ALTER metadata record: %w", t.File, err)
+		}
+	}
+	return r, inst, restore, nil
 }
 
 // matchRollPtr is the image of the record at origin of p when it is the one FindByRollPtr
