@@ -19,10 +19,31 @@ type Policy string
 
 // Policies: MariaDB (the default) only warns about datafile locations; MySQL 8's WL#13065
 // refuses to recover datafiles outside the known directories and in a unique undo directory.
+// PolicyAuto, the commands' default, is MySQL 8's on a MySQL 8 data directory and MariaDB's on
+// any other (Policy.For).
 const (
 	PolicyMariaDB Policy = "mariadb"
 	PolicyMySQL8  Policy = "mysql8"
+	PolicyAuto    Policy = "auto"
 )
+
+// For gives the rules p stands for on the directory laid out as s. auto is PolicyMySQL8 where
+// the directory holds MySQL 8's dictionary tablespace (mysql.ibd) or its 8.0.30+ redo log
+// (#innodb_redo): the server that starts on it is mysqld. An unknown p is an error.
+func (p Policy) For(s discovery.Layout) (Policy, error) {
+	switch p {
+	case PolicyMariaDB, PolicyMySQL8:
+		return p, nil
+	case PolicyAuto, "":
+		for _, f := range []string{filepath.Join(s.Datadir, "mysql.ibd"), filepath.Join(s.LogFileDir(), "#innodb_redo")} {
+			if _, err := os.Stat(f); err == nil {
+				return PolicyMySQL8, nil
+			}
+		}
+		return PolicyMariaDB, nil
+	}
+	return "", fmt.Errorf("--policy %q: want auto, mariadb or mysql8", p)
+}
 
 // Input is everything a diagnosis compares.
 type Input struct {

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"innoscope/analysis"
@@ -19,7 +17,7 @@ func diagnoseCommand() *cli.Command {
 		Usage:     "all findings: dictionary vs filesystem vs redo log, pages recovery needs, locations",
 		ArgsUsage: "DIR",
 		Flags: dirFlags(
-			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules: mariadb (warn) or mysql8 (WL#13065: unprotected and undo-dir datafiles are errors)"},
+			policyFlag(),
 			&cli.BoolFlag{Name: "skip-pages", Usage: "do not read every page of every datafile (no CORRUPT_PAGE*, FILE_AHEAD_OF_LOG checks): fast on large directories"}),
 		Action: diagnoseAction,
 	}
@@ -41,12 +39,18 @@ func diagnoseAction(c *cli.Context) error {
 	return show(c, func(out *report.Output) ([]finding.Finding, error) { return d.Findings, view.Diagnosis(out, d, ledger) })
 }
 
+// policyFlag is --policy, of diagnose, verify and report.
+func policyFlag() cli.Flag {
+	return &cli.StringFlag{Name: "policy", Value: string(analysis.PolicyAuto),
+		Usage: "whose rules judge the directory: mariadb (datafile locations warn) or mysql8 (mysqld's; WL#13065: unprotected and undo-dir datafiles are errors); auto: mysql8 on a MySQL 8 directory (mysql.ibd or #innodb_redo), else mariadb"}
+}
+
 // runDiagnosis diagnoses the data directory laid out as s with the command's --policy and
 // --skip-pages.
 func runDiagnosis(c *cli.Context, s discovery.Layout) (*analysis.Diagnosis, error) {
-	pol := analysis.Policy(c.String("policy"))
-	if pol != analysis.PolicyMariaDB && pol != analysis.PolicyMySQL8 {
-		return nil, fmt.Errorf("--policy %q: want mariadb or mysql8", pol)
+	pol, err := analysis.Policy(c.String("policy")).For(s)
+	if err != nil {
+		return nil, err
 	}
 	prog, done := report.ProgressFunc("verifying datafiles")
 	defer done()

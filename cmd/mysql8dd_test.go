@@ -157,7 +157,9 @@ func readVerdict(t *testing.T, name string) mysql8Verdict {
 // agrees with what the same MySQL server did on them (verdicts/): a space the log changes that
 // no known directory holds stops recovery (an error, exit 1); datafiles the dictionary places
 // outside the known directories are "in an unprotected location" (warnings: the server starts);
-// datafiles in the unique undo directory do not stop it.
+// datafiles in the unique undo directory do not stop it. The default policy (auto) judges the
+// directory so too: its mysql.ibd makes it MySQL 8's (before, the default said "mariadbd will
+// start" where this server aborted).
 func TestMySQL8DictionaryPolicy(t *testing.T) {
 	_, _, byName := mysql8Expected(t)
 	cases := []struct {
@@ -170,99 +172,111 @@ func TestMySQL8DictionaryPolicy(t *testing.T) {
 		{verdict: "sF.txt", undo: "ext", undoToExt: true},
 	}
 	for _, c := range cases {
-		t.Run(strings.TrimSuffix(c.verdict, ".txt"), func(t *testing.T) {
-			v := readVerdict(t, c.verdict)
-			dir := lab.MySQL8Fixture(t)
-			if c.moveLate {
-				if err := os.Rename(filepath.Join(dir, "ext/ts_late.ibd"), filepath.Join(dir, "data/ts_late.ibd")); err != nil {
-					t.Fatal(err)
-				}
+		for _, pol := range []string{"mysql8", ""} { // "": the default (auto), mysql8 on this directory
+			name := strings.TrimSuffix(c.verdict, ".txt") + "/" + pol
+			if pol == "" {
+				name += "default"
 			}
-			if c.undoToExt {
-				for _, u := range []string{"undo_001", "undo_002"} {
-					if err := os.Rename(filepath.Join(dir, "undo", u), filepath.Join(dir, "ext", u)); err != nil {
+			t.Run(name, func(t *testing.T) {
+				v := readVerdict(t, c.verdict)
+				dir := lab.MySQL8Fixture(t)
+				if c.moveLate {
+					if err := os.Rename(filepath.Join(dir, "ext/ts_late.ibd"), filepath.Join(dir, "data/ts_late.ibd")); err != nil {
 						t.Fatal(err)
 					}
 				}
-			}
-			args := []string{"diagnose", filepath.Join(dir, "data"), "--policy", "mysql8", "--json", "--innodb-undo-directory=" + filepath.Join(dir, c.undo)}
-			if c.dirs != "" {
-				args = append(args, "--innodb-directories="+filepath.Join(dir, c.dirs))
-			}
-			out, errs, code := run(args...)
-			var d struct {
-				Verdict struct {
-					Sentence string `json:"sentence"`
-				} `json:"verdict"`
-				Findings []struct {
-					Severity string  `json:"severity"`
-					Code     string  `json:"code"`
-					SpaceID  *uint32 `json:"space_id"`
-					File     string  `json:"file"`
-					Message  string  `json:"message"`
-				} `json:"findings"`
-			}
-			if err := json.Unmarshal([]byte(out), &d); err != nil {
-				t.Fatalf("exit %d: %v\n%s\n%s", code, err, out, errs)
-			}
-			errors := 0
-			unprot := map[uint32]string{}
-			missing := map[uint32]string{}
-			for _, f := range d.Findings {
-				t.Logf("%s %s %v %s: %.160s", f.Severity, f.Code, f.SpaceID, f.File, f.Message)
-				if f.Severity == "error" {
-					errors++
-				}
-				if f.SpaceID == nil {
-					continue
-				}
-				switch f.Code {
-				case "UNPROTECTED_LOCATION":
-					unprot[*f.SpaceID] = f.Severity
-				case "MISSING_FILE":
-					missing[*f.SpaceID] = f.Severity
-				}
-			}
-			if !v.started {
-				if code != ExitFindings || errors == 0 || !strings.Contains(d.Verdict.Sentence, "refuse to start") {
-					t.Errorf("the server aborted, innoscope exits %d with %d errors: %q", code, errors, d.Verdict.Sentence)
-				}
-				for _, id := range v.missingIDs {
-					if missing[id] != "error" {
-						t.Errorf("the server found no file for space %d and stopped; innoscope: %q", id, missing[id])
+				if c.undoToExt {
+					for _, u := range []string{"undo_001", "undo_002"} {
+						if err := os.Rename(filepath.Join(dir, "undo", u), filepath.Join(dir, "ext", u)); err != nil {
+							t.Fatal(err)
+						}
 					}
 				}
-				return
-			}
-			if errors > 0 || code != ExitClean {
-				t.Errorf("the server started; innoscope exits %d with %d errors", code, errors)
-			}
-			for name, file := range v.unprotected {
-				id, ok := byName[name]
-				if !ok {
-					t.Fatalf("tablespace %s of the verdict is not in information_schema.FILES", name)
+				args := []string{"diagnose", filepath.Join(dir, "data"), "--json", "--innodb-undo-directory=" + filepath.Join(dir, c.undo)}
+				if pol != "" {
+					args = append(args, "--policy", pol)
 				}
-				p := file
-				if !filepath.IsAbs(p) {
-					p = filepath.Join(dir, "data", p)
+				if c.dirs != "" {
+					args = append(args, "--innodb-directories="+filepath.Join(dir, c.dirs))
 				}
-				if _, err := os.Stat(p); err != nil {
-					// The absolute DATA DIRECTORY of shop.far held the file when the server ran;
-					// here nothing is there: the server would ignore the tablespace.
-					if missing[id] != "warning" {
-						t.Errorf("%s (space %d): no file at %s; innoscope: %q, want a MISSING_FILE warning", name, id, p, missing[id])
+				out, errs, code := run(args...)
+				var d struct {
+					Verdict struct {
+						Sentence string `json:"sentence"`
+					} `json:"verdict"`
+					Findings []struct {
+						Severity string  `json:"severity"`
+						Code     string  `json:"code"`
+						SpaceID  *uint32 `json:"space_id"`
+						File     string  `json:"file"`
+						Message  string  `json:"message"`
+					} `json:"findings"`
+				}
+				if err := json.Unmarshal([]byte(out), &d); err != nil {
+					t.Fatalf("exit %d: %v\n%s\n%s", code, err, out, errs)
+				}
+				errors := 0
+				unprot := map[uint32]string{}
+				missing := map[uint32]string{}
+				for _, f := range d.Findings {
+					t.Logf("%s %s %v %s: %.160s", f.Severity, f.Code, f.SpaceID, f.File, f.Message)
+					if f.Severity == "error" {
+						errors++
 					}
-					continue
+					if f.SpaceID == nil {
+						continue
+					}
+					switch f.Code {
+					case "UNPROTECTED_LOCATION":
+						unprot[*f.SpaceID] = f.Severity
+					case "MISSING_FILE":
+						missing[*f.SpaceID] = f.Severity
+					}
 				}
-				if unprot[id] != "warning" {
-					t.Errorf("%s (space %d): the server warns that %s is in an unprotected location; innoscope: %q", name, id, file, unprot[id])
+				if !strings.HasPrefix(d.Verdict.Sentence, "mysqld ") {
+					t.Errorf("verdict %q: the server of this directory is mysqld", d.Verdict.Sentence)
 				}
-				delete(unprot, id)
-			}
-			for id := range unprot {
-				t.Errorf("space %d: innoscope says unprotected, the server did not", id)
-			}
-		})
+				if !v.started {
+					if code != ExitFindings || errors == 0 || !strings.Contains(d.Verdict.Sentence, "refuse to start") {
+						t.Errorf("the server aborted, innoscope exits %d with %d errors: %q", code, errors, d.Verdict.Sentence)
+					}
+					for _, id := range v.missingIDs {
+						if missing[id] != "error" {
+							t.Errorf("the server found no file for space %d and stopped; innoscope: %q", id, missing[id])
+						}
+					}
+					return
+				}
+				if errors > 0 || code != ExitClean {
+					t.Errorf("the server started; innoscope exits %d with %d errors", code, errors)
+				}
+				for name, file := range v.unprotected {
+					id, ok := byName[name]
+					if !ok {
+						t.Fatalf("tablespace %s of the verdict is not in information_schema.FILES", name)
+					}
+					p := file
+					if !filepath.IsAbs(p) {
+						p = filepath.Join(dir, "data", p)
+					}
+					if _, err := os.Stat(p); err != nil {
+						// The absolute DATA DIRECTORY of shop.far held the file when the server ran;
+						// here nothing is there: the server would ignore the tablespace.
+						if missing[id] != "warning" {
+							t.Errorf("%s (space %d): no file at %s; innoscope: %q, want a MISSING_FILE warning", name, id, p, missing[id])
+						}
+						continue
+					}
+					if unprot[id] != "warning" {
+						t.Errorf("%s (space %d): the server warns that %s is in an unprotected location; innoscope: %q", name, id, file, unprot[id])
+					}
+					delete(unprot, id)
+				}
+				for id := range unprot {
+					t.Errorf("space %d: innoscope says unprotected, the server did not", id)
+				}
+			})
+		}
 	}
 }
 

@@ -23,7 +23,7 @@ func reportCommand() *cli.Command {
 		ArgsUsage: "DIR --out FILE.html",
 		Flags: dirFlags(
 			&cli.StringFlag{Name: "out", Usage: "the HTML file to write (a new file or one to overwrite; never inside DIR)"},
-			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules: mariadb (warn) or mysql8 (WL#13065)"},
+			policyFlag(),
 			&cli.BoolFlag{Name: "skip-pages", Usage: "read only page 0 of each datafile (no page-level findings; no heat map)"}),
 		Action: reportAction,
 	}

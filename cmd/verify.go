@@ -26,7 +26,7 @@ func verifyCommand() *cli.Command {
 			"nothing is. The source is never written.",
 		ArgsUsage: "DIR",
 		Flags: dirFlags(
-			&cli.StringFlag{Name: "policy", Value: "mariadb", Usage: "location rules for the diagnosis: mariadb or mysql8"},
+			policyFlag(),
 			&cli.BoolFlag{Name: "skip-pages", Usage: "the diagnosis reads only page 0 of each source file (the copy is still verified page by page)"},
 			&cli.StringFlag{Name: "tmpdir", Usage: "where the temporary copy goes (default: the system temporary directory)"},
 			&cli.StringFlag{Name: "keep", Usage: "keep the replayed copy in this new (or empty) directory instead of a temporary one"},
@@ -39,11 +39,11 @@ func verifyAction(c *cli.Context) error {
 	if err := dirArg(c, "keep"); err != nil {
 		return err
 	}
-	pol := analysis.Policy(c.String("policy"))
-	if pol != analysis.PolicyMariaDB && pol != analysis.PolicyMySQL8 {
-		return fmt.Errorf("--policy %q: want mariadb or mysql8", pol)
-	}
 	s, err := loadSettings(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	pol, err := analysis.Policy(c.String("policy")).For(s)
 	if err != nil {
 		return err
 	}
