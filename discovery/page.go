@@ -44,14 +44,16 @@ const (
 	PageInstant            PageType = 18 // MariaDB: clustered index root after instant ALTER
 	PageSDIBlob            PageType = 18 // MySQL 8.0 (same value as MariaDB's INSTANT)
 	PageSDIZBlob           PageType = 19 // MySQL 8.0
-	PageLobIndex           PageType = 20 // MySQL 8.0
-	PageLobData            PageType = 21
-	PageLobFirst           PageType = 22
-	PageZLobFirst          PageType = 23
-	PageZLobData           PageType = 24
-	PageZLobIndex          PageType = 25
-	PageZLobFrag           PageType = 26
-	PageZLobFragEntry      PageType = 27
+	PageLegacyDblwr        PageType = 20 // MySQL 8.0.20+: the system tablespace's old doublewrite pages
+	PageRsegArray          PageType = 21 // MySQL 8.0
+	PageLobIndex           PageType = 22 // MySQL 8.0 (fil0fil.h: FIL_PAGE_TYPE_LOB_INDEX)
+	PageLobData            PageType = 23
+	PageLobFirst           PageType = 24
+	PageZLobFirst          PageType = 25
+	PageZLobData           PageType = 26
+	PageZLobIndex          PageType = 27
+	PageZLobFrag           PageType = 28
+	PageZLobFragEntry      PageType = 29
 	PageSDI                PageType = 17853 // MySQL 8.0
 	PageRtree              PageType = 17854
 	PageIndex              PageType = 17855
@@ -81,7 +83,7 @@ var commonTypeNames = map[PageType]string{
 var mysqlTypeNames = map[PageType]string{
 	PageCompressed: "COMPRESSED", PageEncrypted: "ENCRYPTED", PageCompressedEncr: "COMPRESSED_AND_ENCRYPTED",
 	PageEncryptedRtree: "ENCRYPTED_RTREE", PageSDIBlob: "SDI_BLOB", PageSDIZBlob: "SDI_ZBLOB",
-	PageLobIndex: "LOB_INDEX", PageLobData: "LOB_DATA", PageLobFirst: "LOB_FIRST",
+	PageLegacyDblwr: "LEGACY_DBLWR", PageRsegArray: "RSEG_ARRAY", PageLobIndex: "LOB_INDEX", PageLobData: "LOB_DATA", PageLobFirst: "LOB_FIRST",
 	PageZLobFirst: "ZLOB_FIRST", PageZLobData: "ZLOB_DATA", PageZLobIndex: "ZLOB_INDEX",
 	PageZLobFrag: "ZLOB_FRAG", PageZLobFragEntry: "ZLOB_FRAG_ENTRY",
 }

@@ -58,7 +58,34 @@ func FuzzDecodeRecord(f *testing.F) {
 		if rec, err := decodeRedundant(p, o, nil); err == nil {
 			formatAll(t, rec.vals)
 		}
+		// a MySQL table with row versions: a column added (with a default), one dropped
+		vl := &layout{flds: t.fields, nCore: len(t.fields), nUniq: t.nUniq, vers: fuzzVersions(t)}
+		if rec, err := decodeCompact(p, o, vl, false, nil); err == nil {
+			formatAll(t, rec.vals)
+		}
+		if rec, err := decodeRedundant(p, o, nil); err == nil {
+			if vals, err := versionedRedundant(rec, vl, nil); err == nil {
+				formatAll(t, vals)
+			}
+		}
 	})
+}
+
+// fuzzVersions gives fuzzTable's fields row versions: b added in version 1 (default empty), t
+// in 2 (a default of its size), c added in 1 and dropped in 3.
+func fuzzVersions(t *Table) []*schema.RowVersion {
+	vers := make([]*schema.RowVersion, len(t.fields))
+	for i, f := range t.fields {
+		switch f.name {
+		case "b":
+			vers[i] = &schema.RowVersion{Added: 1, Default: []byte{}}
+		case "t":
+			vers[i] = &schema.RowVersion{Added: 2, Default: []byte{0x99, 0x9e, 0x42, 0, 0, 0, 0, 0}}
+		case "c":
+			vers[i] = &schema.RowVersion{Added: 1, Dropped: 3}
+		}
+	}
+	return vers
 }
 
 // formatAll formats every field that maps to a column.

@@ -24,7 +24,7 @@ import (
 
 // rootLayout sets up the record layout from the clustered index root page p.
 func (t *Table) rootLayout(p []byte, compact, instantRoot bool, pageInstant int) (*layout, error) {
-	lay := &layout{flds: t.fields, nCore: len(t.fields), nUniq: t.nUniq}
+	lay := &layout{flds: t.fields, nCore: len(t.fields), nUniq: t.nUniq, vers: t.vers}
 	if compact && instantRoot {
 		if pageInstant < t.nUniq+2 || pageInstant > 1023 {
 			return nil, fmt.Errorf("PAGE_INSTANT %d", pageInstant)

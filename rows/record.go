@@ -3,6 +3,8 @@ package rows
 import (
 	"encoding/binary"
 	"fmt"
+
+	"innoscope/schema"
 )
 
 // Record status values (the low 3 bits of the byte 3 before a COMPACT record's origin).
@@ -15,6 +17,8 @@ const (
 
 	infoMinRec  = 0x10
 	infoDeleted = 0x20
+	infoVersion = 0x40 // MySQL 8.0.29+: the record's row version is the byte before its NULL bitmap
+	infoInstant = 0x80 // MySQL 8.0.12-8.0.28: the record carries its number of fields
 
 	compactExtra   = 5 // REC_N_NEW_EXTRA_BYTES
 	redundantExtra = 6 // REC_N_OLD_EXTRA_BYTES
@@ -38,6 +42,9 @@ type record struct {
 	next   int // origin of the next record, 0 when none
 	vals   []value
 	mblob  []byte // the metadata BLOB reference of an instant DROP/reorder metadata record
+	// ver is a MySQL 8.0.29+ record's row version (infoVersion; 0 without it); hdr and end,
+	// set by decodeVersioned, are where its header begins and its data ends.
+	ver, hdr, end int
 }
 
 // compactNext is the origin of the record after the one at origin (0: none).
@@ -55,6 +62,9 @@ type layout struct {
 	nCore     int // fields present in every record (before instant ADD COLUMN)
 	nullBytes int // NULL bitmap bytes of an ordinary record or a node pointer
 	nUniq     int // key fields
+	// vers are the MySQL row versions of each of flds (nil: none): an ordinary record stores
+	// the fields of its version only.
+	vers []*schema.RowVersion
 }
 
 // firstUser is the position of the first field after DB_TRX_ID and DB_ROLL_PTR, where a
@@ -82,6 +92,9 @@ func decodeCompact(p []byte, origin int, lay *layout, mblob bool, buf []value) (
 		n = lay.nUniq
 	case statusOrdinary:
 		n = lay.nCore
+		if lay.vers != nil {
+			return decodeVersioned(p, origin, lay, r, buf)
+		}
 	case statusInstant:
 		if nulls < FilData {
 			return r, fmt.Errorf("record at %d: header out of range", origin)
@@ -135,24 +148,11 @@ func decodeCompact(p []byte, origin int, lay *layout, mblob bool, buf []value) (
 				continue
 			}
 		}
-		l, ext := f.fixed, false
-		if l == 0 {
-			if lens < FilData {
-				return r, fmt.Errorf("record at %d: header out of range", origin)
-			}
-			l = int(p[lens])
-			lens--
-			if f.big && l&0x80 != 0 {
-				ext = l&0x40 != 0
-				l = (l&0x3f)<<8 | int(p[lens])
-				lens--
-			}
+		v, err := compactField(p, origin, f, &at, &lens)
+		if err != nil {
+			return r, err
 		}
-		if at+l > len(p)-8 {
-			return r, fmt.Errorf("record at %d: field %s of %d bytes runs past the page", origin, f.name, l)
-		}
-		r.vals = append(r.vals, value{b: p[at : at+l], ext: ext})
-		at += l
+		r.vals = append(r.vals, v)
 	}
 	if r.status == statusNodePtr {
 		if at+4 > len(p)-8 {
@@ -161,6 +161,115 @@ func decodeCompact(p []byte, origin int, lay *layout, mblob bool, buf []value) (
 		r.vals = append(r.vals, value{b: p[at : at+4]})
 	}
 	return r, nil
+}
+
+// compactField reads field f of the COMPACT record at origin: its bytes at *at, its length
+// (unless fixed) at *lens of the lengths read backwards; both move past it.
+func compactField(p []byte, origin int, f field, at, lens *int) (value, error) {
+	l, ext := f.fixed, false
+	if l == 0 {
+		if *lens < FilData {
+			return value{}, fmt.Errorf("record at %d: header out of range", origin)
+		}
+		l = int(p[*lens])
+		*lens--
+		if f.big && l&0x80 != 0 {
+			ext = l&0x40 != 0
+			l = (l&0x3f)<<8 | int(p[*lens])
+			*lens--
+		}
+	}
+	if *at+l > len(p)-8 {
+		return value{}, fmt.Errorf("record at %d: field %s of %d bytes runs past the page", origin, f.name, l)
+	}
+	v := value{b: p[*at : *at+l], ext: ext}
+	*at += l
+	return v, nil
+}
+
+// decodeVersioned decodes an ordinary record (header r) of a MySQL 8.0.29+ table with row
+// versions: with the info bit infoVersion its row version is the byte before the NULL bitmap,
+// else it is 0 (written before the first INSTANT ALTER). It stores the fields of its version
+// only (added in it or before, not dropped by it), each nullable one with a NULL bit; a field
+// added later takes its default, a dropped one is NULL (it is no column).
+func decodeVersioned(p []byte, origin int, lay *layout, r record, buf []value) (record, error) {
+	nulls := origin - compactExtra - 1
+	ver := 0
+	switch {
+	case r.info&infoVersion != 0:
+		if nulls < FilData {
+			return r, fmt.Errorf("record at %d: header out of range", origin)
+		}
+		ver = int(p[nulls])
+		nulls--
+		r.ver = ver
+	case r.info&infoInstant != 0:
+		return r, fmt.Errorf("record at %d: a record of an 8.0.12-8.0.28 INSTANT ADD COLUMN (its number of fields in its header), which innoscope does not decode yet", origin)
+	}
+	nullable := 0
+	for i, f := range lay.flds {
+		if f.nullable && lay.vers[i].In(ver) {
+			nullable++
+		}
+	}
+	lens := nulls - (nullable+7)/8
+	if lens < FilData {
+		return r, fmt.Errorf("record at %d: header out of range", origin)
+	}
+	bit, at := 0, origin
+	r.vals = buf[:0]
+	for i, f := range lay.flds {
+		rv := lay.vers[i]
+		if !rv.In(ver) {
+			if rv.Added > ver && rv.Default != nil {
+				r.vals = append(r.vals, value{b: rv.Default})
+			} else {
+				r.vals = append(r.vals, value{null: true})
+			}
+			continue
+		}
+		if f.nullable {
+			isNull := p[nulls-bit/8]&(1<<(bit%8)) != 0
+			bit++
+			if isNull {
+				r.vals = append(r.vals, value{null: true})
+				continue
+			}
+		}
+		v, err := compactField(p, origin, f, &at, &lens)
+		if err != nil {
+			return r, err
+		}
+		r.vals = append(r.vals, v)
+	}
+	r.hdr, r.end = lens+1, at
+	return r, nil
+}
+
+// versionedRedundant spreads the stored fields of a ROW_FORMAT=REDUNDANT leaf record of a
+// MySQL table with row versions over the index's fields: a record stores the fields of its
+// version only (decodeVersioned says which); the others take their default, or NULL.
+func versionedRedundant(rec record, lay *layout, out []value) ([]value, error) {
+	k := 0
+	for i := range lay.flds {
+		rv := lay.vers[i]
+		switch {
+		case rv.In(rec.ver):
+			if k >= len(rec.vals) {
+				return out, fmt.Errorf("%d fields stored, row version %d has more", len(rec.vals), rec.ver)
+			}
+			out = append(out, rec.vals[k])
+			k++
+		case rv.Added > rec.ver && rv.Default != nil:
+			out = append(out, value{b: rv.Default})
+		default:
+			out = append(out, value{null: true})
+		}
+	}
+	if k != len(rec.vals) {
+		return out, fmt.Errorf("%d fields stored, row version %d has %d", len(rec.vals), rec.ver, k)
+	}
+	return out, nil
 }
 
 // FilData is where a page's payload starts (FIL_PAGE_DATA).
@@ -187,13 +296,18 @@ func decodeRedundant(p []byte, origin int, buf []value) (record, error) {
 	if short {
 		w = 1
 	}
-	if n == 0 || origin-redundantExtra-n*w < FilData {
+	extra := redundantExtra
+	if r.info&infoVersion != 0 { // MySQL 8.0.29+: the row version, then the field offsets
+		r.ver = int(p[origin-redundantExtra-1])
+		extra++
+	}
+	if n == 0 || origin-extra-n*w < FilData {
 		return r, fmt.Errorf("record at %d: %d fields do not fit", origin, n)
 	}
 	start := 0
 	r.vals = buf[:0]
 	for i := 0; i < n; i++ {
-		at := origin - redundantExtra - (i+1)*w
+		at := origin - extra - (i+1)*w
 		var end int
 		var null, ext bool
 		if short {

@@ -47,6 +47,9 @@ type Table struct {
 	// unless an instant ALTER dropped or reordered columns: see instant.go).
 	fields []field
 	nUniq  int
+	// vers are the row versions of each of fields (MySQL 8.0.29+ INSTANT ADD/DROP; nil: the
+	// table has none).
+	vers []*schema.RowVersion
 	// src is the tablespace to read instead of File (undrop: the carved pages).
 	src *discovery.File
 	// imgReader is FindByRollPtr's, its file kept open between calls (Close).
@@ -117,9 +120,40 @@ func (t *Table) layout() {
 			order = append(order, c)
 		}
 	}
+	if t.RowVersions {
+		t.versionedLayout(order)
+		return
+	}
 	sort.Slice(order, func(i, j int) bool { return t.Cols[order[i]].InnoDB.Pos < t.Cols[order[j]].InnoDB.Pos })
 	for _, c := range order {
 		add(c)
+	}
+}
+
+// versionedLayout appends the fields after DB_ROLL_PTR of a MySQL table with row versions:
+// the columns other than the key (order) and the dropped ones, by physical position, with the
+// row versions of each in t.vers.
+func (t *Table) versionedLayout(order []int) {
+	type stored struct {
+		col int // -1: dropped
+		def *schema.Column
+	}
+	all := make([]stored, 0, len(order)+len(t.Dropped))
+	for _, c := range order {
+		all = append(all, stored{c, &t.Cols[c]})
+	}
+	for i := range t.Dropped {
+		all = append(all, stored{-1, &t.Dropped[i]})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].def.InnoDB.Pos < all[j].def.InnoDB.Pos })
+	t.vers = make([]*schema.RowVersion, len(t.fields), len(t.fields)+len(all))
+	for _, s := range all {
+		f := colField(s.col, s.def.InnoDB)
+		if s.col < 0 {
+			f.name = "(dropped " + s.def.Name + ")"
+		}
+		t.fields = append(t.fields, f)
+		t.vers = append(t.vers, s.def.Version)
 	}
 }
 

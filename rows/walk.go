@@ -14,6 +14,7 @@ const (
 	pageTypeInst   = 18    // FIL_PAGE_TYPE_INSTANT: MariaDB's clustered index root after instant ALTER
 	pageHeader     = FilData
 	pageLastInsert = 10 // PAGE_LAST_INSERT, in the page header
+	pageLevel      = 26 // PAGE_LEVEL, in the page header
 	maxDepth       = 32
 )
 
@@ -53,6 +54,7 @@ type reader struct {
 	arena []byte
 	spans []int
 	vbuf  []value // the fields of the record being decoded (reused)
+	xbuf  []value // a versioned REDUNDANT record's fields spread over the index's (reused)
 	// zipBad: the compressed index pages that did not decompress, and why.
 	zipBad   map[uint32]string
 	unzipped []byte // the page readPage or fetch decompressed last (its stored checksum held)
@@ -279,6 +281,14 @@ func (r *reader) record(p []byte, origin int, compact bool) (record, error) {
 	if !compact {
 		rec, err := decodeRedundant(p, origin, r.vbuf)
 		r.vbuf = rec.vals
+		if err == nil && r.lay.vers != nil && rec.status == statusOrdinary && binary.BigEndian.Uint16(p[pageHeader+pageLevel:]) == 0 {
+			r.xbuf, err = versionedRedundant(rec, r.lay, r.xbuf[:0])
+			if err != nil {
+				return rec, fmt.Errorf("record at %d: %w", origin, err)
+			}
+			rec.vals = r.xbuf
+			return rec, nil
+		}
 		if err != nil || rec.info&(infoMinRec|infoDeleted) != infoMinRec|infoDeleted || rec.status > statusNodePtr {
 			return rec, err
 		}

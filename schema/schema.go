@@ -47,6 +47,9 @@ type Column struct {
 	// InnoDB is the column as InnoDB's dictionary stores it (SYS_COLUMNS): main and precise
 	// type, length, position among the table's columns.
 	InnoDB discovery.DictColumn
+	// Version is what a MySQL 8.0.29+ INSTANT ALTER that added or dropped the column left
+	// (nil: none).
+	Version *RowVersion
 }
 
 // IndexField is one field of an index: a column, the length of its prefix in bytes (0: the
@@ -93,6 +96,11 @@ type Table struct {
 	// HiddenCols are stored columns (indexes into Cols) that SELECT * does not show: MySQL's
 	// FTS_DOC_ID that InnoDB adds for a FULLTEXT index, and INVISIBLE columns.
 	HiddenCols []int
+	// RowVersions: MySQL 8.0.29+ INSTANT ALTERs added or dropped columns (each Column's Version);
+	// Dropped are the dropped columns, still stored in the records older than their drop, at
+	// their InnoDB.Pos.
+	RowVersions bool
+	Dropped     []Column
 }
 
 // FileName is a database or table name as the server names its files and its InnoDB

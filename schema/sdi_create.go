@@ -40,7 +40,52 @@ func CreateTable(d *DDTable) string {
 	if d.Comment != "" {
 		b.WriteString(" COMMENT=" + quoteString(d.Comment))
 	}
+	if d.PartitionType != 0 {
+		b.WriteString("\n" + partitionClause(d))
+	}
 	return b.String()
+}
+
+// partitionClause is the partitioning of d as SHOW CREATE TABLE writes it (a /*!50100 ... */
+// comment): HASH, KEY, RANGE and LIST (LINEAR too), subpartitioned by HASH or KEY with a number
+// of subpartitions. Other forms (COLUMNS, subpartitions named one by one) are said in a comment
+// rather than written.
+func partitionClause(d *DDTable) string {
+	kinds := map[int]string{1: "HASH", 2: "KEY", 3: "KEY", 4: "LINEAR HASH", 5: "LINEAR KEY", 6: "LINEAR KEY", 7: "RANGE", 8: "LIST"}
+	kind, ok := kinds[d.PartitionType]
+	sub, subOK := kinds[d.SubpartitionType]
+	if !ok || d.SubpartitionType != 0 && (!subOK || d.SubpartitionType >= 7 || d.DefaultSubpartitioning < 3) {
+		return fmt.Sprintf("/* partitioned (partition type %d, subpartition type %d): innoscope does not write this partitioning clause */", d.PartitionType, d.SubpartitionType)
+	}
+	lines := []string{fmt.Sprintf("/*!50100 PARTITION BY %s (%s)", kind, d.PartitionExpr)}
+	if d.SubpartitionType != 0 {
+		lines = append(lines, fmt.Sprintf("SUBPARTITION BY %s (%s)", sub, d.SubpartitionExpr))
+		if len(d.Partitions) > 0 {
+			lines = append(lines, fmt.Sprintf("SUBPARTITIONS %d", len(d.Partitions[0].Subpartitions)))
+		}
+	}
+	if d.DefaultPartitioning >= 3 {
+		lines = append(lines, fmt.Sprintf("PARTITIONS %d */", len(d.Partitions)))
+		return strings.Join(lines, "\n")
+	}
+	var parts []string
+	for _, p := range d.Partitions {
+		s := "PARTITION " + quoteNameIfNeeded(p.Name)
+		switch {
+		case kind == "RANGE" && p.Description == "MAXVALUE":
+			s += " VALUES LESS THAN MAXVALUE"
+		case kind == "RANGE":
+			s += " VALUES LESS THAN (" + p.Description + ")"
+		case kind == "LIST":
+			s += " VALUES IN (" + p.Description + ")"
+		}
+		if p.Comment != "" {
+			s += " COMMENT = " + quoteString(p.Comment)
+		}
+		parts = append(parts, s+" ENGINE = "+p.Engine)
+	}
+	lines = append(lines, "("+strings.Join(parts, ",\n ")+") */")
+	return strings.Join(lines, "\n")
 }
 
 // rowFormats are dd::Table::enum_row_format.
@@ -216,4 +261,23 @@ func charsetWidth(id int) (int, int) {
 		return 1, 2
 	}
 	return 1, 1
+}
+
+// quoteNameIfNeeded quotes an identifier only where SHOW CREATE TABLE does for a partition's name:
+// one of other characters than letters, digits, '_' and '$', or of digits only.
+func quoteNameIfNeeded(s string) string {
+	digits := true
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_', r == '$':
+			digits = false
+		default:
+			return quoteName(s)
+		}
+	}
+	if digits {
+		return quoteName(s)
+	}
+	return s
 }

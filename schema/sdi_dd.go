@@ -33,6 +33,32 @@ type DDTable struct {
 	Columns       []DDColumn  `json:"columns"`
 	Indexes       []DDIndex   `json:"indexes"`
 	ForeignKeys   []DDForeign `json:"foreign_keys"`
+	// Partitions are a partitioned table's partitions; each has its own tablespace. The
+	// partitioning: dd::Table::enum_partition_type, its expression, and how partitions are
+	// given (enum_default_partitioning: 1 none, 2 no, 3 yes, 4 a number).
+	Partitions             []DDPartition `json:"partitions"`
+	PartitionExpr          string        `json:"partition_expression_utf8"`
+	DefaultPartitioning    int           `json:"default_partitioning"`
+	SubpartitionType       int           `json:"subpartition_type"`
+	SubpartitionExpr       string        `json:"subpartition_expression_utf8"`
+	DefaultSubpartitioning int           `json:"default_subpartitioning"`
+}
+
+// DDPartition is a dd::Partition: a partition, or a subpartition of one, whose indexes (the
+// table's, by index_opx) are in the tablespace tablespace_ref names, with their root, id and
+// space_id in se_private_data.
+type DDPartition struct {
+	Name        string `json:"name"`
+	SEPrivateID uint64 `json:"se_private_id"`
+	Description string `json:"description_utf8"` // RANGE: the bound (or MAXVALUE); LIST: the values
+	Engine      string `json:"engine"`
+	Comment     string `json:"comment"`
+	Indexes     []struct {
+		SEPrivateData string `json:"se_private_data"`
+		IndexOpx      int    `json:"index_opx"`
+		TablespaceRef string `json:"tablespace_ref"`
+	} `json:"indexes"`
+	Subpartitions []DDPartition `json:"subpartitions"`
 }
 
 // DDColumn is a dd::Column.

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -11,12 +12,25 @@ import (
 // SDI inside it (ReadSDI): the one table of a file-per-table tablespace. The InnoDB types of
 // the columns are derived as MySQL 8 derives them (get_innobase_type_from_mysql_type,
 // dict_col_t of ha_innodb.cc), their physical order from the clustered index.
+// The file of one partition (or subpartition) of a partitioned table gives that partition's
+// rows (PartitionOf).
 func FromSDI(path string) (*Table, *SDIObject, error) {
 	o, err := ReadSDITable(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := TableFromDD(&o.Table, path)
+	d := &o.Table
+	part := ""
+	if d.PartitionType != 0 {
+		if d, part, err = PartitionOf(d, path); err != nil {
+			return nil, o, err
+		}
+	}
+	t, err := TableFromDD(d, path)
+	if t != nil && part != "" {
+		t.Name += "#p#" + FileName(part)
+		t.Shown += " partition " + part
+	}
 	return t, o, err
 }
 
@@ -28,7 +42,18 @@ func ReadSDITable(path string) (*SDIObject, error) {
 		return nil, err
 	}
 	var objs []*SDIObject
+	space := "" // the tablespace's name, when the SDI gives it
 	for _, r := range recs {
+		if r.Type == 2 {
+			var ts struct {
+				Object struct {
+					Name string `json:"name"`
+				} `json:"dd_object"`
+			}
+			if json.Unmarshal(r.JSON, &ts) == nil {
+				space = ts.Object.Name
+			}
+		}
 		if r.Type != 1 {
 			continue
 		}
@@ -39,6 +64,9 @@ func ReadSDITable(path string) (*SDIObject, error) {
 		objs = append(objs, o)
 	}
 	switch {
+	case len(objs) == 0 && (partitionFile(path) || partitionFile(space)):
+		// MySQL keeps a partitioned table's entry in its first partition's tablespace only
+		return partitionTable(path, space)
 	case len(objs) == 0:
 		return nil, fmt.Errorf("%s: the SDI holds no table (a general or system tablespace without tables?): give a table's own .ibd", path)
 	case len(objs) > 1:
@@ -85,6 +113,8 @@ func TableFromDD(d *DDTable, path string) (*Table, error) {
 	for i, e := range ci.Elements {
 		pos[e.ColumnOpx] = uint32(i)
 	}
+	// With row versions every column has its physical_pos, dropped ones too.
+	t.RowVersions = hasRowVersions(d)
 	colOf := map[int]int{} // dd column index -> Cols index
 	for opx, c := range d.Columns {
 		switch {
@@ -98,9 +128,24 @@ func TableFromDD(d *DDTable, path string) (*Table, error) {
 		if !ok { // InnoDB's FTS_DOC_ID: stored after the columns the dictionary's index lists
 			p = uint32(len(ci.Elements) + opx)
 		}
+		var rv *RowVersion
+		if t.RowVersions {
+			var err error
+			if p, rv, err = rowVersionOf(c); err != nil {
+				return nil, fail("%v", err)
+			}
+		}
 		col, err := ddColumn(c, p)
 		if err != nil {
 			return nil, fail("%v", err)
+		}
+		col.Version = rv
+		if rv != nil && rv.Dropped != 0 {
+			t.Dropped = append(t.Dropped, col)
+			continue
+		}
+		if droppedName(c.Name) {
+			return nil, fail("column %s: a dropped column without version_dropped (se_private_data %q)", c.Name, c.SEPrivateData)
 		}
 		if c.Hidden != 1 {
 			t.HiddenCols = append(t.HiddenCols, len(t.Cols))
@@ -142,19 +187,12 @@ func TableFromDD(d *DDTable, path string) (*Table, error) {
 	return t, nil
 }
 
-// refuseRowVersions refuses a table that MySQL altered instantly (8.0.12+ INSTANT ADD COLUMN,
-// 8.0.29+ row versions): its records do not all have the layout the dictionary gives now.
+// refuseRowVersions refuses a table that MySQL 8.0.12-8.0.28 altered instantly (INSTANT ADD
+// COLUMN before row versions): its records carry their number of fields, which innoscope does
+// not decode yet. 8.0.29+ row versions are decoded (RowVersion).
 func refuseRowVersions(d *DDTable) error {
 	if _, ok := privateData(d.SEPrivateData)["instant_col"]; ok {
 		return fmt.Errorf("columns were added with ALGORITHM=INSTANT (8.0.12-8.0.28: instant_col in se_private_data): records of several layouts, which innoscope does not decode yet (the next step: `innoscope schema` prints its CREATE TABLE; a MySQL server of its version can import the tablespace: CREATE TABLE, ALTER TABLE ... DISCARD TABLESPACE, copy the file, IMPORT TABLESPACE)")
-	}
-	for _, c := range d.Columns {
-		m := privateData(c.SEPrivateData)
-		_, a := m["version_added"]
-		_, r := m["version_dropped"]
-		if a || r || strings.HasPrefix(c.Name, "!hidden!") {
-			return fmt.Errorf("column %s was added or dropped with ALGORITHM=INSTANT (8.0.29+ row versions), which innoscope does not decode yet (the next step: `innoscope schema` prints its CREATE TABLE; a MySQL server of its version can import the tablespace: CREATE TABLE, ALTER TABLE ... DISCARD TABLESPACE, copy the file, IMPORT TABLESPACE)", c.Name)
-		}
 	}
 	return nil
 }

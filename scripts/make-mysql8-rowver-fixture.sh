@@ -20,7 +20,8 @@
 #     file in order; every ALTER says ALGORITHM=INSTANT so the server refuses what it cannot do
 #     instantly (the client then stops and so does this script).
 #  4. The oracle is taken from the running server: oracle/TABLE.tsv (SELECT * ... ORDER BY the
-#     primary key, as `mysql --batch` prints it), oracle/TABLE.sql (SHOW CREATE TABLE),
+#     primary key, as `mysql --batch` prints it; of a partitioned table, per partition or
+#     subpartition, oracle/TABLE.PARTITION.tsv), oracle/TABLE.sql (SHOW CREATE TABLE),
 #     oracle/innodb_tables.tsv and oracle/innodb_columns.tsv (information_schema), oracle/server.tsv.
 #  5. SET GLOBAL innodb_fast_shutdown=0 and SHUTDOWN (a slow shutdown: purge and change buffer
 #     merge done, every page flushed), then data/rv/*.ibd are packed into rv.tar.gz (rv/TABLE.ibd)
@@ -33,6 +34,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 LAB=${1:-/tmp/mysql-lab}
 OUT=$repo/fixtures/mysql8rowver
 TABLES="t1 t2 t3 t4 plain"
+PARTED="ph pr" # partitioned: a file per partition
 
 # mysqld, the mysql client and ibd2sdi need these (checked below with the loader's --list).
 PACKAGES="mysql-server-core mysql-client-core libc6 libstdc++6 libgcc-s1 libssl3t64 libicu78
@@ -190,15 +192,37 @@ DELETE FROM rv.t4 WHERE id BETWEEN 1500 AND 1509;
 -- plain: never altered (a control).
 CREATE TABLE rv.plain (id INT PRIMARY KEY, name VARCHAR(20), n INT NULL);
 INSERT INTO rv.plain (id, name, n) VALUES (1, 'alpha', 1), (2, 'beta', NULL), (3, 'gämma', 3);
+
+-- ph: PARTITION BY HASH, 3 partitions (a file each), then an instant ADD COLUMN.
+CREATE TABLE rv.ph (id INT PRIMARY KEY, v VARCHAR(20), n INT NULL) PARTITION BY HASH(id) PARTITIONS 3;
+INSERT INTO rv.ph (id, v, n) WITH RECURSIVE s(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM s WHERE k < 30)
+  SELECT k, CONCAT('v', k), IF(k % 4 = 0, NULL, k * 3) FROM s;
+ALTER TABLE rv.ph ADD COLUMN w INT NOT NULL DEFAULT 9, ALGORITHM=INSTANT;
+INSERT INTO rv.ph (id, v, n, w) VALUES (31, 'v31', 31, 1), (32, 'v32', NULL, 2), (33, 'v33', 99, 3);
+
+-- pr: RANGE partitions with HASH subpartitions (a file per subpartition).
+CREATE TABLE rv.pr (id INT NOT NULL, d DATE NOT NULL, s VARCHAR(10), PRIMARY KEY (id, d))
+  PARTITION BY RANGE (YEAR(d)) SUBPARTITION BY HASH(id) SUBPARTITIONS 2
+  (PARTITION p2020 VALUES LESS THAN (2021), PARTITION pmax VALUES LESS THAN MAXVALUE);
+INSERT INTO rv.pr VALUES (1, '2020-05-01', 'a'), (2, '2020-06-01', 'b'), (3, '2021-01-01', 'c'), (4, '2022-02-02', NULL),
+  (5, '2019-12-31', 'e'), (6, '2023-03-03', 'f');
 EOF
 mysql --default-character-set=utf8mb4 <"$OUT/oracle/statements.sql" || die "a statement failed (above)"
 
 # 4. The oracle, from the running server.
-for t in $TABLES; do
-  mysql --batch -e "SELECT * FROM rv.$t ORDER BY id" >"$OUT/oracle/$t.tsv"
+for t in $TABLES $PARTED; do
+  case " $PARTED " in *" $t "*) ;; *) mysql --batch -e "SELECT * FROM rv.$t ORDER BY id" >"$OUT/oracle/$t.tsv" ;; esac
   mysql --batch --raw --skip-column-names -e "SHOW CREATE TABLE rv.$t" | sed "1s/^$t\t//" >"$OUT/oracle/$t.sql"
   echo ';' >>"$OUT/oracle/$t.sql"
   sed -i -z 's/\n;\n$/;\n/' "$OUT/oracle/$t.sql"
+done
+# A partitioned table: each partition's (or subpartition's) rows, oracle/TABLE.PARTITION.tsv.
+for t in $PARTED; do
+  mysql --batch --skip-column-names -e "SELECT IFNULL(SUBPARTITION_NAME, PARTITION_NAME) FROM information_schema.PARTITIONS
+    WHERE TABLE_SCHEMA = 'rv' AND TABLE_NAME = '$t' ORDER BY PARTITION_ORDINAL_POSITION, SUBPARTITION_ORDINAL_POSITION" |
+    while read -r p; do
+      mysql --batch -e "SELECT * FROM rv.$t PARTITION ($p) ORDER BY 1, 2" >"$OUT/oracle/$t.$p.tsv"
+    done
 done
 mysql --batch -e "SELECT NAME, SPACE, ROW_FORMAT, INSTANT_COLS, TOTAL_ROW_VERSIONS FROM information_schema.INNODB_TABLES WHERE NAME LIKE 'rv/%' ORDER BY NAME" >"$OUT/oracle/innodb_tables.tsv"
 mysql --batch -e "SELECT t.NAME, c.* FROM information_schema.INNODB_COLUMNS c JOIN information_schema.INNODB_TABLES t USING (TABLE_ID) WHERE t.NAME LIKE 'rv/%' ORDER BY t.NAME, c.POS" >"$OUT/oracle/innodb_columns.tsv"
@@ -210,8 +234,9 @@ wait "$server" || true
 trap - EXIT
 grep -q 'Shutdown complete' "$LAB/mysqld.err" || { cat "$LAB/mysqld.err" >&2; die "no clean shutdown"; }
 (cd "$LAB/data" && tar --sort=name --owner=0 --group=0 --numeric-owner -cf - rv/*.ibd) | gzip -9n >"$OUT/rv.tar.gz"
-for t in $TABLES; do
-  "${LD[@]}" "$R/usr/bin/ibd2sdi" "$LAB/data/rv/$t.ibd" >"$OUT/oracle/sdi/$t.json"
+for f in "$LAB"/data/rv/*.ibd; do
+  t=$(basename "$f" .ibd)
+  "${LD[@]}" "$R/usr/bin/ibd2sdi" "$f" >"$OUT/oracle/sdi/$t.json"
 done
 for d in "$LAB"/deb/*.deb; do
   printf '%s\t%s\n' "$(dpkg-deb -f "$d" Package)" "$(dpkg-deb -f "$d" Version)"
