@@ -87,12 +87,16 @@ func (c *Copy) inCopy(dir string) string {
 	return filepath.Join(c.Target, rel)
 }
 
-// Layout is the copy's layout.
+// Layout is the copy's layout: its external directories are those that hold what was copied
+// (a directory that only stale links name is not made: crash-sweep seed 13201, where the
+// copy's diagnosis took the absent directory for an unreadable one).
 func (c *Copy) Layout() discovery.Layout {
 	s := discovery.Layout{Datadir: c.Target, DataFiles: c.Source.DataFiles,
 		DataHomeDir: c.inCopy(c.Source.DataHomeDir), UndoDir: c.inCopy(c.Source.UndoDir), LogDir: c.inCopy(c.Source.LogDir)}
 	for _, r := range c.roots {
-		s.Directories = append(s.Directories, r.dst)
+		if fi, err := os.Stat(r.dst); err == nil && fi.IsDir() {
+			s.Directories = append(s.Directories, r.dst)
+		}
 	}
 	return s
 }
