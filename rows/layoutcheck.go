@@ -132,7 +132,7 @@ func (r *reader) checkPageLayout(p []byte, instant bool) error {
 		if len(rec.vals) > nf || len(rec.vals) != nf && !instant {
 			return fmt.Errorf("record at %d has %d fields, the definition gives the index %d", at, len(rec.vals), nf)
 		}
-		if r.lay.vers != nil { // MySQL row versions: decodeVersioned measured the record
+		if r.lay.vers != nil { // MySQL row versions: decodeCompact measured the record
 			if compact {
 				spans = append(spans, recSpan{rec.hdr, at, rec.end})
 			} else {

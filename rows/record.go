@@ -42,8 +42,8 @@ type record struct {
 	next   int // origin of the next record, 0 when none
 	vals   []value
 	mblob  []byte // the metadata BLOB reference of an instant DROP/reorder metadata record
-	// ver is a MySQL 8.0.29+ record's row version (infoVersion; 0 without it); hdr and end,
-	// set by decodeVersioned, are where its header begins and its data ends.
+	// ver is a MySQL 8.0.29+ record's row version (infoVersion; 0 without it); hdr and end are
+	// where a COMPACT record's header begins and its data ends.
 	ver, hdr, end int
 }
 
@@ -93,7 +93,11 @@ func decodeCompact(p []byte, origin int, lay *layout, mblob bool, buf []value) (
 	case statusOrdinary:
 		n = lay.nCore
 		if lay.vers != nil {
-			return decodeVersioned(p, origin, lay, r, buf)
+			var err error
+			if r.ver, nulls, nullBytes, err = versionHeader(p, origin, lay, r.info); err != nil {
+				return r, err
+			}
+			n = len(flds)
 		}
 	case statusInstant:
 		if nulls < FilData {
@@ -133,6 +137,10 @@ func decodeCompact(p []byte, origin int, lay *layout, mblob bool, buf []value) (
 	at := origin
 	r.vals = buf[:0]
 	for i, f := range flds[:n] {
+		if lay.vers != nil && !lay.vers[i].In(r.ver) { // not stored in a record of its version
+			r.vals = append(r.vals, absent(lay.vers[i], r.ver))
+			continue
+		}
 		if mblob && i == lay.firstUser() {
 			if at+fieldRefSize > len(p)-8 {
 				return r, fmt.Errorf("record at %d: metadata BLOB reference runs past the page", origin)
@@ -154,6 +162,7 @@ func decodeCompact(p []byte, origin int, lay *layout, mblob bool, buf []value) (
 		}
 		r.vals = append(r.vals, v)
 	}
+	r.hdr, r.end = lens+1, at
 	if r.status == statusNodePtr {
 		if at+4 > len(p)-8 {
 			return r, fmt.Errorf("record at %d: child page number runs past the page", origin)
@@ -187,24 +196,22 @@ func compactField(p []byte, origin int, f field, at, lens *int) (value, error) {
 	return v, nil
 }
 
-// decodeVersioned decodes an ordinary record (header r) of a MySQL 8.0.29+ table with row
-// versions: with the info bit infoVersion its row version is the byte before the NULL bitmap,
-// else it is 0 (written before the first INSTANT ALTER). It stores the fields of its version
-// only (added in it or before, not dropped by it), each nullable one with a NULL bit; a field
-// added later takes its default, a dropped one is NULL (it is no column).
-func decodeVersioned(p []byte, origin int, lay *layout, r record, buf []value) (record, error) {
-	nulls := origin - compactExtra - 1
-	ver := 0
+// versionHeader reads the header of an ordinary record of a MySQL 8.0.29+ table with row
+// versions (info bits info): with infoVersion its row version is the byte before the NULL
+// bitmap, else it is 0 (written before the first INSTANT ALTER). The record stores the fields
+// of its version only (added in it or before, not dropped by it), each nullable one with a NULL
+// bit. It gives the version, where the NULL bitmap ends (read backwards) and its bytes.
+func versionHeader(p []byte, origin int, lay *layout, info byte) (ver, nulls, nullBytes int, err error) {
+	nulls = origin - compactExtra - 1
 	switch {
-	case r.info&infoVersion != 0:
+	case info&infoVersion != 0:
 		if nulls < FilData {
-			return r, fmt.Errorf("record at %d: header out of range", origin)
+			return 0, 0, 0, fmt.Errorf("record at %d: header out of range", origin)
 		}
 		ver = int(p[nulls])
 		nulls--
-		r.ver = ver
-	case r.info&infoInstant != 0:
-		return r, fmt.Errorf("record at %d: a record of an 8.0.12-8.0.28 INSTANT ADD COLUMN (its number of fields in its header), which innoscope does not decode yet", origin)
+	case info&infoInstant != 0:
+		return 0, 0, 0, fmt.Errorf("record at %d: a record of an 8.0.12-8.0.28 INSTANT ADD COLUMN (its number of fields in its header), which innoscope does not decode yet", origin)
 	}
 	nullable := 0
 	for i, f := range lay.flds {
@@ -212,43 +219,21 @@ func decodeVersioned(p []byte, origin int, lay *layout, r record, buf []value) (
 			nullable++
 		}
 	}
-	lens := nulls - (nullable+7)/8
-	if lens < FilData {
-		return r, fmt.Errorf("record at %d: header out of range", origin)
+	return ver, nulls, (nullable + 7) / 8, nil
+}
+
+// absent is the value of a field a record of version ver does not store: the default of a
+// column added later, else NULL (a dropped column, which is no column).
+func absent(rv *schema.RowVersion, ver int) value {
+	if rv.Added > ver && rv.Default != nil {
+		return value{b: rv.Default}
 	}
-	bit, at := 0, origin
-	r.vals = buf[:0]
-	for i, f := range lay.flds {
-		rv := lay.vers[i]
-		if !rv.In(ver) {
-			if rv.Added > ver && rv.Default != nil {
-				r.vals = append(r.vals, value{b: rv.Default})
-			} else {
-				r.vals = append(r.vals, value{null: true})
-			}
-			continue
-		}
-		if f.nullable {
-			isNull := p[nulls-bit/8]&(1<<(bit%8)) != 0
-			bit++
-			if isNull {
-				r.vals = append(r.vals, value{null: true})
-				continue
-			}
-		}
-		v, err := compactField(p, origin, f, &at, &lens)
-		if err != nil {
-			return r, err
-		}
-		r.vals = append(r.vals, v)
-	}
-	r.hdr, r.end = lens+1, at
-	return r, nil
+	return value{null: true}
 }
 
 // versionedRedundant spreads the stored fields of a ROW_FORMAT=REDUNDANT leaf record of a
 // MySQL table with row versions over the index's fields: a record stores the fields of its
-// version only (decodeVersioned says which); the others take their default, or NULL.
+// version only (versionHeader says which); the others take their default, or NULL.
 func versionedRedundant(rec record, lay *layout, out []value) ([]value, error) {
 	k := 0
 	for i := range lay.flds {
@@ -260,10 +245,8 @@ func versionedRedundant(rec record, lay *layout, out []value) ([]value, error) {
 			}
 			out = append(out, rec.vals[k])
 			k++
-		case rv.Added > rec.ver && rv.Default != nil:
-			out = append(out, value{b: rv.Default})
 		default:
-			out = append(out, value{null: true})
+			out = append(out, absent(rv, rec.ver))
 		}
 	}
 	if k != len(rec.vals) {
