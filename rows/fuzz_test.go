@@ -63,7 +63,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		if rec, err := decodeCompact(p, o, vl, false, nil); err == nil {
 			formatAll(t, rec.vals)
 		}
-		if rec, err := decodeRedundant(p, o, nil); err == nil {
+		if rec, err := redundantRecord(p, o, true, nil); err == nil {
 			if vals, err := versionedRedundant(rec, vl, nil); err == nil {
 				formatAll(t, vals)
 			}

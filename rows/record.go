@@ -262,6 +262,14 @@ const FilData = 38
 // field is stored before the 6 header bytes, last field first, in 1 or 2 bytes; in 2 bytes the
 // bit 0x4000 marks a field stored off page, 0x8000 (0x80 in 1 byte) SQL NULL.
 func decodeRedundant(p []byte, origin int, buf []value) (record, error) {
+	return redundantRecord(p, origin, false, buf)
+}
+
+// redundantRecord is decodeRedundant; versioned: the record is of a MySQL table with row
+// versions, where the info bit infoVersion says a row version byte precedes the offsets
+// (MariaDB's records never have that bit; read as one of them, a page of another format must
+// not be read so).
+func redundantRecord(p []byte, origin int, versioned bool, buf []value) (record, error) {
 	if origin < infimumOld || origin >= len(p)-8 {
 		return record{}, fmt.Errorf("record origin %d out of range", origin)
 	}
@@ -280,7 +288,7 @@ func decodeRedundant(p []byte, origin int, buf []value) (record, error) {
 		w = 1
 	}
 	extra := redundantExtra
-	if r.info&infoVersion != 0 { // MySQL 8.0.29+: the row version, then the field offsets
+	if versioned && r.info&infoVersion != 0 { // MySQL 8.0.29+: the row version, then the field offsets
 		r.ver = int(p[origin-redundantExtra-1])
 		extra++
 	}

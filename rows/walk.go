@@ -279,7 +279,7 @@ func (r *reader) record(p []byte, origin int, compact bool) (record, error) {
 		return record{}, fmt.Errorf("record at %d: outside the page's records", origin)
 	}
 	if !compact {
-		rec, err := decodeRedundant(p, origin, r.vbuf)
+		rec, err := redundantRecord(p, origin, r.lay.vers != nil, r.vbuf)
 		r.vbuf = rec.vals
 		if err == nil && r.lay.vers != nil && rec.status == statusOrdinary && binary.BigEndian.Uint16(p[pageHeader+pageLevel:]) == 0 {
 			r.xbuf, err = versionedRedundant(rec, r.lay, r.xbuf[:0])
