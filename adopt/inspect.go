@@ -228,7 +228,7 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 		}
 	}
 	if t.Instant && olderThan(k.Version, 10, 6) {
-		return fmt.Sprintf("%s: instant-altered (its root is an INSTANT page), and MariaDB %s imports such a table without a .cfg file as a corrupt B-tree "+
+		return fmt.Sprintf("%s: instant-altered (its root is an INSTANT page), and MariaDB %s imports such a table as a corrupt B-tree, even with the .cfg file its own FLUSH TABLES FOR EXPORT writes "+
 				"(10.5.23 here: CHECK TABLE says \"The B-tree of index PRIMARY is corrupted\", and after a restart the table does not exist in the engine)", g.ibds[0], k.Version),
 			rowsInstead(g)
 	}

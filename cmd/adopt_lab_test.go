@@ -176,6 +176,9 @@ func adoptCheck(t *testing.T, srv *lab.Server, all bool, opts ...string) {
 	} else {
 		t.Logf("adopt.sh:\n%s", b)
 	}
+	if refuseInstant {
+		ownExportCorrupt(t, fresh)
+	}
 	for round := 0; round < 3; round++ {
 		if round > 0 {
 			fresh.shutdown(t)
@@ -222,6 +225,36 @@ UPDATE db.a_uniq SET v = 'w' WHERE u % 11 = 0;`)
 	}
 	if after := lab.HashTree(t, base); !reflect.DeepEqual(before, after) {
 		t.Error("adopt changed the source directories")
+	}
+}
+
+// ownExportCorrupt checks on the 10.5 server s what justifies refusing an instant-altered
+// table there: the server's own FLUSH TABLES FOR EXPORT of one (its .ibd and .cfg), imported into
+// a table given the same instant ALTERs, fails CHECK TABLE. Should a 10.5 build import it, the
+// refusal is needless and this fails.
+func ownExportCorrupt(t *testing.T, s *rowsServer) {
+	t.Helper()
+	src, dst := filepath.Join(s.dir, "x_src"), filepath.Join(s.dir, "x_dst")
+	out := string(s.sql(t, fmt.Sprintf(`CREATE DATABASE x_src; CREATE DATABASE x_dst;
+CREATE TABLE x_src.t (id INT PRIMARY KEY, x VARCHAR(20), y INT, z INT);
+INSERT INTO x_src.t VALUES (1, 'a', 2, 3), (2, 'b', 4, 6), (3, 'c', 6, 9);
+ALTER TABLE x_src.t ADD COLUMN w INT DEFAULT 7 FIRST, ALGORITHM=INSTANT;
+ALTER TABLE x_src.t DROP COLUMN y, ALGORITHM=INSTANT;
+INSERT INTO x_src.t (id, x, z, w) VALUES (4, 'd', 12, 8);
+CREATE TABLE x_dst.t (id INT PRIMARY KEY, x VARCHAR(20), y INT, z INT);
+ALTER TABLE x_dst.t ADD COLUMN w INT DEFAULT 7 FIRST, ALGORITHM=INSTANT;
+ALTER TABLE x_dst.t DROP COLUMN y, ALGORITHM=INSTANT;
+ALTER TABLE x_dst.t DISCARD TABLESPACE;
+FLUSH TABLES x_src.t FOR EXPORT;
+system cp %[1]s/t.ibd %[1]s/t.cfg %[2]s/
+UNLOCK TABLES;
+ALTER TABLE x_dst.t IMPORT TABLESPACE;
+CHECK TABLE x_dst.t;
+DROP DATABASE x_src; DROP DATABASE x_dst;`, src, dst)))
+	if strings.Contains(out, "\tstatus\tOK") || !strings.Contains(out, "Corrupt") {
+		t.Errorf("10.5 imported its own export of an instant-altered table (with its .cfg) and CHECK TABLE did not call it corrupt: adopt's refusal is needless\n%s", out)
+	} else {
+		t.Logf("10.5, its own export of an instant-altered table with its .cfg: %s", strings.ReplaceAll(out, "\n", "; "))
 	}
 }
 
