@@ -24,7 +24,8 @@
 #     subpartition, oracle/TABLE.PARTITION.tsv), oracle/TABLE.sql (SHOW CREATE TABLE),
 #     oracle/innodb_tables.tsv and oracle/innodb_columns.tsv (information_schema), oracle/server.tsv.
 #  5. SET GLOBAL innodb_fast_shutdown=0 and SHUTDOWN (a slow shutdown: purge and change buffer
-#     merge done, every page flushed), then data/rv/*.ibd are packed into rv.tar.gz (rv/TABLE.ibd)
+#     merge done, every page flushed), then data/rv/*.ibd and the general tablespaces data/SPACE.ibd
+#     are packed into rv.tar.gz (rv/TABLE.ibd, SPACE.ibd)
 #     and the package's ibd2sdi writes each file's SDI (the server's dictionary entry, with the
 #     columns' version_added/version_dropped/physical_pos) into oracle/sdi/TABLE.json.
 #     oracle/packages.tsv lists the unpacked packages and their versions.
@@ -33,7 +34,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 LAB=${1:-/tmp/mysql-lab}
 OUT=$repo/fixtures/mysql8rowver
-TABLES="t1 t2 t3 t4 plain"
+TABLES="t1 t2 t3 t4 plain tz g1 g2 gz1"
+SPACES="gts gtz" # general tablespaces: a file in the data directory, several tables each
 PARTED="ph pr" # partitioned: a file per partition
 
 # mysqld, the mysql client and ibd2sdi need these (checked below with the loader's --list).
@@ -206,6 +208,30 @@ CREATE TABLE rv.pr (id INT NOT NULL, d DATE NOT NULL, s VARCHAR(10), PRIMARY KEY
   (PARTITION p2020 VALUES LESS THAN (2021), PARTITION pmax VALUES LESS THAN MAXVALUE);
 INSERT INTO rv.pr VALUES (1, '2020-05-01', 'a'), (2, '2020-06-01', 'b'), (3, '2021-01-01', 'c'), (4, '2022-02-02', NULL),
   (5, '2019-12-31', 'e'), (6, '2023-03-03', 'f');
+
+-- tz: ROW_FORMAT=COMPRESSED (8 KiB compressed pages; its SDI pages are compressed too), 2000
+-- rows over several pages, long values stored off page (MySQL's compressed LOB pages).
+CREATE TABLE rv.tz (id INT PRIMARY KEY, v VARCHAR(40), n INT NULL, t MEDIUMTEXT NULL) ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8;
+INSERT INTO rv.tz (id, v, n, t) WITH RECURSIVE s(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM s WHERE k < 2000)
+  SELECT k, CONCAT('zip ', k, ' ', REPEAT(CHAR(65 + k % 26), k % 20)), IF(k % 9 = 0, NULL, k * 7),
+         IF(k % 100 = 0, REPEAT(CONCAT('off page ', k, ' '), 3000), IF(k % 3 = 0, NULL, CONCAT('short ', k))) FROM s;
+UPDATE rv.tz SET n = -n WHERE id % 250 = 0;
+DELETE FROM rv.tz WHERE id BETWEEN 700 AND 719;
+
+-- gts: a general tablespace holding g1 and g2 (g2 altered instantly), gtz one of 8 KiB
+-- compressed pages holding gz1.
+CREATE TABLESPACE gts ADD DATAFILE 'gts.ibd' ENGINE=InnoDB;
+CREATE TABLE rv.g1 (id INT PRIMARY KEY, name VARCHAR(30) NOT NULL, KEY k_name (name)) TABLESPACE gts;
+INSERT INTO rv.g1 (id, name) WITH RECURSIVE s(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM s WHERE k < 800)
+  SELECT k, CONCAT('general ', k) FROM s;
+CREATE TABLE rv.g2 (id INT PRIMARY KEY, a INT NULL, b VARCHAR(10)) TABLESPACE gts ROW_FORMAT=COMPACT;
+INSERT INTO rv.g2 VALUES (1, 1, 'one'), (2, NULL, 'two'), (3, 3, NULL);
+ALTER TABLE rv.g2 ADD COLUMN c INT NOT NULL DEFAULT 3 AFTER id, ALGORITHM=INSTANT;
+INSERT INTO rv.g2 VALUES (4, 44, 4, 'four');
+CREATE TABLESPACE gtz ADD DATAFILE 'gtz.ibd' FILE_BLOCK_SIZE = 8192 ENGINE=InnoDB;
+CREATE TABLE rv.gz1 (id INT PRIMARY KEY, v VARCHAR(20)) TABLESPACE gtz ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8;
+INSERT INTO rv.gz1 (id, v) WITH RECURSIVE s(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM s WHERE k < 500)
+  SELECT k, CONCAT('gz ', k) FROM s;
 EOF
 mysql --default-character-set=utf8mb4 <"$OUT/oracle/statements.sql" || die "a statement failed (above)"
 
@@ -233,8 +259,9 @@ mysql -e 'SET GLOBAL innodb_fast_shutdown=0; SHUTDOWN;'
 wait "$server" || true
 trap - EXIT
 grep -q 'Shutdown complete' "$LAB/mysqld.err" || { cat "$LAB/mysqld.err" >&2; die "no clean shutdown"; }
-(cd "$LAB/data" && tar --sort=name --owner=0 --group=0 --numeric-owner -cf - rv/*.ibd) | gzip -9n >"$OUT/rv.tar.gz"
-for f in "$LAB"/data/rv/*.ibd; do
+# shellcheck disable=SC2046
+(cd "$LAB/data" && tar --sort=name --owner=0 --group=0 --numeric-owner -cf - rv/*.ibd $(printf '%s.ibd ' $SPACES)) | gzip -9n >"$OUT/rv.tar.gz"
+for f in "$LAB"/data/rv/*.ibd $(printf "$LAB/data/%s.ibd " $SPACES); do
   t=$(basename "$f" .ibd)
   "${LD[@]}" "$R/usr/bin/ibd2sdi" "$f" >"$OUT/oracle/sdi/$t.json"
 done
