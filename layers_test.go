@@ -19,6 +19,7 @@ var layers = map[string]int{
 	"innoscope/logformat/logformattest": 2,  // builds logs for tests
 	"innoscope/logformat/redo":          3,  // the one entry to a redo log
 	"innoscope/discovery":               4,  // files -> tablespaces, the dictionary, undo
+	"innoscope/pagezip":                 4,  // a ROW_FORMAT=COMPRESSED page -> the index page; beside discovery
 	"innoscope/pageapply":               5,  // records -> pages
 	"innoscope/schema":                  5,  // a table's definition (SYS_*, .frm); beside pageapply
 	"innoscope/rows":                    6,  // pages -> rows

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"innoscope/discovery"
+	"innoscope/pagezip"
 )
 
 // ROW_FORMAT=COMPRESSED tablespaces: their index pages are rebuilt as the server's buffer
@@ -33,7 +34,7 @@ func (r *reader) readPageInto(buf []byte, no uint32) ([]byte, error) {
 	if typ := binary.BigEndian.Uint16(p[discovery.FilPageType:]); typ != pageTypeIdx || r.checksum(p, no) != "" {
 		return p, nil
 	}
-	u, err := decompressPage(p, r.f.FSP.Flags.PageSize)
+	u, err := pagezip.Decompress(p, r.f.FSP.Flags.PageSize)
 	if err != nil {
 		if r.zipBad == nil {
 			r.zipBad = map[uint32]string{}
@@ -124,7 +125,7 @@ func (r *reader) scanPage(p []byte, no uint32, fn func(Row) error) error {
 	if r.f.FSP.Flags.ZipSize == 0 {
 		return r.page(append([]byte(nil), p...), no, fn)
 	}
-	u, err := decompressPage(p, r.f.FSP.Flags.PageSize)
+	u, err := pagezip.Decompress(p, r.f.FSP.Flags.PageSize)
 	if err != nil {
 		r.lose(p, no, "ROW_FORMAT=COMPRESSED page does not decompress: "+err.Error())
 		return nil

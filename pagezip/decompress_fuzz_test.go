@@ -1,6 +1,7 @@
-package rows
+package pagezip
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,7 +27,7 @@ func zipSeeds(t testing.TB) map[string][]byte {
 }
 
 // FuzzDecompressPage: a compressed page the server never writes (any bytes changed in one it
-// did write) is an error from decompressPage, never a panic; what decompresses is then read
+// did write) is an error from Decompress, never a panic; what decompresses is then read
 // record by record like any page.
 func FuzzDecompressPage(f *testing.F) {
 	for _, b := range zipSeeds(f) {
@@ -44,7 +45,7 @@ func FuzzDecompressPage(f *testing.F) {
 		}
 		b = append([]byte(nil), b[:size]...)
 		b[int(at)%len(b)] ^= xor
-		p, err := decompressPage(b, 16384)
+		p, err := Decompress(b, 16384)
 		if err != nil {
 			return
 		}
@@ -61,7 +62,7 @@ func FuzzDecompressPage(f *testing.F) {
 // list runs from the infimum through PAGE_N_RECS records to the supremum.
 func TestDecompressServerPages(t *testing.T) {
 	for name, b := range zipSeeds(t) {
-		p, err := decompressPage(b, 16384)
+		p, err := Decompress(b, 16384)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -76,3 +77,15 @@ func TestDecompressServerPages(t *testing.T) {
 		}
 	}
 }
+
+// compactNext is the origin of the record after the one at origin on a COMPACT page (0 at
+// the end of the list).
+func compactNext(p []byte, origin int) int {
+	rel := binary.BigEndian.Uint16(p[origin-2:])
+	if rel == 0 {
+		return 0
+	}
+	return (origin + int(rel)) & (len(p) - 1)
+}
+
+const statusSupremum = 3

@@ -1,4 +1,4 @@
-package rows
+package pagezip
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package rows
+package pagezip
 
 import (
 	"compress/zlib"
@@ -34,6 +34,24 @@ import (
 // Records added after the compression may be missing from the stream (it ends early); they
 // are in the log.
 
+// The page layout this package needs (fil0fil.h, page0page.h, rem0rec.h).
+const (
+	pageHeader    = 38  // FIL_PAGE_DATA: the index page header
+	infimumNew    = 99  // the infimum record's origin on a COMPACT page
+	supremumNew   = 112 // the supremum record's origin
+	compactExtra  = 5   // REC_N_NEW_EXTRA_BYTES
+	sysTrxIDLen   = 6   // DB_TRX_ID
+	sysRollPtrLen = 7   // DB_ROLL_PTR
+	fieldRefSize  = 20  // BTR_EXTERN_FIELD_REF_SIZE
+	filNull       = 0xffffffff
+	// a record's status (the low 3 bits of its third header byte)
+	statusOrdinary = 0
+	statusNodePtr  = 1
+	// a record's info bits
+	infoMinRec  = 0x10
+	infoDeleted = 0x20
+)
+
 const (
 	pageDataZip = 94  // PAGE_DATA: where the stream starts
 	zipStart    = 120 // PAGE_ZIP_START: the end of the supremum record
@@ -67,9 +85,9 @@ func (l *limitReader) ReadByte() (byte, error) {
 	return l.b[l.pos-1], nil
 }
 
-// decompressPage rebuilds the uncompressed index page (of size bytes) from the compressed
+// Decompress rebuilds the uncompressed index page (of size bytes) from the compressed
 // page zip, as page_zip_decompress does; an inconsistent page is an error, never a panic.
-func decompressPage(zip []byte, size int) (page []byte, err error) {
+func Decompress(zip []byte, size int) (page []byte, err error) {
 	be := binary.BigEndian
 	zs := len(zip)
 	if zs < 1024 || zs > size || size > 1<<16 {
