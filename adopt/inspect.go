@@ -182,7 +182,7 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 	}
 	clustered := ""
 	for _, ibd := range g.ibds {
-		def, err := schema.FromFile(ibd, g.frm)
+		def, err := schema.FromFile(ibd, g.frm, "")
 		if err != nil {
 			return err.Error(), fmt.Sprintf("give the table's own .frm beside %s or with --frm; its rows without the kit: innoscope rows %s --frm ITS.frm --format sql", argQuote(ibd), argQuote(ibd))
 		}

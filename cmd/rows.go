@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,7 +16,7 @@ func rowsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "rows",
 		Usage:     "decode a table's rows offline (clustered index order), as `mariadb --batch` prints them",
-		ArgsUsage: "DIR DB.TABLE | FILE.ibd",
+		ArgsUsage: "DIR DB.TABLE | FILE.ibd [DB.TABLE]",
 		Flags: append(append(append([]cli.Flag{}, locationFlags...), asOfFlags...),
 			&cli.BoolFlag{Name: "json", Usage: "the same as --format json"},
 			&cli.StringFlag{Name: "format", Value: "tsv", Usage: "tsv (as mariadb --batch --skip-column-names), json (one object per row) or sql (INSERT statements)"},
@@ -35,7 +36,7 @@ func rowsAction(c *cli.Context) error {
 	if c.NArg() == 1 && c.IsSet("datadir") {
 		dir, name = "", c.Args().First()
 	} else if c.NArg() != 2 && !(c.NArg() == 1 && isTableFile(dir)) {
-		return fmt.Errorf("expected DIR and DB.TABLE, or FILE.ibd, got %s", nArgs(c.NArg()))
+		return fmt.Errorf("expected DIR and DB.TABLE, or FILE.ibd [DB.TABLE], got %s", nArgs(c.NArg()))
 	}
 	format := c.String("format")
 	if c.Bool("json") && c.IsSet("format") && format != "json" {
@@ -43,8 +44,10 @@ func rowsAction(c *cli.Context) error {
 	} else if c.Bool("json") {
 		format = "json"
 	}
-	if c.NArg() == 1 && isTableFile(c.Args().First()) {
-		return rowsFileAction(c, format)
+	if (c.NArg() == 1 || c.NArg() == 2) && isTableFile(c.Args().First()) {
+		if fi, err := os.Stat(c.Args().First()); c.NArg() == 1 || (err == nil && !fi.IsDir()) {
+			return rowsFileAction(c, format, c.Args().Get(1)) // DB.TABLE: of a general tablespace
+		}
 	}
 	db, table, ok := strings.Cut(name, ".")
 	if !ok || db == "" || table == "" {

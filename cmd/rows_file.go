@@ -15,8 +15,9 @@ import (
 // isTableFile: the argument of `rows FILE.ibd` (a table's own tablespace file).
 func isTableFile(arg string) bool { return strings.HasSuffix(strings.ToLower(arg), ".ibd") }
 
-// rowsFileAction is `rows FILE.ibd [--frm FILE.frm]`: the rows of a table from its own files.
-func rowsFileAction(c *cli.Context, format string) error {
+// rowsFileAction is `rows FILE.ibd [DB.TABLE] [--frm FILE.frm]`: the rows of a table from its
+// own files (name: a table of a MySQL general tablespace).
+func rowsFileAction(c *cli.Context, format, name string) error {
 	// Every other flag needs the data directory; none is ignored (--deleted was).
 	fileFlags := map[string]bool{"json": true, "format": true, "time-zone": true, "frm": true, "scan": true}
 	for _, fl := range c.Command.Flags {
@@ -24,7 +25,7 @@ func rowsFileAction(c *cli.Context, format string) error {
 			return fmt.Errorf("--%s needs the data directory (DIR DB.TABLE): FILE.ibd reads a table's clustered index from its own files", f)
 		}
 	}
-	def, err := schema.FromFile(c.Args().First(), c.String("frm"))
+	def, err := schema.FromFile(c.Args().First(), c.String("frm"), name)
 	if err != nil {
 		return err
 	}

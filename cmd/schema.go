@@ -14,7 +14,7 @@ func schemaCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "schema",
 		Usage:     "print a table's CREATE TABLE statement from its own files: its .frm, or the SDI inside a MySQL 8 .ibd",
-		ArgsUsage: "FILE.frm | FILE.ibd | DIR [DB.TABLE]",
+		ArgsUsage: "FILE.frm | FILE.ibd [DB.TABLE] | DIR [DB.TABLE]",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "JSON: per table an object with the database, the table, the file and the statement"}},
 		Action:    schemaAction,
 	}
@@ -40,14 +40,11 @@ func schemaAction(c *cli.Context) error {
 		}
 		return printSchemas(c, out, true)
 	}
-	if c.NArg() != 1 {
-		return fmt.Errorf("%s: DB.TABLE goes with a data directory; a file names its table itself", path)
-	}
-	s, err := schema.StatementOf(path)
+	ss, err := schema.StatementsOf(path, c.Args().Get(1)) // DB.TABLE: of a general tablespace
 	if err != nil {
 		return err
 	}
-	return printSchemas(c, []schema.Source{s}, false)
+	return printSchemas(c, ss, len(ss) > 1)
 }
 
 // printSchemas writes the statements (several: each after a comment naming its table and

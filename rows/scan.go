@@ -40,7 +40,7 @@ func (r *reader) rest(seen map[uint32]bool, fn func(Row) error) error {
 		// columns to the records that lack them.
 		err := r.f.EachPage(0, r.f.Pages(), func(n int64, p []byte) error {
 			no := uint32(n)
-			if !seen[no] && r.ownLeaf(p) && binary.BigEndian.Uint32(p[discovery.FilPagePrev:]) == filNull && r.check(p, no, true) == "" {
+			if !seen[no] && r.ownLeaf(p) && binary.BigEndian.Uint32(p[discovery.FilPagePrev:]) == filNull && !r.free(no) && r.check(p, no, true) == "" {
 				seen[no] = true
 				return r.scanPage(p, no, fn)
 			}
@@ -50,18 +50,46 @@ func (r *reader) rest(seen map[uint32]bool, fn func(Row) error) error {
 			return err
 		}
 	}
-	return r.f.EachPage(0, r.f.Pages(), func(n int64, p []byte) error {
+	stale := 0
+	err := r.f.EachPage(0, r.f.Pages(), func(n int64, p []byte) error {
 		no := uint32(n)
 		if seen[no] || !r.ownLeaf(p) {
 			return nil
 		}
 		seen[no] = true
+		if r.free(no) {
+			stale++
+			return nil
+		}
 		if why := r.check(p, no, true); why != "" {
 			r.lose(p, no, why)
 			return nil
 		}
 		return r.scanPage(p, no, fn)
 	})
+	if stale > 0 {
+		r.res.Notes = append(r.res.Notes, fmt.Sprintf("%d leaf page(s) of the index that the extent descriptors mark free passed over: a page the index gave up keeps its old records", stale))
+	}
+	return err
+}
+
+// free reports whether the extent descriptors mark page no free: a page the index once used
+// (split, merged, reorganized away) keeps its records, stale copies of rows now elsewhere. A
+// descriptor page that fails its checksum tells nothing.
+func (r *reader) free(no uint32) bool {
+	x := r.f.XdesPage(int64(no))
+	xdes, ok := r.xdes[x]
+	if !ok {
+		if r.xdes == nil {
+			r.xdes = map[int64][]byte{}
+		}
+		if p, err := r.f.ReadPage(uint32(x)); err == nil && !discovery.CheckPage(p, r.f.FSP.Flags, uint32(x), r.f.FSP.SpaceID).Corrupt {
+			xdes = append([]byte(nil), p...)
+		}
+		r.xdes[x] = xdes
+	}
+	used, known := r.f.PageUsed(xdes, int64(no))
+	return known && !used
 }
 
 // ownLeaf: the page says it is a leaf page of the clustered index (checksum not verified).

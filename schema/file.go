@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,15 +9,19 @@ import (
 
 // FromFile reads the definition of the table whose tablespace is the file ibd, from that file
 // and the table's .frm alone (no system tablespace, no redo log): the .frm given, or the one
-// beside the file; without one, the SDI inside the file (MySQL 8.0+).
-func FromFile(ibd, frm string) (*Table, error) {
-	if frm == "" {
+// beside the file; without one, the SDI inside the file (MySQL 8.0+), where name ("DB.TABLE")
+// chooses among the tables of a general tablespace.
+func FromFile(ibd, frm, name string) (*Table, error) {
+	if frm == "" && name == "" {
 		frm = FrmBeside(ibd)
 	}
 	if frm != "" {
+		if name != "" {
+			return nil, fmt.Errorf("%s: a table's name goes with a MySQL general tablespace (several tables in one file), not with a .frm", ibd)
+		}
 		return FromFrmFile(ibd, frm)
 	}
-	t, _, err := FromSDI(ibd)
+	t, _, err := FromSDI(ibd, name)
 	return t, err
 }
 

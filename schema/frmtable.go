@@ -301,15 +301,14 @@ func checkIndexCount(f *discovery.File, keys []FrmKey, cols []FrmColumn, frm str
 	}
 	ids, live := map[uint64]bool{}, map[uint64]bool{}
 	var xdes []byte // the extent descriptor page of the pages being read
-	ps := int64(f.FSP.Flags.PageSize)
 	f.EachPage(0, -1, func(no int64, p []byte) error {
-		if f.FSP.Flags.ZipSize == 0 && no%ps == 0 {
+		if f.FSP.Flags.ZipSize == 0 && f.XdesPage(no) == no {
 			xdes = append(xdes[:0], p...)
 		}
 		if typ := binary.BigEndian.Uint16(p[discovery.FilPageType:]); typ == 17855 || typ == 18 || typ == 17854 {
 			if ip, err := discovery.ParseIndexPage(p); err == nil {
 				ids[ip.IndexID] = true
-				if used, known := pageUsed(xdes, no, ps); known && used {
+				if used, known := f.PageUsed(xdes, no); known && used {
 					live[ip.IndexID] = true
 				}
 			}
@@ -320,28 +319,6 @@ func checkIndexCount(f *discovery.File, keys []FrmKey, cols []FrmColumn, frm str
 		return fmt.Errorf("%s: the .frm defines %d indexes, the file %s holds pages of %d (%d in use): the .frm is not this table's (give its own with --frm)", frm, want, f.Path, len(ids), len(live))
 	}
 	return nil
-}
-
-// pageUsed reads whether page no is in use from the extent descriptor page xdes that covers
-// it (fsp0fsp.h: after the FSP header, 40-byte descriptors of one extent each, their bitmap
-// at +24 with 2 bits per page, the first one XDES_FREE_BIT); known is false without one.
-func pageUsed(xdes []byte, no, ps int64) (used, known bool) {
-	if len(xdes) == 0 {
-		return false, false
-	}
-	extent := int64(64) // pages per extent: 1 MiB for pages up to 16K, else 64 pages
-	if ps < 16384 {
-		extent = (1 << 20) / ps
-	}
-	e := 150 + (no%ps)/extent*40
-	bit := 2 * (no % extent)
-	if e+24+(bit/8) >= int64(len(xdes)) {
-		return false, false
-	}
-	if binary.BigEndian.Uint32(xdes[e+20:]) == 0 { // XDES_STATE not initialised: free
-		return false, true
-	}
-	return xdes[e+24+bit/8]&(1<<(bit%8)) == 0, true
 }
 
 func hasKey(keys []FrmKey, name string) bool {

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"innoscope/discovery"
+	"innoscope/pagezip"
 )
 
 // MySQL 8.0+ keeps a copy of the data dictionary entries of a tablespace's tables in the
@@ -59,10 +60,6 @@ func ReadSDI(path string) ([]SDIRecord, error) {
 
 // readSDI reads the SDI records of the tablespace f.
 func readSDI(f *discovery.File, path string) ([]SDIRecord, error) {
-	fl := f.FSP.Flags
-	if fl.ZipSize != 0 {
-		return nil, fmt.Errorf("%s: a ROW_FORMAT=COMPRESSED tablespace (KEY_BLOCK_SIZE=%d): its SDI pages are compressed, which innoscope does not read", path, fl.ZipSize>>10)
-	}
 	s := &sdiReader{f: f, path: path, spaceID: f.FSP.SpaceID}
 	root, err := s.rootPage(f.Page0())
 	if err != nil {
@@ -82,18 +79,23 @@ func (s *sdiReader) rootPage(p0 []byte) (uint32, error) {
 	if s.f.FSP.Flags.Raw&(1<<14) == 0 { // FSP_FLAGS_MASK_SDI
 		return 0, fmt.Errorf("%s: offset %d: the tablespace flags 0x%x have no SDI flag: not a MySQL 8.0+ tablespace (give the table's .frm for a MariaDB or MySQL 5.x file)", s.path, discovery.FSPFlags, s.f.FSP.Flags.Raw)
 	}
-	ps := len(p0)
+	// One descriptor per extent, for as many extents as a descriptor page covers: the physical
+	// page size over the pages of an extent (FSP_EXTENT_SIZE, counted in pages of the logical
+	// size: a compressed tablespace of 8 KiB pages on a 16 KiB server has 128 descriptors).
+	ps, logical := len(p0), s.f.FSP.Flags.PageSize
+	if logical < ps {
+		logical = ps
+	}
 	var extent int // pages of 16K and less: 1 MiB extents; larger pages: 2, 4 MiB
 	switch {
-	case ps <= 16<<10:
+	case logical <= 16<<10:
 		extent = 1 << 20
-	case ps == 32<<10:
+	case logical == 32<<10:
 		extent = 2 << 20
 	default:
 		extent = 4 << 20
 	}
-	// one descriptor per extent, for as many extents as a descriptor page covers
-	off := sdiXdesArray + sdiXdesSize*(ps/(extent/ps)) + sdiEncryptionSz
+	off := sdiXdesArray + sdiXdesSize*(ps/(extent/logical)) + sdiEncryptionSz
 	if off+8 > ps {
 		return 0, fmt.Errorf("%s: page 0: SDI root pointer at offset %d past the page", s.path, off)
 	}
@@ -118,6 +120,18 @@ func (s *sdiReader) page(no uint32, want uint16) ([]byte, error) {
 	}
 	if typ := binary.BigEndian.Uint16(p[discovery.FilPageType:]); want != 0 && typ != want {
 		return nil, fmt.Errorf("%s: page %d (offset %d): page type %d, where an SDI page (%d) was expected", s.path, no, int64(no)*int64(len(p)), typ, want)
+	}
+	if zs := s.f.FSP.Flags.ZipSize; zs != 0 {
+		// A compressed tablespace (ROW_FORMAT=COMPRESSED, or a general one of a smaller
+		// FILE_BLOCK_SIZE) keeps its SDI index in compressed pages too.
+		if want != pageTypeSDI {
+			return nil, fmt.Errorf("%s: page %d (offset %d): an SDI value stored off page in a compressed tablespace (compressed BLOB pages), which innoscope does not read", s.path, no, int64(no)*int64(len(p)))
+		}
+		u, err := pagezip.Decompress(p, s.f.FSP.Flags.PageSize)
+		if err != nil {
+			return nil, fmt.Errorf("%s: page %d (offset %d, %d-byte compressed page): %v", s.path, no, int64(no)*int64(len(p)), zs, err)
+		}
+		return u, nil
 	}
 	return p, nil
 }

@@ -8,8 +8,8 @@ import (
 // CreateTable writes the CREATE TABLE statement of dd table d in the form of MySQL 8's SHOW
 // CREATE TABLE (store_create_info, sql_show.cc): the columns with their types as the dictionary
 // spells them (column_type_utf8), NULL/NOT NULL, defaults, AUTO_INCREMENT, comments, generated
-// and INVISIBLE columns; the indexes; the foreign keys; the engine and the default character
-// set. What the SDI does not keep (the AUTO_INCREMENT counter) is left out.
+// and INVISIBLE columns; the indexes; the foreign keys; the general tablespace named in
+// CREATE TABLE, the engine, the default character set, the row format and KEY_BLOCK_SIZE. What the SDI does not keep (the AUTO_INCREMENT counter) is left out.
 func CreateTable(d *DDTable) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE %s (\n", quoteName(d.Name))
@@ -30,12 +30,20 @@ func CreateTable(d *DDTable) string {
 		lines = append(lines, "  "+foreignDef(fk, d))
 	}
 	b.WriteString(strings.Join(lines, ",\n"))
-	b.WriteString("\n) ENGINE=" + d.Engine)
+	b.WriteString("\n)")
+	opts := privateData(d.Options)
+	if opts["explicit_tablespace"] == "1" && len(d.Indexes) > 0 && d.Indexes[0].TablespaceRef != "" {
+		b.WriteString(" /*!50100 TABLESPACE " + quoteName(d.Indexes[0].TablespaceRef) + " */")
+	}
+	b.WriteString(" ENGINE=" + d.Engine)
 	if cs, coll := collationName(d.CollationID); cs != "" {
 		fmt.Fprintf(&b, " DEFAULT CHARSET=%s COLLATE=%s", cs, coll)
 	}
 	if rf, ok := rowFormats[d.RowFormat]; ok && strings.Contains(d.Options, "row_type=") {
 		b.WriteString(" ROW_FORMAT=" + rf)
+	}
+	if kbs := opts["key_block_size"]; kbs != "" && kbs != "0" {
+		b.WriteString(" KEY_BLOCK_SIZE=" + kbs)
 	}
 	if d.Comment != "" {
 		b.WriteString(" COMMENT=" + quoteString(d.Comment))

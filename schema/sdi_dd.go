@@ -104,6 +104,7 @@ type DDIndex struct {
 	Type          int    `json:"type"` // 1 PRIMARY, 2 UNIQUE, 3 MULTIPLE, 4 FULLTEXT, 5 SPATIAL
 	Comment       string `json:"comment"`
 	SEPrivateData string `json:"se_private_data"`
+	TablespaceRef string `json:"tablespace_ref"` // the tablespace's name: innodb_system, a general tablespace, DB/TABLE
 	IsVisible     bool   `json:"is_visible"`
 	Elements      []struct {
 		Length    uint32 `json:"length"`

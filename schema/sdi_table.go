@@ -8,14 +8,14 @@ import (
 	"innoscope/discovery"
 )
 
-// FromSDI reads the definition of the table whose tablespace is the MySQL 8 file path from the
-// SDI inside it (ReadSDI): the one table of a file-per-table tablespace. The InnoDB types of
-// the columns are derived as MySQL 8 derives them (get_innobase_type_from_mysql_type,
-// dict_col_t of ha_innodb.cc), their physical order from the clustered index.
-// The file of one partition (or subpartition) of a partitioned table gives that partition's
-// rows (PartitionOf).
-func FromSDI(path string) (*Table, *SDIObject, error) {
-	o, err := ReadSDITable(path)
+// FromSDI reads the definition of a table whose tablespace is the MySQL 8 file path from the
+// SDI inside it (ReadSDI): the one table of a file-per-table tablespace, or the table named
+// ("DB.TABLE") of a general tablespace. The InnoDB types of the columns are derived as MySQL 8
+// derives them (get_innobase_type_from_mysql_type, dict_col_t of ha_innodb.cc), their
+// physical order from the clustered index. The file of one partition (or subpartition) of a
+// partitioned table gives that partition's rows (PartitionOf).
+func FromSDI(path, name string) (*Table, *SDIObject, error) {
+	o, err := ReadSDITable(path, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -34,9 +34,41 @@ func FromSDI(path string) (*Table, *SDIObject, error) {
 	return t, o, err
 }
 
-// ReadSDITable reads the dictionary entry of the one table of the MySQL 8 file path from its
-// SDI (what `schema` prints, whether or not rows can decode its records).
-func ReadSDITable(path string) (*SDIObject, error) {
+// ReadSDITable reads the dictionary entry of a table of the MySQL 8 file path from its SDI
+// (what `schema` prints, whether or not rows can decode its records): the one table of the
+// file, or the table name ("DB.TABLE", or TABLE when one database has it) of a general
+// tablespace, which holds several.
+func ReadSDITable(path, name string) (*SDIObject, error) {
+	objs, err := ReadSDITables(path)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" && len(objs) == 1 {
+		return objs[0], nil
+	}
+	names := make([]string, len(objs))
+	var match []*SDIObject
+	for i, o := range objs {
+		names[i] = o.Table.SchemaRef + "." + o.Table.Name
+		if strings.EqualFold(names[i], name) || strings.EqualFold(o.Table.Name, name) {
+			match = append(match, o)
+		}
+	}
+	switch {
+	case name == "":
+		return nil, fmt.Errorf("%s: a general tablespace: its SDI holds %d tables (%s): name one (DB.TABLE after the file)", path, len(objs), strings.Join(names, ", "))
+	case len(match) == 1:
+		return match[0], nil
+	case len(match) > 1:
+		return nil, fmt.Errorf("%s: %s names %d tables of its SDI: name one as DB.TABLE (%s)", path, name, len(match), strings.Join(names, ", "))
+	}
+	return nil, fmt.Errorf("%s: its SDI holds no table %s (it holds %s)", path, name, strings.Join(names, ", "))
+}
+
+// ReadSDITables reads the dictionary entries of the tables of the MySQL 8 file path from its
+// SDI: one for a table's own tablespace, several for a general tablespace (in the SDI's order);
+// a partition's file gives its table's entry, from the first partition's file beside it.
+func ReadSDITables(path string) ([]*SDIObject, error) {
 	recs, err := ReadSDI(path)
 	if err != nil {
 		return nil, err
@@ -66,17 +98,15 @@ func ReadSDITable(path string) (*SDIObject, error) {
 	switch {
 	case len(objs) == 0 && (partitionFile(path) || partitionFile(space)):
 		// MySQL keeps a partitioned table's entry in its first partition's tablespace only
-		return partitionTable(path, space)
-	case len(objs) == 0:
-		return nil, fmt.Errorf("%s: the SDI holds no table (a general or system tablespace without tables?): give a table's own .ibd", path)
-	case len(objs) > 1:
-		names := make([]string, len(objs))
-		for i, o := range objs {
-			names[i] = o.Table.SchemaRef + "." + o.Table.Name
+		o, err := partitionTable(path, space)
+		if err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("%s: the SDI holds %d tables (%s): a general tablespace, which innoscope does not read yet (a MySQL server of its version reads it)", path, len(objs), strings.Join(names, ", "))
+		return []*SDIObject{o}, nil
+	case len(objs) == 0:
+		return nil, fmt.Errorf("%s: the SDI holds no table (a general tablespace without tables, or the system tablespace?): give a table's own .ibd", path)
 	}
-	return objs[0], nil
+	return objs, nil
 }
 
 // TableFromDD builds the Table of dd table d, whose tablespace file is path.

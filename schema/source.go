@@ -73,6 +73,19 @@ func Files(dir, name string) ([]string, error) {
 // StatementOf reads the statement of the table of a .frm, or of an .ibd (its .frm beside it, else
 // the SDI inside it).
 func StatementOf(path string) (Source, error) {
+	ss, err := StatementsOf(path, "")
+	if err != nil {
+		return Source{}, err
+	}
+	if len(ss) != 1 {
+		return Source{}, fmt.Errorf("%s: a general tablespace of %d tables: name one", path, len(ss))
+	}
+	return ss[0], nil
+}
+
+// StatementsOf reads the statements of the tables of a .frm, or of an .ibd (its .frm beside it,
+// else the SDI inside it: every table of a MySQL general tablespace, or the one name chooses).
+func StatementsOf(path, name string) ([]Source, error) {
 	frm := ""
 	switch {
 	case strings.HasSuffix(strings.ToLower(path), ".frm"):
@@ -80,19 +93,35 @@ func StatementOf(path string) (Source, error) {
 	case strings.HasSuffix(strings.ToLower(path), ".ibd"):
 		frm = FrmBeside(path)
 	default:
-		return Source{}, fmt.Errorf("%s: give a table's .frm (MariaDB, MySQL 5.x) or .ibd file (MySQL 8: the statement is read from the SDI inside it), or a data directory", path)
+		return nil, fmt.Errorf("%s: give a table's .frm (MariaDB, MySQL 5.x) or .ibd file (MySQL 8: the statement is read from the SDI inside it), or a data directory", path)
 	}
 	if frm != "" {
+		if name != "" {
+			return nil, fmt.Errorf("%s: DB.TABLE goes with a data directory or a MySQL general tablespace; this file names its table itself", path)
+		}
 		name := discovery.SQLName(TableOf(strings.TrimSuffix(filepath.Base(frm), filepath.Ext(frm))))
 		stmt, err := CreateTableFrm(frm, name)
 		if err != nil {
-			return Source{}, err
+			return nil, err
 		}
-		return Source{File: frm, DB: discovery.SQLName(filepath.Base(filepath.Dir(frm))), Table: name, Create: stmt}, nil
+		return []Source{{File: frm, DB: discovery.SQLName(filepath.Base(filepath.Dir(frm))), Table: name, Create: stmt}}, nil
 	}
-	obj, err := ReadSDITable(path)
-	if err != nil {
-		return Source{}, err
+	var objs []*SDIObject
+	if name != "" {
+		o, err := ReadSDITable(path, name)
+		if err != nil {
+			return nil, err
+		}
+		objs = []*SDIObject{o}
+	} else {
+		var err error
+		if objs, err = ReadSDITables(path); err != nil {
+			return nil, err
+		}
 	}
-	return Source{File: path, DB: obj.Table.SchemaRef, Table: obj.Table.Name, Version: obj.MysqldVersionID, Create: CreateTable(&obj.Table)}, nil
+	var out []Source
+	for _, o := range objs {
+		out = append(out, Source{File: path, DB: o.Table.SchemaRef, Table: o.Table.Name, Version: o.MysqldVersionID, Create: CreateTable(&o.Table)})
+	}
+	return out, nil
 }
