@@ -17,12 +17,34 @@ var rowsFileTables = []struct{ name, order string }{
 	{"f_red", "id"}, {"f_compact", "id"}, {"f_dyn", "id"}, {"f_types", "id"}, {"f_inst", "id"},
 	{"f_nopk", ""}, {"f_uniq", "u"}, {"f_desc", "a DESC, b"}, {"f_big", "id"}, {"f_virt", "id"}, {"f_compkey", "b, a"},
 	{"f_part#P#p0", "id"}, {"f_part#P#p1", "id"}, {"f_ft", "id"},
+	{"f_zip", "id"}, {"f_pcomp", "id"}, {"f_redinst", "id"}, {"f_cmpinst", "id"}, {"f_dd", "id"},
+	{"f_sub#P#p0#SP#p0sp0", "id"}, {"f_sub#P#p0#SP#p0sp1", "id"}, {"f_sub#P#p1#SP#p1sp0", "id"}, {"f_sub#P#p1#SP#p1sp1", "id"},
 }
 
-// rowsFileWorkload: the row formats, TEXT/BLOB values on and off page, every common type,
-// instant ADD, DROP and reorder with rows written between, a table without a key, one clustered
-// by a UNIQUE NOT NULL key, DESC key parts, a B-tree of several levels, a VIRTUAL column,
-// partitions, a FULLTEXT index (InnoDB's hidden FTS_DOC_ID).
+// rowsFileSelect is the server's SELECT of table (a partition's or subpartition's file name:
+// of that partition), its rows in order.
+func rowsFileSelect(name, order string) string {
+	q := "SELECT * FROM db." + name
+	if t, p, ok := strings.Cut(name, "#P#"); ok {
+		if _, sp, ok := strings.Cut(p, "#SP#"); ok {
+			p = sp
+		}
+		q = "SELECT * FROM db." + t + " PARTITION (" + p + ")"
+	}
+	if name == "f_virt" {
+		q = "SELECT id, a, s, b FROM db.f_virt"
+	}
+	if order != "" {
+		q += " ORDER BY " + order
+	}
+	return q
+}
+
+// rowsFileWorkload: the row formats (ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED too), TEXT/BLOB
+// values on and off page, every common type, instant ADD, DROP and reorder with rows written
+// between (DYNAMIC, REDUNDANT, COMPACT), a table without a key, one clustered by a UNIQUE NOT
+// NULL key, DESC key parts, a B-tree of several levels, a VIRTUAL column, partitions and
+// subpartitions, a FULLTEXT index (InnoDB's hidden FTS_DOC_ID), a DATA DIRECTORY table.
 const rowsFileWorkload = `
 CREATE DATABASE db CHARACTER SET utf8mb4;
 USE db;
@@ -59,6 +81,31 @@ CREATE TABLE f_part (id INT PRIMARY KEY, v VARCHAR(10)) PARTITION BY RANGE (id) 
 INSERT INTO f_part SELECT seq, CONCAT('v', seq) FROM seq_1_to_300;
 CREATE TABLE f_ft (id INT PRIMARY KEY, t TEXT, FULLTEXT KEY (t));
 INSERT INTO f_ft SELECT seq, CONCAT('word', seq, ' other') FROM seq_1_to_100;
+CREATE TABLE f_zip (id INT PRIMARY KEY, v VARCHAR(50), t MEDIUMTEXT) ROW_FORMAT=COMPRESSED;
+INSERT INTO f_zip SELECT seq, CONCAT('zip', seq), IF(seq % 50 = 0, REPEAT(CONCAT('long', seq), 3000), CONCAT('t', seq)) FROM seq_1_to_1500;
+DELETE FROM f_zip WHERE id BETWEEN 400 AND 450;
+CREATE TABLE f_pcomp (id INT PRIMARY KEY, v VARCHAR(100), b BLOB) PAGE_COMPRESSED=1;
+INSERT INTO f_pcomp SELECT seq, REPEAT('p', seq % 100), IF(seq % 97 = 0, REPEAT('q', 20000), NULL) FROM seq_1_to_3000;
+CREATE TABLE f_redinst (id INT PRIMARY KEY, a INT, b VARCHAR(20), c INT) ROW_FORMAT=REDUNDANT;
+INSERT INTO f_redinst SELECT seq, seq, CONCAT('r', seq), seq * 3 FROM seq_1_to_50;
+ALTER TABLE f_redinst ADD COLUMN d CHAR(4) DEFAULT 'rd', ALGORITHM=INSTANT;
+INSERT INTO f_redinst VALUES (51, 5, 'x', 6, 'd51');
+ALTER TABLE f_redinst DROP COLUMN a, ALGORITHM=INSTANT;
+ALTER TABLE f_redinst MODIFY c INT AFTER id, ALGORITHM=INSTANT;
+INSERT INTO f_redinst VALUES (52, 7, 'y', 'd52');
+UPDATE f_redinst SET b = 'upd' WHERE id % 9 = 0;
+CREATE TABLE f_cmpinst (id INT PRIMARY KEY, a INT, b VARCHAR(20)) ROW_FORMAT=COMPACT;
+INSERT INTO f_cmpinst SELECT seq, seq, CONCAT('c', seq) FROM seq_1_to_50;
+ALTER TABLE f_cmpinst ADD COLUMN z INT DEFAULT 9 FIRST, ALGORITHM=INSTANT;
+INSERT INTO f_cmpinst VALUES (1, 51, 51, 'new');
+ALTER TABLE f_cmpinst DROP COLUMN a, ALGORITHM=INSTANT;
+INSERT INTO f_cmpinst VALUES (2, 52, 'newer');
+CREATE TABLE f_dd (id INT PRIMARY KEY, v VARCHAR(20)) DATA DIRECTORY = '@EXTDIR@';
+INSERT INTO f_dd SELECT seq, CONCAT('dd', seq) FROM seq_1_to_200;
+CREATE TABLE f_sub (id INT NOT NULL, d DATE NOT NULL, v VARCHAR(10), PRIMARY KEY (id, d))
+  PARTITION BY RANGE (YEAR(d)) SUBPARTITION BY HASH (id) SUBPARTITIONS 2
+  (PARTITION p0 VALUES LESS THAN (2020), PARTITION p1 VALUES LESS THAN MAXVALUE);
+INSERT INTO f_sub SELECT seq, '2018-01-01' + INTERVAL seq DAY, CONCAT('s', seq) FROM seq_1_to_1000;
 `
 
 // TestRowsFileLab checks `rows FILE.ibd` on the files of a real MariaDB 10.11 server's tables,
@@ -86,26 +133,25 @@ func TestRowsFilePageSizes(t *testing.T) {
 // `rows FILE.ibd` with its SELECT; all: the mismatched .frm and the damaged files too.
 func rowsFileCheck(t *testing.T, all bool, opts ...string) {
 	base := t.TempDir()
+	ext := filepath.Join(base, "ext")
+	if err := os.MkdirAll(ext, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	s := newRowsServer(t, base, opts...)
-	s.sql(t, rowsFileWorkload)
+	work := strings.ReplaceAll(rowsFileWorkload, "@EXTDIR@", ext)
+	if strings.Contains(strings.Join(opts, " "), "64k") { // 64 KiB pages have no ROW_FORMAT=COMPRESSED
+		work = strings.ReplaceAll(work, "ROW_FORMAT=COMPRESSED", "ROW_FORMAT=DYNAMIC")
+	}
+	s.sql(t, work)
 	want := map[string][]byte{}
 	for _, tb := range rowsFileTables {
-		q := "SELECT * FROM db." + tb.name
-		if t, p, ok := strings.Cut(tb.name, "#P#"); ok {
-			q = "SELECT * FROM db." + t + " PARTITION (" + p + ")"
-		}
-		if tb.name == "f_virt" {
-			q = "SELECT id, a, s, b FROM db.f_virt"
-		}
-		if tb.order != "" {
-			q += " ORDER BY " + tb.order
-		}
-		want[tb.name] = s.sql(t, q)
+		want[tb.name] = s.sql(t, rowsFileSelect(tb.name, tb.order))
 	}
 	s.shutdown(t)
-	// Each table's files alone, in a directory named after the database.
+	// Each table's files alone, in a directory named after the database (a DATA DIRECTORY
+	// table's .ibd from the external directory).
 	src := filepath.Join(base, "data", "db")
-	before := lab.HashTree(t, src)
+	before := lab.HashTree(t, base)
 	out := filepath.Join(t.TempDir(), "db")
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
@@ -117,6 +163,9 @@ func rowsFileCheck(t *testing.T, all bool, opts ...string) {
 				name, _, _ = strings.Cut(name, "#P#")
 			}
 			b, err := os.ReadFile(filepath.Join(src, name+ext))
+			if os.IsNotExist(err) && ext == ".ibd" {
+				b, err = os.ReadFile(filepath.Join(base, "ext", "db", name+ext))
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,6 +182,11 @@ func rowsFileCheck(t *testing.T, all bool, opts ...string) {
 			t.Errorf("rows %s: exit %d, %s\n%s", ibd, code, errs, firstDiff(string(want[tb.name]), got))
 		}
 		rows += strings.Count(got, "\n")
+		// --scan: the leaf pages in file order, the same rows (PAGE_COMPRESSED pages
+		// decompressed: before, f_pcomp's scan printed the 106 rows of its uncompressed pages).
+		if scan, errs, code := run("rows", "--scan", ibd); code != ExitClean || sortedLines(scan) != sortedLines(got) {
+			t.Errorf("rows --scan %s: exit %d, %s: %d rows, the walk %d", ibd, code, errs, strings.Count(scan, "\n"), strings.Count(got, "\n"))
+		}
 		other := t.TempDir() // the .frm given, from elsewhere
 		frm := filepath.Join(other, "x.frm")
 		own, _, _ := strings.Cut(tb.name, "#P#")
@@ -143,15 +197,15 @@ func rowsFileCheck(t *testing.T, all bool, opts ...string) {
 		}
 	}
 	t.Logf("%d tables, %d rows", len(rowsFileTables), rows)
-	if after := lab.HashTree(t, src); !reflect.DeepEqual(before, after) {
-		t.Error("the source directory changed")
+	if after := lab.HashTree(t, base); !reflect.DeepEqual(before, after) {
+		t.Error("the source directories changed")
 	}
 	if !all {
 		return
 	}
 	// Every table's file read with every other table's .frm: refused, or the file's own rows
 	// (never a row that is not the table's).
-	refused := 0
+	refused, same := 0, 0
 	for _, a := range rowsFileTables {
 		for _, b := range rowsFileTables {
 			if a.name == b.name {
@@ -165,6 +219,12 @@ func rowsFileCheck(t *testing.T, all bool, opts ...string) {
 			got, errs, code := run("rows", "--frm", filepath.Join(out, fa+".frm"), filepath.Join(out, b.name+".ibd"))
 			switch {
 			case code == ExitClean && got == string(want[b.name]):
+				same++
+			case code == ExitClean && trimCells(got) == trimCells(string(want[b.name])):
+				// The same columns, names and instant history, one a CHAR(4) in the file and a
+				// VARCHAR in the .frm: in a REDUNDANT record both are a 16-byte field, so the
+				// CHAR's padding is read as part of the value (the README says so).
+				t.Logf("rows --frm %s.frm %s.ibd: the file's rows, but for a CHAR's padding spaces", a.name, b.name)
 			case code == ExitClean || got != "":
 				t.Errorf("rows --frm %s.frm %s.ibd: exit %d, %d lines, %s", a.name, b.name, code, strings.Count(got, "\n"), errs)
 			case !strings.Contains(errs, b.name+".ibd"):
@@ -174,12 +234,25 @@ func rowsFileCheck(t *testing.T, all bool, opts ...string) {
 			}
 		}
 	}
-	t.Logf("%d mismatched .frm refused", refused)
+	t.Logf("%d mismatched .frm refused, %d read as the file's own rows (the same layout)", refused, same)
 	rowsFileDamaged(t, out, string(want["f_big"]))
 	rowsFileReload(t, out, want)
-	if after := lab.HashTree(t, src); !reflect.DeepEqual(before, after) {
-		t.Error("the source directory changed")
+	if after := lab.HashTree(t, base); !reflect.DeepEqual(before, after) {
+		t.Error("the source directories changed")
 	}
+}
+
+// trimCells is tsv with the trailing spaces of every value removed.
+func trimCells(tsv string) string {
+	lines := strings.Split(tsv, "\n")
+	for i, l := range lines {
+		cells := strings.Split(l, "\t")
+		for j, c := range cells {
+			cells[j] = strings.TrimRight(c, " ")
+		}
+		lines[i] = strings.Join(cells, "\t")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // rowsFileDamaged: f_big's file with a flipped byte in a leaf page (its rows listed as lost,
@@ -269,17 +342,7 @@ func rowsFileReload(t *testing.T, dir string, want map[string][]byte) {
 	defer s.shutdown(t)
 	s.sql(t, stmts.String())
 	for _, tb := range rowsFileTables {
-		q := "SELECT * FROM db." + tb.name
-		if t, p, ok := strings.Cut(tb.name, "#P#"); ok {
-			q = "SELECT * FROM db." + t + " PARTITION (" + p + ")"
-		}
-		if tb.name == "f_virt" {
-			q = "SELECT id, a, s, b FROM db.f_virt"
-		}
-		if tb.order != "" {
-			q += " ORDER BY " + tb.order
-		}
-		if got := s.sql(t, q); !bytes.Equal(got, want[tb.name]) {
+		if got := s.sql(t, rowsFileSelect(tb.name, tb.order)); !bytes.Equal(got, want[tb.name]) {
 			t.Errorf("%s made again from its files: %s", tb.name, firstDiff(string(want[tb.name]), string(got)))
 		}
 	}

@@ -3,17 +3,20 @@ package discovery
 import "encoding/binary"
 
 // Extent descriptors (fsp0fsp.h): page 0 and every page whose number is a multiple of the
-// physical page size (an XDES page) hold, after the FSP header (112 bytes at 38), one 40-byte
+// physical page size (an XDES page) hold, after the FSP header (112 bytes at 38), one
 // descriptor per extent of the pages they cover: its segment id (8), list node (12), state (4)
-// and a bitmap of 2 bits per page, the first of which (XDES_FREE_BIT) is set when the page is
-// free. An extent is 1 MiB of pages of the logical (server) page size up to 16 KiB, else 64
-// pages; a compressed tablespace counts its extents in logical pages too.
+// and a bitmap of 2 bits per page of the extent (XDES_SIZE: 40 bytes for 64-page extents, 88
+// for the 256 pages of 4 KiB ones), the first bit (XDES_FREE_BIT) set when the page is free.
+// An extent is 1 MiB of pages of the logical (server) page size up to 16 KiB, else 64 pages;
+// a compressed tablespace counts its extents in logical pages too.
 const (
 	xdesArray = 38 + 112
-	xdesSize  = 40
 	xdesState = 20
 	xdesBits  = 24
 )
+
+// XdesSize is the size of an extent descriptor in a tablespace with flags fl.
+func XdesSize(fl Flags) int64 { return xdesBits + ExtentPages(fl)*2/8 }
 
 // ExtentPages is the number of pages in an extent of a tablespace with flags fl.
 func ExtentPages(fl Flags) int64 {
@@ -33,7 +36,7 @@ func (t *File) PageUsed(xdes []byte, no int64) (used, known bool) {
 	if len(xdes) != t.Physical || ext <= 0 {
 		return false, false
 	}
-	e := xdesArray + (no%int64(t.Physical))/ext*xdesSize
+	e := xdesArray + (no%int64(t.Physical))/ext*XdesSize(t.FSP.Flags)
 	bit := 2 * (no % ext)
 	if e+xdesBits+bit/8 >= int64(len(xdes)) {
 		return false, false

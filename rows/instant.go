@@ -73,6 +73,13 @@ func (r *reader) metadataLayout(ref []byte) error {
 	for c := range r.t.Cols {
 		byPos[r.t.Cols[c].InnoDB.Pos] = c
 	}
+	// The BLOB lists the fields after the key and the system columns: every column not in
+	// the key once. A key column there, or one listed twice, is a definition (a .frm) of
+	// another table.
+	taken := map[int]bool{}
+	for _, c := range r.t.PK {
+		taken[c] = true
+	}
 	for i := 0; i < n; i++ {
 		e := be.Uint16(b[4+2*i:])
 		ind := e & 0x3ff
@@ -86,8 +93,12 @@ func (r *reader) metadataLayout(ref []byte) error {
 		}
 		c, ok := byPos[uint32(ind)]
 		if !ok {
-			return fmt.Errorf("metadata BLOB page %d: field %d is column %d, not in SYS_COLUMNS", no, i, ind)
+			return fmt.Errorf("metadata BLOB page %d: field %d is column %d, not in the definition", no, i, ind)
 		}
+		if taken[c] {
+			return fmt.Errorf("metadata BLOB page %d: field %d is column %d (%s), a key column or one listed before", no, i, ind, r.t.Cols[c].Name)
+		}
+		taken[c] = true
 		flds = append(flds, colField(c, r.t.Cols[c].InnoDB))
 	}
 	if len(flds)-r.lay.firstUser() < len(r.t.Cols)-len(r.t.PK) {

@@ -37,8 +37,8 @@ func (r *reader) orderedFirstKey() (ordered, desc bool) {
 // version's). On up to checkLeaves leaf pages of the clustered index (the B-tree's first ones
 // and its last; the index's leaf pages in file order when the tree cannot be walked): every
 // record has the number of fields of the index (unless instant ALTER left records of several
-// lengths), every fixed-length field of a REDUNDANT record has its length, no record runs into
-// the next one, and the records' sizes (header and data, as the definition reads them) add up
+// lengths), every fixed-length field of a REDUNDANT record has its length, every value is one
+// the server can have stored in its column (implausible), no record runs into the next one, and the records' sizes (header and data, as the definition reads them) add up
 // to what the page says they take (page_get_data_size: PAGE_HEAP_TOP less the infimum and
 // supremum and PAGE_GARBAGE), which a definition off by one byte in one field fails.
 func (t *Table) CheckLayout() error {
@@ -81,6 +81,9 @@ const checkLeaves = 16
 func (r *reader) fileLeaves() []uint32 {
 	var out []uint32
 	r.f.EachPage(0, -1, func(no int64, p []byte) error {
+		if q, err := r.logical(p, uint32(no)); err == nil {
+			p = q
+		}
 		if len(out) < checkLeaves && r.check(p, uint32(no), true) == "" {
 			out = append(out, uint32(no))
 		}
@@ -131,6 +134,13 @@ func (r *reader) checkPageLayout(p []byte, instant bool) error {
 		}
 		if len(rec.vals) > nf || len(rec.vals) != nf && !instant {
 			return fmt.Errorf("record at %d has %d fields, the definition gives the index %d", at, len(rec.vals), nf)
+		}
+		for k, v := range rec.vals {
+			if f := r.lay.flds[k]; f.col >= 0 && rec.info&infoDeleted == 0 {
+				if why := implausible(&r.t.Cols[f.col], v); why != "" {
+					return fmt.Errorf("record at %d: column %s: %s", at, r.t.Cols[f.col].Name, why)
+				}
+			}
 		}
 		if r.lay.vers != nil { // MySQL row versions: decodeCompact measured the record
 			if compact {

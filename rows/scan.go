@@ -40,6 +40,9 @@ func (r *reader) rest(seen map[uint32]bool, fn func(Row) error) error {
 		// columns to the records that lack them.
 		err := r.f.EachPage(0, r.f.Pages(), func(n int64, p []byte) error {
 			no := uint32(n)
+			if q, err := r.logical(p, no); err == nil {
+				p = q
+			}
 			if !seen[no] && r.ownLeaf(p) && binary.BigEndian.Uint32(p[discovery.FilPagePrev:]) == filNull && !r.free(no) && r.check(p, no, true) == "" {
 				seen[no] = true
 				return r.scanPage(p, no, fn)
@@ -53,7 +56,16 @@ func (r *reader) rest(seen map[uint32]bool, fn func(Row) error) error {
 	stale := 0
 	err := r.f.EachPage(0, r.f.Pages(), func(n int64, p []byte) error {
 		no := uint32(n)
-		if seen[no] || !r.ownLeaf(p) {
+		if seen[no] {
+			return nil
+		}
+		p, err := r.logical(p, no) // a PAGE_COMPRESSED page decompressed
+		if err != nil {
+			seen[no] = true
+			r.lose(p, no, err.Error())
+			return nil
+		}
+		if !r.ownLeaf(p) {
 			return nil
 		}
 		seen[no] = true

@@ -55,9 +55,18 @@ func (r *reader) fetch(no uint32) ([]byte, error) { return r.fetchInto(nil, no) 
 // fetchInto is fetch reading the stored page into buf.
 func (r *reader) fetchInto(buf []byte, no uint32) ([]byte, error) {
 	p, err := r.f.ReadPageInto(buf, no)
-	fl := r.f.FSP.Flags
-	if err != nil || !fl.PageCompression || !discovery.IsPageCompressed(p, fl) || r.checksum(p, no) != "" {
+	if err != nil {
 		return p, err
+	}
+	return r.logical(p, no)
+}
+
+// logical is page no, read as stored (p), as the server's buffer pool holds it: fetch's
+// decompression of a PAGE_COMPRESSED page.
+func (r *reader) logical(p []byte, no uint32) ([]byte, error) {
+	fl := r.f.FSP.Flags
+	if !fl.PageCompression || !discovery.IsPageCompressed(p, fl) || r.checksum(p, no) != "" {
+		return p, nil
 	}
 	u, err := discovery.Decompress(p, fl, fl.PageSize)
 	if err != nil {

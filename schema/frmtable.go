@@ -209,6 +209,9 @@ func clusteredRoot(f *discovery.File) (root uint32, id uint64, compact bool, err
 		// Page 3 typed as an index root is taken even when it fails its checksum: the walk
 		// then reports it, rather than another index being read as the clustered one.
 		p, err := f.ReadPage(3)
+		if err == nil {
+			p = logicalPage(f, p)
+		}
 		if err == nil && rootPage(p) {
 			ip, err := discovery.ParseIndexPage(p)
 			if err == nil {
@@ -224,8 +227,11 @@ func clusteredRoot(f *discovery.File) (root uint32, id uint64, compact bool, err
 	}
 	tops := map[uint64]top{}
 	err = f.EachPage(0, -1, func(no int64, p []byte) error {
-		typ := be.Uint16(p[discovery.FilPageType:])
-		if (typ != 17855 && typ != 18) || discovery.CheckPage(p, f.FSP.Flags, uint32(no), f.FSP.SpaceID).Corrupt {
+		if discovery.CheckPage(p, f.FSP.Flags, uint32(no), f.FSP.SpaceID).Corrupt {
+			return nil
+		}
+		p = logicalPage(f, p)
+		if typ := be.Uint16(p[discovery.FilPageType:]); typ != 17855 && typ != 18 {
 			return nil
 		}
 		ip, err := discovery.ParseIndexPage(p)
@@ -254,6 +260,19 @@ func clusteredRoot(f *discovery.File) (root uint32, id uint64, compact bool, err
 	}
 	t := tops[best]
 	return t.no, best, t.compact, nil
+}
+
+// logicalPage is page p of f as the server's buffer pool holds it: a MariaDB PAGE_COMPRESSED
+// page decompressed (p itself when it is not one, or does not decompress).
+func logicalPage(f *discovery.File, p []byte) []byte {
+	if !discovery.IsPageCompressed(p, f.FSP.Flags) {
+		return p
+	}
+	u, err := discovery.Decompress(p, f.FSP.Flags, f.FSP.Flags.PageSize)
+	if err != nil {
+		return p
+	}
+	return u
 }
 
 // rootPage: p is an INDEX (or MariaDB INSTANT) page without neighbours on its level.
@@ -305,6 +324,7 @@ func checkIndexCount(f *discovery.File, keys []FrmKey, cols []FrmColumn, frm str
 		if f.FSP.Flags.ZipSize == 0 && f.XdesPage(no) == no {
 			xdes = append(xdes[:0], p...)
 		}
+		p = logicalPage(f, p)
 		if typ := binary.BigEndian.Uint16(p[discovery.FilPageType:]); typ == 17855 || typ == 18 || typ == 17854 {
 			if ip, err := discovery.ParseIndexPage(p); err == nil {
 				ids[ip.IndexID] = true

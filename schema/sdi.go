@@ -26,7 +26,6 @@ import (
 const (
 	pageTypeSDI     = 17853 // FIL_PAGE_SDI
 	sdiXdesArray    = 38 + 112
-	sdiXdesSize     = 40
 	sdiEncryptionSz = 115 // ENCRYPTION_INFO_MAX_SIZE
 	sdiRecFixed     = 33  // bytes of a SDI leaf record before its data field
 	sdiMaxJSON      = 64 << 20
@@ -81,21 +80,10 @@ func (s *sdiReader) rootPage(p0 []byte) (uint32, error) {
 	}
 	// One descriptor per extent, for as many extents as a descriptor page covers: the physical
 	// page size over the pages of an extent (FSP_EXTENT_SIZE, counted in pages of the logical
-	// size: a compressed tablespace of 8 KiB pages on a 16 KiB server has 128 descriptors).
-	ps, logical := len(p0), s.f.FSP.Flags.PageSize
-	if logical < ps {
-		logical = ps
-	}
-	var extent int // pages of 16K and less: 1 MiB extents; larger pages: 2, 4 MiB
-	switch {
-	case logical <= 16<<10:
-		extent = 1 << 20
-	case logical == 32<<10:
-		extent = 2 << 20
-	default:
-		extent = 4 << 20
-	}
-	off := sdiXdesArray + sdiXdesSize*(ps/(extent/logical)) + sdiEncryptionSz
+	// size: a compressed tablespace of 8 KiB pages on a 16 KiB server has 128 descriptors of
+	// 40 bytes; 4 KiB pages have 16 of 88 bytes).
+	ps, fl := len(p0), s.f.FSP.Flags
+	off := sdiXdesArray + int(discovery.XdesSize(fl))*(ps/int(discovery.ExtentPages(fl))) + sdiEncryptionSz
 	if off+8 > ps {
 		return 0, fmt.Errorf("%s: page 0: SDI root pointer at offset %d past the page", s.path, off)
 	}
