@@ -36,6 +36,7 @@ func schemaAction(c *cli.Context) error {
 			if err != nil {
 				return err
 			}
+			s.WithDataDirectory()
 			out = append(out, s)
 		}
 		return printSchemas(c, out, true)
@@ -43,6 +44,9 @@ func schemaAction(c *cli.Context) error {
 	ss, err := schema.StatementsOf(path, c.Args().Get(1)) // DB.TABLE: of a general tablespace
 	if err != nil {
 		return err
+	}
+	for i := range ss {
+		ss[i].WithDataDirectory()
 	}
 	return printSchemas(c, ss, len(ss) > 1)
 }

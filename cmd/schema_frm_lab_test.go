@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,12 +12,15 @@ import (
 )
 
 // schemaFrmTables are the tables of schemaFrmWorkload.
-var schemaFrmTables = []string{"s_int", "s_str", "s_time", "s_keys", "s_gen", "s_red", "s_compact", "s_dyn", "s_zip", "s_latin", "s_nopk", "s_part", "s_sub"}
+var schemaFrmTables = []string{"s_int", "s_str", "s_time", "s_keys", "s_gen", "s_red", "s_compact", "s_dyn", "s_zip", "s_latin", "s_nopk", "s_part", "s_sub",
+	"s_pcomp", "s_dd", "s_inst", "s_tdef"}
 
 // schemaFrmWorkload: every common type with and without defaults (literal, NULL, expression,
 // none), AUTO_INCREMENT, ON UPDATE, character sets and collations per column, ENUM/SET,
 // generated columns, CHECK constraints, keys (composite, prefix, UNIQUE, DESC, FULLTEXT), the
-// row formats given and not, another table character set.
+// row formats given and not, another table character set, InnoDB's engine-defined options
+// (PAGE_COMPRESSED), DATA DIRECTORY, instant ADD FIRST, DROP and reorder with rows between,
+// literal defaults of the temporal types.
 const schemaFrmWorkload = `
 CREATE DATABASE db CHARACTER SET utf8mb4;
 USE db;
@@ -33,6 +37,15 @@ CREATE TABLE s_latin (id INT PRIMARY KEY, a VARCHAR(10) DEFAULT 'é', b CHAR(2) 
 CREATE TABLE s_nopk (a INT, b VARCHAR(5) NOT NULL);
 CREATE TABLE s_part (id INT PRIMARY KEY, v VARCHAR(10)) PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN MAXVALUE);
 CREATE TABLE s_sub (id INT, d DATE, PRIMARY KEY (id, d)) PARTITION BY RANGE (YEAR(d)) SUBPARTITION BY HASH (id) SUBPARTITIONS 2 (PARTITION p0 VALUES LESS THAN (2000), PARTITION p1 VALUES LESS THAN MAXVALUE);
+CREATE TABLE s_pcomp (id INT PRIMARY KEY, v VARCHAR(10)) PAGE_COMPRESSED=1 PAGE_COMPRESSION_LEVEL=3;
+CREATE TABLE s_dd (id INT PRIMARY KEY, v VARCHAR(10)) ROW_FORMAT=COMPACT DATA DIRECTORY='@EXTDIR@';
+CREATE TABLE s_inst (id INT PRIMARY KEY, a INT, b VARCHAR(10) NOT NULL DEFAULT 'b');
+INSERT INTO s_inst VALUES (1, 1, 'x'), (2, 2, 'y');
+ALTER TABLE s_inst ADD COLUMN z DATE DEFAULT '2024-01-01' FIRST, ALGORITHM=INSTANT;
+INSERT INTO s_inst VALUES ('2020-02-02', 3, 3, 'z');
+ALTER TABLE s_inst DROP COLUMN a, ALGORITHM=INSTANT;
+ALTER TABLE s_inst MODIFY b VARCHAR(10) NOT NULL DEFAULT 'b' AFTER z, ALGORITHM=INSTANT;
+CREATE TABLE s_tdef (id INT PRIMARY KEY, a YEAR DEFAULT 2024, b TIME(3) DEFAULT '12:34:56.789', c DATETIME(6) DEFAULT '2001-02-03 04:05:06.123456', d DATETIME DEFAULT '1999-12-31 23:59:59', e DATE DEFAULT '2024-02-29', f TIME DEFAULT '838:59:59', g DATETIME(2) DEFAULT '2000-01-01 00:00:00.5', h FLOAT DEFAULT 1.5);
 `
 
 // TestSchemaFrmRoundTrip checks `schema FILE.frm` on the .frm files a real MariaDB 10.11 server
@@ -43,8 +56,12 @@ CREATE TABLE s_sub (id INT, d DATE, PRIMARY KEY (id, d)) PARTITION BY RANGE (YEA
 func TestSchemaFrmRoundTrip(t *testing.T) {
 	lab.MariaDB1011.Require(t)
 	base := t.TempDir()
+	ext := filepath.Join(base, "ext")
+	if err := os.MkdirAll(ext, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	s := newRowsServer(t, base)
-	s.sql(t, schemaFrmWorkload)
+	s.sql(t, strings.ReplaceAll(schemaFrmWorkload, "@EXTDIR@", ext))
 	want := map[string]string{}
 	for _, tb := range schemaFrmTables {
 		out := string(s.sql(t, "SHOW CREATE TABLE db."+tb))
@@ -85,13 +102,20 @@ func TestSchemaFrmRoundTrip(t *testing.T) {
 	if after := lab.HashTree(t, src); !reflect.DeepEqual(before, after) {
 		t.Error("the source directory changed")
 	}
-	fresh := newRowsServer(t, t.TempDir())
+	// On a fresh server, s_dd's DATA DIRECTORY is another directory (the original's file is
+	// still in the first).
+	freshBase := t.TempDir()
+	ext2 := filepath.Join(freshBase, "ext")
+	if err := os.MkdirAll(ext2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fresh := newRowsServer(t, freshBase)
 	defer fresh.shutdown(t)
-	fresh.sql(t, stmts.String())
+	fresh.sql(t, strings.ReplaceAll(stmts.String(), ext+"/", ext2+"/"))
 	for _, tb := range schemaFrmTables {
 		out := string(fresh.sql(t, "SHOW CREATE TABLE db."+tb))
 		_, got, _ := strings.Cut(strings.TrimSuffix(out, "\n"), "\t")
-		if got = strings.ReplaceAll(got, `\n`, "\n"); got != want[tb] {
+		if got = strings.ReplaceAll(got, `\n`, "\n"); got != strings.ReplaceAll(want[tb], ext+"/", ext2+"/") {
 			t.Errorf("%s made from innoscope's statement differs from the original:\n%s", tb, firstDiff(want[tb], got))
 		}
 	}

@@ -33,6 +33,7 @@ type frmTableDef struct {
 	nullBit0 int
 	charset  int
 	rowType  byte
+	options  string // the engine-defined table options, as SHOW CREATE TABLE writes them
 }
 
 // CreateTableFrm writes the CREATE TABLE statement of the table whose .frm is path, in the form
@@ -84,6 +85,7 @@ func createTableFrm(b []byte, path, table string) (string, error) {
 	if rf, ok := rowFormats[int(d.rowType)]; ok {
 		s += " ROW_FORMAT=" + rf
 	}
+	s += d.options
 	if d.parts != "" {
 		s += "\n" + d.parts
 	}
@@ -102,6 +104,9 @@ func parseFrmDef(b []byte, path string) (*frmTableDef, error) {
 	}
 	d := &frmTableDef{cols: cols, keys: keys, exprs: map[int]map[byte]string{}}
 	d.charset, d.rowType = int(b[38])|int(b[41])<<8, b[40]
+	if at := frmHeader + int(le.Uint16(b[4:])); at <= len(b) {
+		d.options = engineTableOptions(b[frmHeader:at])
+	}
 	if le.Uint16(b[30:])&1 == 0 { // no HA_OPTION_PACK_RECORD: bit 0 is the delete mark
 		d.nullBit0 = 1
 	}

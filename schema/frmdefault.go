@@ -97,8 +97,76 @@ func (d *frmTableDef) defaultValue(i int) (string, error) {
 			}
 		}
 		return quoteString(strings.Join(parts, ",")), nil
+	case MyFloat:
+		x, err := le(4)
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatFloat(float64(math.Float32frombits(uint32(x))), 'g', -1, 32), nil
+	case MyYear:
+		x, err := le(1)
+		if err != nil {
+			return "", err
+		}
+		if x == 0 {
+			return "0000", nil
+		}
+		return strconv.FormatUint(1900+x, 10), nil
+	case MyNewDate: // 3 bytes, little-endian: day | month << 5 | year << 9
+		x, err := le(3)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("'%04d-%02d-%02d'", x>>9, x>>5&15, x&31), nil
+	case MyDatetime2, MyTime2:
+		return temporalDefault(c, v)
 	}
 	return "", fmt.Errorf("a literal DEFAULT of MySQL type %d is not rendered", c.Type)
+}
+
+// temporalDefault renders a DATETIME(n) or TIME(n) default of the record v: the server's
+// packed big-endian form (my_datetime_packed_to_binary, my_time_packed_to_binary), its
+// fraction in (n+1)/2 bytes, as SHOW CREATE TABLE writes it with n digits. A negative TIME is
+// not rendered.
+func temporalDefault(c FrmColumn, v []byte) (string, error) {
+	width, intLen, ofs := 19, 5, int64(0x8000000000)
+	if c.Type == MyTime2 {
+		width, intLen, ofs = 10, 3, 0x800000
+	}
+	fsp := min(max(c.Length-width-1, 0), 6)
+	n := intLen + (fsp+1)/2
+	if n > len(v) {
+		return "", fmt.Errorf("default past the record")
+	}
+	var x int64
+	for _, b := range v[:intLen] {
+		x = x<<8 | int64(b)
+	}
+	x -= ofs
+	var frac int64
+	for _, b := range v[intLen:n] {
+		frac = frac<<8 | int64(b)
+	}
+	if x < 0 {
+		return "", fmt.Errorf("a negative %s default is not rendered", map[byte]string{MyDatetime2: "DATETIME", MyTime2: "TIME"}[c.Type])
+	}
+	switch (fsp + 1) / 2 { // the fraction in microseconds
+	case 1:
+		frac *= 10000
+	case 2:
+		frac *= 100
+	}
+	var s string
+	if c.Type == MyTime2 {
+		s = fmt.Sprintf("%02d:%02d:%02d", x>>12&0x3ff, x>>6&63, x&63)
+	} else {
+		ymd, hms := x>>17, x&0x1ffff
+		s = fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", ymd>>5/13, ymd>>5%13, ymd&31, hms>>12, hms>>6&63, hms&63)
+	}
+	if fsp > 0 {
+		s += fmt.Sprintf(".%06d", frac)[:1+fsp]
+	}
+	return "'" + s + "'", nil
 }
 
 // binDecimal formats a binary DECIMAL (decimal2bin: the sign bit flipped, negative values

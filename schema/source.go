@@ -125,3 +125,20 @@ func StatementsOf(path, name string) ([]Source, error) {
 	}
 	return out, nil
 }
+
+// WithDataDirectory adds to the statement of a MariaDB table the DATA DIRECTORY clause SHOW
+// CREATE TABLE writes, which the server takes from the table's .isl link (beside its .frm) and
+// not from the .frm: the directory above the one of the database that holds the .ibd, with a
+// trailing slash. A partitioned table (whose partitions have their own links) and a table
+// without a link are left as they are. (`adopt` attaches tables in the target's data
+// directory, so it does not ask for it.)
+func (s *Source) WithDataDirectory() {
+	if !strings.HasSuffix(strings.ToLower(s.File), ".frm") || strings.Contains(s.Create, "\n PARTITION BY") {
+		return
+	}
+	ibd, err := discovery.ReadISL(strings.TrimSuffix(s.File, filepath.Ext(s.File)) + ".isl")
+	if err != nil || ibd == "" {
+		return
+	}
+	s.Create += " DATA DIRECTORY=" + quoteString(filepath.Dir(filepath.Dir(ibd))+"/")
+}
