@@ -4,16 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/discovery"
 	"innoscope/schema"
 )
 
 func schemaCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "schema",
-		Usage:     "print a table's CREATE TABLE statement from its own files: its .frm, or the SDI inside a MySQL 8 .ibd",
+		Usage:     "print a table's CREATE TABLE statement from its own files: its .frm, or the SDI inside a MySQL 8 .ibd; with DIR DB.TABLE and the .frm gone, from the InnoDB dictionary in ibdata1",
 		ArgsUsage: "FILE.frm | FILE.ibd [DB.TABLE] | DIR [DB.TABLE]",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "JSON: per table an object with the database, the table, the file and the statement"}},
 		Action:    schemaAction,
@@ -28,11 +31,22 @@ func schemaAction(c *cli.Context) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		files, err := schema.Files(path, c.Args().Get(1))
 		if err != nil {
-			return err
+			// No file of the table's (its .frm gone, its rows in the system tablespace): the
+			// InnoDB dictionary's statement.
+			s, derr := dictStatement(path, c.Args().Get(1))
+			if derr != nil {
+				return fmt.Errorf("%v; and from the InnoDB dictionary: %v", err, derr)
+			}
+			return printSchemas(c, []schema.Source{s}, true)
 		}
 		var out []schema.Source
 		for _, f := range files {
 			s, err := schema.StatementOf(f)
+			if err != nil && strings.HasSuffix(f, ".ibd") && !schema.HasSDI(f) {
+				// A MariaDB table's .ibd without its .frm: the InnoDB dictionary's statement.
+				db, table := filepath.Base(filepath.Dir(f)), strings.TrimSuffix(filepath.Base(f), ".ibd")
+				s, err = dictStatement(path, discovery.SQLName(db)+"."+discovery.SQLName(table))
+			}
 			if err != nil {
 				return err
 			}
@@ -74,4 +88,23 @@ func printSchemas(c *cli.Context, ss []schema.Source, list bool) error {
 		}
 	}
 	return nil
+}
+
+// dictStatement is the statement of table name ("DB.TABLE") of the data directory dir from the
+// InnoDB dictionary in its system tablespace (schema.CreateTableDict).
+func dictStatement(dir, name string) (schema.Source, error) {
+	db, table, ok := strings.Cut(name, ".")
+	if !ok || db == "" || table == "" {
+		return schema.Source{}, fmt.Errorf("%q: give the table as DB.TABLE", name)
+	}
+	l, err := discovery.NewLayout(map[string]string{"datadir": dir})
+	if err != nil {
+		return schema.Source{}, err
+	}
+	stmt, err := schema.CreateTableDict(l, db, table)
+	if err != nil {
+		return schema.Source{}, err
+	}
+	sysDir, sys := l.SystemFile()
+	return schema.Source{File: filepath.Join(sysDir, sys), DB: db, Table: table, Create: stmt}, nil
 }

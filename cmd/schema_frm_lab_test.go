@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -117,6 +119,82 @@ func TestSchemaFrmRoundTrip(t *testing.T) {
 		_, got, _ := strings.Cut(strings.TrimSuffix(out, "\n"), "\t")
 		if got = strings.ReplaceAll(got, `\n`, "\n"); got != strings.ReplaceAll(want[tb], ext+"/", ext2+"/") {
 			t.Errorf("%s made from innoscope's statement differs from the original:\n%s", tb, firstDiff(want[tb], got))
+		}
+	}
+}
+
+// TestSchemaDictionary checks `schema DIR DB.TABLE` for tables whose .frm is gone: the
+// statement comes from the InnoDB dictionary (SYS_* in ibdata1), and made on a fresh server it
+// gives the table the original's columns (names, order, types, NULL, character sets and
+// collations), indexes (columns, prefixes, DESC, UNIQUE, FULLTEXT) and row format, as
+// information_schema shows them; a TIME, DATETIME or TIMESTAMP of odd precision comes back one
+// digit finer, the dictionary keeping its bytes only. Tables with a column the dictionary does
+// not describe whole (DECIMAL, BIT, ENUM, SET, a VIRTUAL column) are refused, naming it. Before,
+// every such table was refused ("not a MySQL 8.0+ tablespace (give the table's .frm ...)").
+func TestSchemaDictionary(t *testing.T) {
+	lab.MariaDB1011.Require(t)
+	base := t.TempDir()
+	ext := filepath.Join(base, "ext")
+	if err := os.MkdirAll(ext, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := newRowsServer(t, base)
+	s.sql(t, strings.ReplaceAll(schemaFrmWorkload, "@EXTDIR@", ext))
+	described := []string{"s_time", "s_keys", "s_red", "s_compact", "s_dyn", "s_zip", "s_latin", "s_nopk", "s_pcomp", "s_dd", "s_inst", "s_tdef"}
+	refused := map[string]string{"s_int": "e", "s_str": "h", "s_gen": "v"}
+	shape := func(s *rowsServer, db, tb string) string {
+		return string(s.sql(t, fmt.Sprintf(`SELECT COLUMN_NAME, ORDINAL_POSITION, COLUMN_TYPE, IS_NULLABLE, IFNULL(CHARACTER_SET_NAME, '-'), IFNULL(COLLATION_NAME, '-')
+  FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '%[1]s' AND TABLE_NAME = '%[2]s' ORDER BY ORDINAL_POSITION;
+SELECT INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, IFNULL(SUB_PART, '-'), NON_UNIQUE, INDEX_TYPE, IFNULL(COLLATION, '-')
+  FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = '%[1]s' AND TABLE_NAME = '%[2]s' ORDER BY INDEX_NAME, SEQ_IN_INDEX;
+SELECT ROW_FORMAT FROM information_schema.TABLES WHERE TABLE_SCHEMA = '%[1]s' AND TABLE_NAME = '%[2]s'`, db, tb)))
+	}
+	want := map[string]string{}
+	for _, tb := range described {
+		want[tb] = shape(s, "db", tb)
+	}
+	s.shutdown(t)
+	// A copy of the data directory without the .frm files.
+	data := filepath.Join(t.TempDir(), "data")
+	lab.CopyDir(t, filepath.Join(base, "data"), data)
+	frms, _ := filepath.Glob(filepath.Join(data, "db", "*.frm"))
+	for _, f := range frms {
+		os.Remove(f)
+	}
+	before := lab.HashTree(t, data)
+	var stmts strings.Builder
+	stmts.WriteString("CREATE DATABASE db2 CHARACTER SET utf8mb4;\nUSE db2;\n")
+	for _, tb := range described {
+		out, errs, code := run("schema", data, "db."+tb)
+		if code != ExitClean || !strings.Contains(out, "from the InnoDB dictionary") {
+			t.Errorf("schema DIR db.%s: exit %d, %s\n%s", tb, code, errs, out)
+			continue
+		}
+		_, stmt, _ := strings.Cut(out, "\n") // after the comment naming the table
+		stmts.WriteString(stmt)
+	}
+	for tb, col := range refused {
+		if out, errs, code := run("schema", data, "db."+tb); code != ExitError || out != "" || !strings.Contains(errs, "does not describe the type of "+col) {
+			t.Errorf("schema DIR db.%s: exit %d, %q, %s; want a refusal naming column %s", tb, code, out, errs, col)
+		}
+	}
+	if after := lab.HashTree(t, data); !reflect.DeepEqual(before, after) {
+		t.Error("the data directory changed")
+	}
+	fresh := newRowsServer(t, t.TempDir())
+	defer fresh.shutdown(t)
+	fresh.sql(t, stmts.String())
+	odd := regexp.MustCompile(`\b(time|datetime|timestamp)\(([135])\)`)
+	for _, tb := range described {
+		got := shape(fresh, "db2", tb)
+		w := odd.ReplaceAllStringFunc(want[tb], func(m string) string {
+			sub := odd.FindStringSubmatch(m)
+			return fmt.Sprintf("%s(%c)", sub[1], sub[2][0]+1)
+		})
+		if got != w {
+			t.Errorf("db.%s made from the dictionary's statement differs from the original:\n%s", tb, firstDiff(w, got))
+		} else {
+			t.Logf("db.%s: %d columns, index parts and row format as the original's", tb, strings.Count(got, "\n"))
 		}
 	}
 }

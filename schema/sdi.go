@@ -288,3 +288,14 @@ func inflate(data []byte, n int) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// HasSDI reports whether the file at path is a MySQL 8.0+ tablespace (its flags carry the
+// SDI flag).
+func HasSDI(path string) bool {
+	f, err := discovery.OpenFile(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return f.FSP.Flags.Raw&(1<<14) != 0
+}

@@ -1,0 +1,177 @@
+package schema
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"innoscope/discovery"
+)
+
+// CreateTableDict writes a CREATE TABLE statement for table db.name from the InnoDB dictionary
+// in the system tablespace alone (SYS_TABLES, SYS_COLUMNS, SYS_INDEXES, SYS_FIELDS), for a
+// table whose .frm is gone. The dictionary keeps the columns' InnoDB types, NOT NULL, UNSIGNED
+// and character sets, the indexes and their prefixes, the row format: what it does not keep
+// (defaults, AUTO_INCREMENT, comments, the table's default character set, generated columns'
+// expressions, a latin1 column's collation) is left out, and a column whose type it does not
+// describe whole (DECIMAL, ENUM, SET, BIT: SQLTypeOf) refuses the statement, naming it. The
+// statement begins with a comment saying so.
+func CreateTableDict(s discovery.Layout, db, name string) (string, error) {
+	dir, sysName := s.SystemFile()
+	sys, err := discovery.OpenFile(filepath.Join(dir, sysName))
+	if err != nil {
+		return "", err
+	}
+	defer sys.Close()
+	full := FileName(db) + "/" + FileName(name)
+	tables, err := discovery.ReadDictTables(sys)
+	if err != nil {
+		return "", err
+	}
+	var dt *discovery.DictTable
+	for i := range tables {
+		if !tables[i].Deleted && tables[i].Name == full {
+			dt = &tables[i]
+		}
+	}
+	if dt == nil {
+		return "", fmt.Errorf("%s: no table %s.%s in SYS_TABLES (and no .frm in %s): not an InnoDB table of this data directory", sys.Path, db, name, filepath.Join(s.Datadir, FileName(db)))
+	}
+	cols, err := discovery.ReadDictColumns(sys)
+	if err != nil {
+		return "", err
+	}
+	idxs, err := discovery.ReadDictIndexes(sys)
+	if err != nil {
+		return "", err
+	}
+	flds, err := discovery.ReadDictFields(sys)
+	if err != nil {
+		return "", err
+	}
+	var dcols []discovery.DictColumn
+	for _, c := range cols {
+		if c.TableID == dt.ID && !c.Deleted {
+			dcols = append(dcols, c)
+		}
+	}
+	sort.Slice(dcols, func(i, j int) bool { return dcols[i].Pos < dcols[j].Pos })
+	var keys []discovery.DictIndex
+	fts := false
+	for _, x := range idxs {
+		if x.TableID == dt.ID && !x.Deleted {
+			keys = append(keys, x)
+			fts = fts || x.Type&32 != 0 // DICT_FTS
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].ID < keys[j].ID })
+	d := &frmTableDef{}
+	width := map[string]int{} // a column's character width, for its prefixes
+	var lines []string
+	var bad []string
+	for _, c := range dcols {
+		if c.Virtual() {
+			bad = append(bad, c.Name+" (a VIRTUAL column: its expression is in the .frm only)")
+			continue
+		}
+		if fts && c.Name == "FTS_DOC_ID" {
+			continue // InnoDB's hidden column of a FULLTEXT index
+		}
+		t, err := SQLTypeOf(c)
+		if err != nil {
+			bad = append(bad, c.Name)
+			continue
+		}
+		dictDisplay(&t, c)
+		fc := FrmColumn{Name: c.Name, SQLType: t}
+		typ, err := d.typeName(fc)
+		if err != nil {
+			bad = append(bad, c.Name)
+			continue
+		}
+		l := quoteName(c.Name) + " " + typ
+		if hasCharset(fc) {
+			cs, coll, ok := mariaCollation(fc.Charset)
+			if !ok {
+				bad = append(bad, c.Name)
+				continue
+			}
+			l += " CHARACTER SET " + cs + " COLLATE " + coll
+			_, width[strings.ToLower(c.Name)] = mariaWidth(fc.Charset)
+		}
+		if c.PRType&DataNotNull != 0 {
+			l += " NOT NULL"
+		}
+		lines = append(lines, "  "+l)
+	}
+	if len(bad) > 0 {
+		return "", fmt.Errorf("%s: table %s.%s: the InnoDB dictionary does not describe the type of %s whole (the .frm is gone): give its CREATE TABLE from a backup, or read its rows with `innoscope undrop DIR %s.%s --schema FILE.sql`", sys.Path, db, name, strings.Join(bad, ", "), db, name)
+	}
+	for _, x := range keys {
+		if x.Name == "GEN_CLUST_INDEX" || fts && x.Name == "FTS_DOC_ID_INDEX" {
+			continue
+		}
+		var kf []discovery.DictField
+		for _, f := range flds {
+			if f.IndexID == x.ID && !f.Deleted {
+				kf = append(kf, f)
+			}
+		}
+		sort.Slice(kf, func(i, j int) bool { return kf[i].Pos < kf[j].Pos })
+		var parts []string
+		for i, f := range kf {
+			p := quoteName(f.ColName)
+			prefix, desc := keyField(f, i == 0) // in bytes
+			if prefix > 0 {
+				if w := width[strings.ToLower(f.ColName)]; w > 0 {
+					prefix /= w
+				}
+				p += fmt.Sprintf("(%d)", prefix)
+			}
+			if desc {
+				p += " DESC"
+			}
+			parts = append(parts, p)
+		}
+		cols := "(" + strings.Join(parts, ",") + ")"
+		switch {
+		case x.Type&IndexClustered != 0 && x.Name == "PRIMARY":
+			lines = append(lines, "  PRIMARY KEY "+cols)
+		case x.Type&32 != 0:
+			lines = append(lines, "  FULLTEXT KEY "+quoteName(x.Name)+" "+cols)
+		case x.Type&64 != 0: // DICT_SPATIAL
+			lines = append(lines, "  SPATIAL KEY "+quoteName(x.Name)+" "+cols)
+		case x.Type&IndexUnique != 0:
+			lines = append(lines, "  UNIQUE KEY "+quoteName(x.Name)+" "+cols)
+		default:
+			lines = append(lines, "  KEY "+quoteName(x.Name)+" "+cols)
+		}
+	}
+	rf := "REDUNDANT"
+	switch {
+	case !dt.Compact:
+	case dt.Type>>1&15 != 0: // ZIP_SSIZE: pages of 512 << ssize bytes
+		rf = fmt.Sprintf("COMPRESSED KEY_BLOCK_SIZE=%d", (512<<(dt.Type>>1&15))>>10)
+	case dt.Type&(1<<5) != 0:
+		rf = "DYNAMIC"
+	default:
+		rf = "COMPACT"
+	}
+	return "/* from the InnoDB dictionary (SYS_*): the .frm is gone; defaults, AUTO_INCREMENT, comments and the table's default character set are not kept there */\n" +
+		"CREATE TABLE " + quoteName(discovery.SQLName(FileName(name))) + " (\n" + strings.Join(lines, ",\n") + "\n) ENGINE=InnoDB ROW_FORMAT=" + rf, nil
+}
+
+// dictDisplay sets what the dictionary does not keep of t to what the server takes when a
+// statement does not say it: an integer's display width (int(11), int(10) unsigned, ...), and
+// from SYS_COLUMNS.LEN of a BLOB or TEXT column (its pack length: 8 plus the 1 to 4 bytes of
+// its length) whether it is TINY, plain, MEDIUM or LONG.
+func dictDisplay(t *SQLType, c discovery.DictColumn) {
+	widths := map[byte][2]int{MyTiny: {4, 3}, MyShort: {6, 5}, MyInt24: {9, 8}, MyLong: {11, 10}, MyLongLong: {20, 20}}
+	if w, ok := widths[t.Type]; ok {
+		t.Length = w[btoi(t.Unsigned())]
+	}
+	if t.Type == MyBlob && c.Len >= 9 && c.Len <= 12 {
+		t.PackFlag |= uint16(c.Len-8) << 3
+	}
+}
