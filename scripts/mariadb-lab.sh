@@ -12,7 +12,8 @@
 #   scripts/mariadb-lab.sh scenario NAME OUT    make scenario NAME under the new directory OUT
 #   scripts/mariadb-lab.sh verdict DIR OUT [OPT...]  start mariadbd on DIR (a disposable copy), write
 #                                               its error log to OUT.err, its verdict to OUT.txt,
-#                                               CHECK TABLE to OUT.checks, CHECKSUM TABLE to OUT.checksums
+#                                               CHECK TABLE to OUT.checks, CHECKSUM TABLE to OUT.checksums,
+#                                               the InnoDB dictionary's tables to OUT.systables
 #   scripts/mariadb-lab.sh bench-log OUT MIB    a crashed directory whose redo log holds >= MIB MiB
 #                                               of records written since the log was created
 #   scripts/mariadb-lab.sh bench-space OUT GIB  a cleanly shut down directory with a table file of
@@ -660,6 +661,9 @@ verdict_of() {
   if start "$d" "$s" "$out.err" "$@"; then
     check_tables "$s" >"$out.checks"
     checksums "$s" >"$out.checksums"
+    # The tables the server's InnoDB dictionary holds (a table whose .frm is gone is not in
+    # CHECK TABLE's list, nor SQL's).
+    sql "$s" "SELECT NAME FROM information_schema.INNODB_SYS_TABLES WHERE NAME LIKE '%/%' ORDER BY 1" -N >"$out.systables" 2>/dev/null || true
     local stalled=0
     grep -q "statement failed: exit 124" "$out.checks" "$out.checksums" && stalled=1
     { echo "started=1"; verdict "$out.err"

@@ -49,6 +49,7 @@ type Verdict struct {
 	Errors        int
 	Checks        string // the CHECK TABLE results, one table per line
 	Checksums     string // CHECKSUM TABLE of every user table (table<TAB>checksum lines)
+	SysTables     string // the tables of its InnoDB dictionary, "db/t" lines (INNODB_SYS_TABLES)
 }
 
 // Root is the repository root (the directory holding go.mod).
@@ -211,6 +212,9 @@ func (s *Scenario) ServerVerdict(t testing.TB, dir string) Verdict {
 	}
 	if b, err := os.ReadFile(out + ".checksums"); err == nil {
 		v.Checksums = string(b)
+	}
+	if b, err := os.ReadFile(out + ".systables"); err == nil {
+		v.SysTables = string(b)
 	}
 	return v
 }
