@@ -16,11 +16,12 @@ import (
 )
 
 // adoptTables are the tables of adoptWorkload.
-var adoptTables = []string{"a_red", "a_compact", "a_dyn", "a_zip", "a_def", "a_inst", "a_part", "a_dd", "a_uniq"}
+var adoptTables = []string{"a_red", "a_compact", "a_dyn", "a_zip", "a_def", "a_inst", "a_part", "a_dd", "a_uniq", "a_pcomp"}
 
 // adoptWorkload: every row format with TEXT/BLOB values on and off page, a table without a
 // row format given, instant ADD, DROP and reorder with rows written between, a partitioned
-// table, a DATA DIRECTORY table (@EXTDIR@ is replaced by its directory), a table clustered
+// table, a DATA DIRECTORY table (@EXTDIR@ is replaced by its directory), a PAGE_COMPRESSED
+// table with a secondary key, a table clustered
 // by a UNIQUE NOT NULL key; secondary keys (prefix, DESC) on several of them; an
 // AUTO_INCREMENT table whose last rows were deleted. r_ft (FULLTEXT) and r_sub (subpartitions)
 // are for the refusals.
@@ -54,6 +55,8 @@ CREATE TABLE a_dd (id INT PRIMARY KEY, v VARCHAR(10), b LONGBLOB) DATA DIRECTORY
 INSERT INTO a_dd SELECT seq, CONCAT('d', seq), REPEAT('d', seq * 700) FROM seq_1_to_50;
 CREATE TABLE a_uniq (u INT NOT NULL, v VARCHAR(10), w INT, UNIQUE KEY (u), KEY (v, w DESC));
 INSERT INTO a_uniq SELECT 1000 - seq, CONCAT('u', seq % 50), seq FROM seq_1_to_900;
+CREATE TABLE a_pcomp (id INT PRIMARY KEY, v VARCHAR(100), b BLOB, KEY (v)) PAGE_COMPRESSED=1;
+INSERT INTO a_pcomp SELECT seq, REPEAT('p', seq % 100), IF(seq % 97 = 0, REPEAT('q', 20000), NULL) FROM seq_1_to_3000;
 CREATE TABLE r_ft (id INT PRIMARY KEY, t TEXT, FULLTEXT KEY (t));
 INSERT INTO r_ft SELECT seq, CONCAT('word', seq) FROM seq_1_to_20;
 CREATE TABLE r_sub (id INT, d DATE, PRIMARY KEY (id, d)) PARTITION BY RANGE (YEAR(d)) SUBPARTITION BY HASH (id) SUBPARTITIONS 2 (PARTITION p0 VALUES LESS THAN (2000), PARTITION p1 VALUES LESS THAN MAXVALUE);
