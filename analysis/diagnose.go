@@ -40,6 +40,9 @@ func (p Policy) For(s discovery.Layout) (Policy, error) {
 				return PolicyMySQL8, nil
 			}
 		}
+		if mysql8Datafiles(s.Datadir) {
+			return PolicyMySQL8, nil
+		}
 		return PolicyMariaDB, nil
 	}
 	return "", fmt.Errorf("--policy %q: want auto, mariadb or mysql8", p)
@@ -483,4 +486,29 @@ func (d *Diagnosis) LogIDOfPath(path string) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// mysql8Datafiles reports whether the datafiles in the database directories of datadir (the
+// first 16 read) are MySQL 8's: page 0's flags carry the SDI flag (FSP_FLAGS_MASK_SDI), which no
+// MariaDB file has. A directory of a MySQL server's table files alone (no mysql.ibd, no
+// #innodb_redo) is one.
+func mysql8Datafiles(datadir string) bool {
+	files, _ := filepath.Glob(filepath.Join(datadir, "*", "*.ibd"))
+	mysql, other := 0, 0
+	for _, f := range files {
+		if mysql+other == 16 {
+			break
+		}
+		df, err := discovery.OpenFile(f)
+		if err != nil {
+			continue
+		}
+		if !df.FSP.Flags.FullCRC32 && df.FSP.Flags.Raw&(1<<14) != 0 {
+			mysql++
+		} else {
+			other++
+		}
+		df.Close()
+	}
+	return mysql > 0 && other == 0
 }

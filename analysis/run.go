@@ -61,7 +61,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	}
 	if log, ok := s.LogOnly(); ok {
 		if err != nil {
-			fs, a = []finding.Finding{logUnreadableFinding(s, err)}, nil
+			fs, a = []finding.Finding{logUnreadableFinding(s, err, opt.Policy)}, nil
 		}
 		d := logOnlyDiagnosis(s, log, a, cpLSN, fs)
 		d.Input.Policy = opt.Policy
@@ -70,7 +70,7 @@ func Run(s discovery.Layout, opt Options) (*Diagnosis, error) {
 	logFs := append([]finding.Finding(nil), fs...)
 	logged := a // nil: no usable log; the files, pages and dictionary are still diagnosed
 	if err != nil {
-		fs, a = []finding.Finding{logUnreadableFinding(s, err)}, &Analysis{Map: &Map{}}
+		fs, a = []finding.Finding{logUnreadableFinding(s, err, opt.Policy)}, &Analysis{Map: &Map{}}
 	}
 	fs = append(ServerFindings(s), fs...)
 	ts, err := discovery.Scan(s)
@@ -224,14 +224,20 @@ func ServerFindings(s discovery.Layout) []finding.Finding {
 
 // logUnreadableFinding is the one finding of a diagnosis whose redo log could not be used
 // (absent, unreadable, a format innoscope does not read, no valid checkpoint): the rest of the
-// report is made from the files, their pages and the dictionary alone.
-func logUnreadableFinding(s discovery.Layout, err error) finding.Finding {
+// report is made from the files, their pages and the dictionary alone. Under the mysql8 policy
+// the next step is reading the tables from their own files: innoscope neither replays nor
+// salvages a MySQL log.
+func logUnreadableFinding(s discovery.Layout, err error, pol Policy) finding.Finding {
 	file := filepath.Join(s.LogFileDir(), "ib_logfile0")
 	var fe *logformat.FormatError
 	if errors.As(err, &fe) {
 		file = fe.File
 	}
 	msg := "the redo log could not be used, so nothing of it is checked against the files: " + err.Error()
+	if pol == PolicyMySQL8 {
+		msg += "; mysqld refuses to start without its own redo log, and innoscope makes no copy of a MySQL directory: put the log back if it was moved, else read each table from its own file (`innoscope schema FILE.ibd`, `innoscope rows FILE.ibd --format sql`: the definition from the SDI inside the file)"
+		return finding.Finding{Severity: finding.Error, Code: "LOG_UNREADABLE", File: file, Message: msg}
+	}
 	salvage := "; put the log back if it was moved (it must be this directory's own), or `innoscope recover --salvage " + s.Datadir +
 		" --into COPY` makes a copy with a new empty log at the largest page LSN, which the server starts on, declaring lost what the log held after its last checkpoint and naming the files that may be inconsistent"
 	if fi, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && !errors.As(err, &fe) {

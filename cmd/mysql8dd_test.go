@@ -315,3 +315,36 @@ func TestMySQL8SpacesFromSDI(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQL8FilesAloneDiagnose: `diagnose` on the sakila directories of MySQL 8.0 and 8.4
+// (the table files a real server wrote, no mysql.ibd, no redo log) judges them as MySQL's
+// (their datafiles carry the SDI flag): mysqld refuses to start without its log, and the next
+// step is reading each table from its own file, not `recover --salvage`, which makes no copy of
+// a MySQL directory. Before, the default policy said "mariadbd will refuse to start" and named
+// the salvage.
+func TestMySQL8FilesAloneDiagnose(t *testing.T) {
+	for _, v := range []string{"8.0", "8.4"} {
+		dir := peerFixture(t, filepath.Join("innodb_ruby/sakila", v))
+		out, errs, code := run("diagnose", "--json", dir)
+		var d struct {
+			Verdict struct {
+				Sentence string `json:"sentence"`
+			} `json:"verdict"`
+			Findings []struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil || code != ExitFindings {
+			t.Fatalf("%s: exit %d: %v\n%s", v, code, err, errs)
+		}
+		if !strings.HasPrefix(d.Verdict.Sentence, "mysqld will refuse to start") {
+			t.Errorf("%s: verdict %q", v, d.Verdict.Sentence)
+		}
+		for _, f := range d.Findings {
+			if f.Code == "LOG_UNREADABLE" && (!strings.Contains(f.Message, "innoscope rows FILE.ibd") || strings.Contains(f.Message, "--salvage")) {
+				t.Errorf("%s: LOG_UNREADABLE: %s", v, f.Message)
+			}
+		}
+	}
+}
