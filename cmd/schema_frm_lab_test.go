@@ -50,20 +50,27 @@ ALTER TABLE s_inst MODIFY b VARCHAR(10) NOT NULL DEFAULT 'b' AFTER z, ALGORITHM=
 CREATE TABLE s_tdef (id INT PRIMARY KEY, a YEAR DEFAULT 2024, b TIME(3) DEFAULT '12:34:56.789', c DATETIME(6) DEFAULT '2001-02-03 04:05:06.123456', d DATETIME DEFAULT '1999-12-31 23:59:59', e DATE DEFAULT '2024-02-29', f TIME DEFAULT '838:59:59', g DATETIME(2) DEFAULT '2000-01-01 00:00:00.5', h FLOAT DEFAULT 1.5);
 `
 
+// schemaFrmServer runs schemaFrmWorkload on a fresh MariaDB 10.11 server under base, its
+// DATA DIRECTORY table in base/ext.
+func schemaFrmServer(t *testing.T) (base, ext string, s *rowsServer) {
+	lab.MariaDB1011.Require(t)
+	base = t.TempDir()
+	ext = filepath.Join(base, "ext")
+	if err := os.MkdirAll(ext, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s = newRowsServer(t, base)
+	s.sql(t, strings.ReplaceAll(schemaFrmWorkload, "@EXTDIR@", ext))
+	return base, ext, s
+}
+
 // TestSchemaFrmRoundTrip checks `schema FILE.frm` on the .frm files a real MariaDB 10.11 server
 // wrote: each statement, run on a fresh throw-away server, makes a table whose SHOW CREATE
 // TABLE equals the original's; the statement innoscope prints is the original's itself, from
 // FILE.frm, from DIR DB.TABLE and for every table of DIR. The source directory stays
 // byte-identical.
 func TestSchemaFrmRoundTrip(t *testing.T) {
-	lab.MariaDB1011.Require(t)
-	base := t.TempDir()
-	ext := filepath.Join(base, "ext")
-	if err := os.MkdirAll(ext, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	s := newRowsServer(t, base)
-	s.sql(t, strings.ReplaceAll(schemaFrmWorkload, "@EXTDIR@", ext))
+	base, ext, s := schemaFrmServer(t)
 	want := map[string]string{}
 	for _, tb := range schemaFrmTables {
 		out := string(s.sql(t, "SHOW CREATE TABLE db."+tb))
@@ -132,14 +139,7 @@ func TestSchemaFrmRoundTrip(t *testing.T) {
 // not describe whole (DECIMAL, BIT, ENUM, SET, a VIRTUAL column) are refused, naming it. Before,
 // every such table was refused ("not a MySQL 8.0+ tablespace (give the table's .frm ...)").
 func TestSchemaDictionary(t *testing.T) {
-	lab.MariaDB1011.Require(t)
-	base := t.TempDir()
-	ext := filepath.Join(base, "ext")
-	if err := os.MkdirAll(ext, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	s := newRowsServer(t, base)
-	s.sql(t, strings.ReplaceAll(schemaFrmWorkload, "@EXTDIR@", ext))
+	base, _, s := schemaFrmServer(t)
 	described := []string{"s_time", "s_keys", "s_red", "s_compact", "s_dyn", "s_zip", "s_latin", "s_nopk", "s_pcomp", "s_dd", "s_inst", "s_tdef"}
 	refused := map[string]string{"s_int": "e", "s_str": "h", "s_gen": "v"}
 	shape := func(s *rowsServer, db, tb string) string {
