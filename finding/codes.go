@@ -49,6 +49,7 @@ var Codes = map[string]string{
 	// The dictionary, DDL and undo.
 	"MISSING_FRM":                   "a dictionary table without its .frm",
 	"FRM_COLUMNS_MISMATCH":          "a .frm with another number of columns than InnoDB's dictionary after recovery",
+	"FRM_INDEXES_MISMATCH":          "a partitioned table whose .frm the DDL recovery installs defines another number of indexes than InnoDB's partitions hold",
 	"FRM_NOT_IN_ENGINE":             "an InnoDB table's .frm that InnoDB's dictionary after recovery does not hold",
 	"FRM_UNREADABLE":                "an empty .frm of a cut CREATE TABLE that the server's DDL recovery leaves behind",
 	"DDL_RECOVERY":                  "ddl_recovery.log holds actions the server completes or reverts",

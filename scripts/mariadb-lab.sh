@@ -50,7 +50,7 @@ set -euo pipefail
 # shellcheck source=scripts/mariadb-server.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mariadb-server.sh" functions
 
-SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd rename_dd_db rename_dd_same inplace_part create_part_frm dblwr_page0 defaults"
+SCENARIOS="dml ddl alter_force data_directory instant undo wrapped clean compressed pages64k layout encrypted fixture formats_default formats_crc32 formats_4k formats_64k compressed_new compressed_new_4k ddl_churn tmp_partition tmp_partition_create tmp_partition_dd rename_dd_db rename_dd_same inplace_part inplace_part_index create_part_frm dblwr_page0 defaults"
 
 die() { echo "mariadb-lab: $*" >&2; exit 2; }
 
@@ -456,8 +456,9 @@ EOF
     ;;
     # inplace_part: an instant ADD COLUMN of a partitioned table, the server killed right after
     # the DDL log marked the ALTER "inplace" (phase 3), before InnoDB committed it: the DDL
-    # recovery installs the new .frm anyway (crash-sweep seed 10121).
-    inplace_part) cat <<'EOF'
+    # recovery installs the new .frm anyway (crash-sweep seed 10121). inplace_part_index: the
+    # same with an in-place ADD INDEX (crash-sweep seed 13704).
+    inplace_part|inplace_part_index) cat <<'EOF'
 CREATE DATABASE db;
 CREATE TABLE db.p (id INT PRIMARY KEY, a INT, v VARCHAR(100), KEY(a)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 3;
 CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
@@ -659,7 +660,7 @@ verdict_of() {
   s=$(mktemp -u /tmp/innoscope-lab-XXXXXX.sock)
   rm -f "$out.err"
   if start "$d" "$s" "$out.err" "$@"; then
-    check_tables "$s" >"$out.checks"
+    check_tables "$s" "$out.err" >"$out.checks"
     checksums "$s" >"$out.checksums"
     # The tables the server's InnoDB dictionary holds (a table whose .frm is gone is not in
     # CHECK TABLE's list, nor SQL's).
@@ -685,16 +686,23 @@ verdict_of() {
 # nothing for another failure (the client printed the server's error).
 stalled() { if [ "$1" = 124 ]; then echo "${2:-}statement failed: exit 124"; fi; }
 
-# check_tables SOCK: CHECK TABLE of every InnoDB user table the server knows of (from its .frm
-# files too, so a table whose tablespace is gone shows up as an error): table<TAB>worst message.
+# check_tables SOCK [ERRLOG]: CHECK TABLE of every InnoDB user table the server knows of (from
+# its .frm files too, so a table whose tablespace is gone shows up as an error): table<TAB>worst
+# message. A table the server's error log ERRLOG says has another number of indexes in InnoDB
+# than in its .frm is an error too: the server warns of it once, to the statement that opens
+# the table first, which need not be CHECK TABLE (crash-sweep seed 13704).
 check_tables() {
-  local t
+  local t bad
   for t in $(sql "$1" "SELECT CONCAT(table_schema,'.',table_name) FROM information_schema.tables
       WHERE table_schema NOT IN ('mysql','sys','performance_schema','information_schema')
       AND (engine='InnoDB' OR engine IS NULL) ORDER BY 1" -N 2>/dev/null); do
-    { sql "$1" "CHECK TABLE $t" -N 2>&1 || stalled "$?"; } | awk -F'\t' -v t="$t" '
+    bad=""
+    if [ -n "${2:-}" ] && grep -qE "Table ${t%%.*}/${t#*.}(#P#[^ ]*)? contains [0-9]+ indexes inside InnoDB, which is different" "$2" 2>/dev/null; then
+      bad="error: InnoDB's indexes differ from the .frm's (the server's error log)"
+    fi
+    { sql "$1" "CHECK TABLE $t" -N 2>&1 || stalled "$?"; } | awk -F'\t' -v t="$t" -v logged="$bad" '
       NF >= 4 { if ($4 != "OK" || $3 == "error") bad = $3 ": " $4 } NF < 4 { bad = $0 }
-      END { print t "\t" (bad == "" ? "OK" : bad) }'
+      END { if (bad == "") bad = logged; print t "\t" (bad == "" ? "OK" : bad) }'
   done
 }
 
@@ -764,7 +772,7 @@ scenario() {
       LD_PRELOAD=$out/killat.so LAB_KILL_PAGE0_ARM=$out/arm fresh_server "$out" "${opts[@]}" ;;
     tmp_partition_dd) kill_at "$out"
       LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_RENAME_TO='#P#p1a.ibd' fresh_server "$out" "${opts[@]}" ;;
-    inplace_part) kill_at "$out"
+    inplace_part|inplace_part_index) kill_at "$out"
       LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_DDL_PHASE=3 LAB_KILL_DDL_ARM=$out/arm fresh_server "$out" "${opts[@]}" ;;
     create_part_frm) kill_at "$out"
       LD_PRELOAD=$out/killat.so LAB_KILL_AFTER_CREATE='/db/pl.frm' fresh_server "$out" "${opts[@]}" ;;
@@ -824,11 +832,12 @@ scenario() {
       [ -f "$d/db/ph#P#p0#TMP#.ibd" ] && [ -f "$d/db/ph#P#p1#TMP#.ibd" ] && [ ! -e "$d/db/ph#P#p2#TMP#.ibd" ] ||
         die "the crash did not come after the creation of ph#P#p1#TMP#: $(ls "$d/db")"
     fi
-  elif [ "$name" = inplace_part ]; then
-    local pid; pid=$(cat "$d/lab.pid")
+  elif [ "$name" = inplace_part ] || [ "$name" = inplace_part_index ]; then
+    local pid alter="ALTER TABLE db.p ADD COLUMN c1 INT NOT NULL DEFAULT 41 FIRST, ALGORITHM=INSTANT"
+    [ "$name" = inplace_part_index ] && alter="ALTER TABLE db.p ADD INDEX iv (v(20)), ALGORITHM=INPLACE"
+    pid=$(cat "$d/lab.pid")
     touch "$out/arm"
-    sql "$s" "ALTER TABLE db.p ADD COLUMN c1 INT NOT NULL DEFAULT 41 FIRST, ALGORITHM=INSTANT" >/dev/null 2>&1 &&
-      die "the ALTER TABLE was not cut"
+    sql "$s" "$alter" >/dev/null 2>&1 && die "the ALTER TABLE was not cut"
     while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
     rm -f "$d/lab.pid" "$out/arm"
     compgen -G "$d/db/#sql-alter*.frm" >/dev/null || die "the crash came before or after the new .frm: $(ls "$d/db")"
@@ -885,7 +894,7 @@ scenario() {
   # redo log are absolute and point there), then shut down cleanly.
   start "$d" "$s" "$out/server.err" "${opts[@]}" || { cat "$out/server.err" >&2; die "recovery failed"; }
   checksums "$s" >"$out/checksums.tsv"
-  check_tables "$s" >"$out/checks.tsv"
+  check_tables "$s" "$out/server.err" >"$out/checks.tsv"
   stop_clean "$d" "$s"
   mv "$d" "$out/server"
   verdict "$out/server.err" >"$out/verdict.txt"

@@ -185,7 +185,7 @@ scenario105() {
   # The server's own verdict: recover in place, then a clean shutdown.
   start "$d" "$s" "$out/server.err" "${opts[@]}" || { cat "$out/server.err" >&2; die105 "recovery failed"; }
   checksums "$s" >"$out/checksums.tsv"
-  check_tables "$s" >"$out/checks.tsv"
+  check_tables "$s" "$out/server.err" >"$out/checks.tsv"
   stop_clean "$d" "$s"
   mv "$d" "$out/server"
   verdict105 "$out/server.err" >"$out/verdict.txt"
