@@ -23,7 +23,7 @@ var layers = map[string]int{
 	"innoscope/pageapply":               5,  // records -> pages
 	"innoscope/schema":                  5,  // a table's definition (SYS_*, .frm); beside pageapply
 	"innoscope/rows":                    6,  // pages -> rows
-	"innoscope/adopt":                   6,  // a kit attaching orphan tables to a fresh server
+	"innoscope/adopt":                   7,  // a kit attaching orphan tables to a fresh server (checks the files with rows)
 	"innoscope/mysqldd":                 7,  // a MySQL 8 data dictionary (mysql.ibd) read with rows
 	"innoscope/analysis":                8,  // what recovery will do and why
 	"innoscope/changes":                 8,  // the log as row changes (undo records, transactions)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"innoscope/discovery"
+	"innoscope/rows"
 	"innoscope/schema"
 )
 
@@ -87,7 +88,14 @@ func groupFile(g *group) string {
 func (k *Kit) inspect(g *group) Table {
 	t := Table{DB: discovery.SQLName(g.db), Name: discovery.SQLName(g.table), Frm: g.frm, Par: g.par}
 	for _, ibd := range g.ibds {
-		target := filepath.Join(g.db, filepath.Base(ibd))
+		// Where the server keeps the table: its database directory and file named in the
+		// server's file-name encoding (a database "my-db" is the directory my@002ddb), whatever
+		// the source directory's name is spelled like.
+		base := filepath.Base(ibd)
+		if rest, ok := strings.CutPrefix(base, g.table); ok {
+			base = schema.FileName(t.Name) + rest
+		}
+		target := filepath.Join(schema.FileName(t.DB), base)
 		t.Files = append(t.Files, File{Source: ibd, Kit: filepath.Join("files", target), Target: target})
 	}
 	if reason, next := k.check(g, &t); reason != "" {
@@ -183,6 +191,14 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 	clustered := ""
 	for _, ibd := range g.ibds {
 		def, err := schema.FromFile(ibd, g.frm, "")
+		if err == nil {
+			// The records must read as the .frm defines them, as `rows` checks before it prints
+			// one: a .frm of another table would attach the file under a wrong definition.
+			var rt *rows.Table
+			if rt, err = rows.New(def); err == nil {
+				err = rt.CheckLayout()
+			}
+		}
 		if err != nil {
 			return err.Error(), fmt.Sprintf("give the table's own .frm beside %s or with --frm; its rows without the kit: innoscope rows %s --frm ITS.frm --format sql", argQuote(ibd), argQuote(ibd))
 		}
