@@ -54,5 +54,11 @@ func PagesVerdict(r *discovery.Report) finding.Verdict {
 	if ic != "" {
 		v.Severity = finding.Warning
 	}
+	if _, short := discovery.CutShort(r.Pages, r.FSPSize, r.PhysicalSize, r.PageSize); short {
+		// A crash never leaves a file shorter than its page 0 says: it was cut (a copy).
+		v.Severity = finding.Warning
+		v.Sentence += fmt.Sprintf("; but the file ends after %s pages where its page 0 (FSP_SIZE) gives %s: it was cut short, pages %d to %d are missing",
+			finding.Thousands(r.Pages), finding.Thousands(int64(r.FSPSize)), r.Pages, r.FSPSize-1)
+	}
 	return v
 }

@@ -79,6 +79,26 @@ func TestRowsMySQLCompressedGeneral(t *testing.T) {
 	if code != ExitClean || out != want {
 		t.Errorf("schema gts.ibd: exit %d %s: %s", code, errs, clip(firstDiff(want, out)))
 	}
+	// The data directory: every table, the partitioned ones (from a partition's file) and
+	// those of the general tablespaces beside the database directory (before, schema DIR left
+	// out rv.ph, rv.pr, rv.g1, rv.g2 and rv.gz1 without a word), and each by its name.
+	out, errs, code = run("schema", dir)
+	var listed []string
+	for _, l := range strings.Split(out, "\n") {
+		if name, _, ok := strings.Cut(strings.TrimPrefix(l, "-- "), " ("); ok && strings.HasPrefix(l, "-- ") {
+			listed = append(listed, name)
+		}
+	}
+	wantListed := []string{"rv.g1", "rv.g2", "rv.gz1", "rv.ph", "rv.plain", "rv.pr", "rv.t1", "rv.t2", "rv.t3", "rv.t4", "rv.tz"}
+	if code != ExitClean || !slices.Equal(listed, wantListed) {
+		t.Errorf("schema DIR: exit %d, %s: tables %v, want %v", code, errs, listed, wantListed)
+	}
+	for _, tbl := range []string{"g2", "ph"} {
+		out, errs, code := run("schema", dir, "rv."+tbl)
+		if _, stmt, _ := strings.Cut(out, "\n"); code != ExitClean || strings.TrimSpace(stmt) != strings.TrimSpace(read(tbl+".sql")) {
+			t.Errorf("schema DIR rv.%s: exit %d, %s\n%s", tbl, code, errs, out)
+		}
+	}
 	// The compressed table's long values are in compressed BLOB pages (ZBLOB, type 11).
 	if out, _, _ := run("pages", tz); !strings.Contains(out, "ZBLOB") {
 		t.Errorf("pages tz: no ZBLOB page:\n%s", clip(out))

@@ -30,6 +30,9 @@ func schemaAction(c *cli.Context) error {
 	path := c.Args().First()
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		files, err := schema.Files(path, c.Args().Get(1))
+		if err != nil && c.Args().Get(1) == "" {
+			return err
+		}
 		if err != nil {
 			// No file of the table's (its .frm gone, its rows in the system tablespace): the
 			// InnoDB dictionary's statement.
@@ -41,17 +44,27 @@ func schemaAction(c *cli.Context) error {
 		}
 		var out []schema.Source
 		for _, f := range files {
-			s, err := schema.StatementOf(f)
-			if err != nil && strings.HasSuffix(f, ".ibd") && !schema.HasSDI(f) {
-				// A MariaDB table's .ibd without its .frm: the InnoDB dictionary's statement.
-				db, table := filepath.Base(filepath.Dir(f)), strings.TrimSuffix(filepath.Base(f), ".ibd")
-				s, err = dictStatement(path, discovery.SQLName(db)+"."+discovery.SQLName(table))
+			var ss []schema.Source
+			if strings.HasSuffix(f, ".ibd") && schema.HasSDI(f) {
+				// MySQL 8: the table named, or every table of a general tablespace.
+				ss, err = schema.StatementsOf(f, c.Args().Get(1))
+			} else {
+				var s schema.Source
+				s, err = schema.StatementOf(f)
+				if err != nil && strings.HasSuffix(f, ".ibd") {
+					// A MariaDB table's .ibd without its .frm: the InnoDB dictionary's statement.
+					db, table := filepath.Base(filepath.Dir(f)), strings.TrimSuffix(filepath.Base(f), ".ibd")
+					s, err = dictStatement(path, discovery.SQLName(db)+"."+discovery.SQLName(table))
+				}
+				ss = []schema.Source{s}
 			}
 			if err != nil {
 				return err
 			}
-			s.WithDataDirectory()
-			out = append(out, s)
+			for _, s := range ss {
+				s.WithDataDirectory()
+				out = append(out, s)
+			}
 		}
 		return printSchemas(c, out, true)
 	}

@@ -138,6 +138,8 @@ func TestSchemaFrmRoundTrip(t *testing.T) {
 // digit finer, the dictionary keeping its bytes only. Tables with a column the dictionary does
 // not describe whole (DECIMAL, BIT, ENUM, SET, a VIRTUAL column) are refused, naming it. Before,
 // every such table was refused ("not a MySQL 8.0+ tablespace (give the table's .frm ...)").
+// `rows DIR DB.TABLE` reads 8 of them with that definition exactly as the server's SELECT,
+// saying so on stderr (before: "stat .../t.frm: no such file or directory").
 func TestSchemaDictionary(t *testing.T) {
 	base, _, s := schemaFrmServer(t)
 	described := []string{"s_time", "s_keys", "s_red", "s_compact", "s_dyn", "s_zip", "s_latin", "s_nopk", "s_pcomp", "s_dd", "s_inst", "s_tdef"}
@@ -152,6 +154,20 @@ SELECT ROW_FORMAT FROM information_schema.TABLES WHERE TABLE_SCHEMA = '%[1]s' AN
 	want := map[string]string{}
 	for _, tb := range described {
 		want[tb] = shape(s, "db", tb)
+	}
+	// Rows, read back from the dictionary's definition (`rows DIR DB.TABLE`, the .frm gone).
+	s.sql(t, `INSERT INTO db.s_red VALUES (1, 'a'), (2, NULL), (3, 'ccc');
+INSERT INTO db.s_compact VALUES (1, 'é'), (2, NULL);
+INSERT INTO db.s_dyn VALUES (1, 'x'), (2, REPEAT('y', 10));
+INSERT INTO db.s_zip VALUES (1, 'zip'), (2, NULL);
+INSERT INTO db.s_pcomp VALUES (1, 'p'), (2, 'pp');
+INSERT INTO db.s_dd VALUES (1, 'dd'), (2, NULL);
+INSERT INTO db.s_latin (id) VALUES (1), (2);
+INSERT INTO db.s_latin VALUES (3, 'x', 'ÿ');`)
+	readBack := []string{"s_red", "s_compact", "s_dyn", "s_zip", "s_pcomp", "s_dd", "s_latin", "s_inst"}
+	selected := map[string]string{}
+	for _, tb := range readBack {
+		selected[tb] = string(s.sql(t, "SELECT * FROM db."+tb+" ORDER BY id"))
 	}
 	s.shutdown(t)
 	// A copy of the data directory without the .frm files.
@@ -176,6 +192,12 @@ SELECT ROW_FORMAT FROM information_schema.TABLES WHERE TABLE_SCHEMA = '%[1]s' AN
 	for tb, col := range refused {
 		if out, errs, code := run("schema", data, "db."+tb); code != ExitError || out != "" || !strings.Contains(errs, "does not describe the type of "+col) {
 			t.Errorf("schema DIR db.%s: exit %d, %q, %s; want a refusal naming column %s", tb, code, out, errs, col)
+		}
+	}
+	for _, tb := range readBack {
+		out, errs, code := run("rows", data, "db."+tb)
+		if code != ExitClean || out != selected[tb] || !strings.Contains(errs, "its definition is the InnoDB dictionary's") {
+			t.Errorf("rows DIR db.%s, its .frm gone: exit %d, stderr %q: %s", tb, code, errs, firstDiff(selected[tb], out))
 		}
 	}
 	if after := lab.HashTree(t, data); !reflect.DeepEqual(before, after) {

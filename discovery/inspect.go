@@ -40,6 +40,7 @@ type Report struct {
 	PageSize     int            `json:"page_size"`     // logical
 	PhysicalSize int            `json:"physical_size"` // on disk
 	Pages        int64          `json:"pages"`
+	FSPSize      uint32         `json:"fsp_size"` // FSP_SIZE of page 0: the pages the server allocated
 	Summary      map[string]int `json:"summary"`
 	Algorithms   map[string]int `json:"checksum_algorithms,omitempty"`
 	Corrupt      []int64        `json:"corrupt"`
@@ -301,7 +302,7 @@ func Inspect(t *File, opt InspectOptions) (*Report, error) {
 // merge combines the parts, which cover consecutive page ranges in order.
 func merge(t *File, in *inspector, parts []*part, verified bool) *Report {
 	fl := in.fl
-	r := &Report{Path: t.Path, SpaceID: t.FSP.SpaceID, Flags: fl, PageSize: fl.PageSize, PhysicalSize: t.Physical,
+	r := &Report{Path: t.Path, SpaceID: t.FSP.SpaceID, FSPSize: t.FSP.Size, Flags: fl, PageSize: fl.PageSize, PhysicalSize: t.Physical,
 		Pages: t.Pages(), Summary: map[string]int{}, Corrupt: []int64{}, InnochecksumCorrupt: []int64{},
 		Instant: []InstantRoot{}, Verified: verified}
 	if verified {

@@ -18,7 +18,7 @@ func shortFile(res *Result, path string) {
 	}
 	defer f.Close()
 	if have := f.Pages(); have < int64(f.FSP.Size) {
-		res.Lost = append(res.Lost, Loss{Page: uint32(have), Reason: fmt.Sprintf("the file ends after %d pages (%d bytes), its page 0 gives %d pages: pages %d to %d are missing, with the rows they held", have, f.Size, f.FSP.Size, have, f.FSP.Size-1)})
+		res.Lost = append(res.Lost, Loss{Page: uint32(have), Unknown: true, Reason: fmt.Sprintf("the file ends after %d pages (%d bytes), its page 0 gives %d pages: pages %d to %d are missing, with the rows they held", have, f.Size, f.FSP.Size, have, f.FSP.Size-1)})
 	}
 }
 

@@ -23,6 +23,9 @@ type Loss struct {
 	Page   uint32 `json:"page"`
 	Reason string `json:"reason"`
 	Rows   int    `json:"rows"` // PAGE_N_RECS of the page (user records it held, delete-marked included)
+	// Unknown: how many rows the lost pages held is not known (pages missing from a truncated
+	// file: Rows is 0 then, not a count).
+	Unknown bool `json:"rows_unknown,omitempty"`
 }
 
 // Result is what a walk read.

@@ -63,7 +63,8 @@ func FromDictionaryIn(s discovery.Layout, sys *discovery.File, db, name string) 
 	}
 	frmPath := filepath.Join(s.Datadir, db, TableOf(name)+".frm")
 	frm, err := ReadFrm(frmPath)
-	if err != nil {
+	gone := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !gone {
 		return nil, err
 	}
 	t := &Table{Name: full, DB: sqlDB, TableName: sqlName, Shown: shown, Compact: dt.Compact, Frm: frmPath, SpaceID: dt.SpaceID, TableID: dt.ID}
@@ -74,6 +75,20 @@ func FromDictionaryIn(s discovery.Layout, sys *discovery.File, db, name string) 
 		}
 	}
 	sort.Slice(dcols, func(i, j int) bool { return dcols[i].Pos < dcols[j].Pos })
+	if gone {
+		// The .frm is gone: the SQL types as far as the dictionary gives them (CreateTableDict
+		// writes the same); a column it does not describe whole refuses the table.
+		t.Frm = ""
+		frm = nil
+		for _, c := range dcols {
+			st, err := SQLTypeOf(c)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s has no .frm, and the InnoDB dictionary does not describe it whole: %v; give its .frm, or its CREATE TABLE to `innoscope undrop DIR %s --schema FILE.sql`", frmPath, shown, err, shown)
+			}
+			dictDisplay(&st, c)
+			frm = append(frm, FrmColumn{Name: c.Name, SQLType: st})
+		}
+	}
 	byName := map[string]int{}
 	for _, f := range frm {
 		i := -1

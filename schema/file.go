@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"innoscope/discovery"
 )
 
 // FromFile reads the definition of the table whose tablespace is the file ibd, from that file
@@ -12,8 +14,17 @@ import (
 // beside the file; without one, the SDI inside the file (MySQL 8.0+), where name ("DB.TABLE")
 // chooses among the tables of a general tablespace.
 func FromFile(ibd, frm, name string) (*Table, error) {
+	if err := discovery.NotTablespace(ibd); err != nil {
+		return nil, err
+	}
 	if frm == "" && name == "" {
 		frm = FrmBeside(ibd)
+		if frm == "" && !HasSDI(ibd) {
+			if _, err := os.Stat(ibd); err != nil {
+				return nil, err
+			}
+			return nil, noFrm(ibd)
+		}
 	}
 	if frm != "" {
 		if name != "" {
@@ -33,4 +44,10 @@ func FrmBeside(ibd string) string {
 		return ""
 	}
 	return beside
+}
+
+// noFrm is the error for the file ibd of a MariaDB or MySQL 5.x table without its .frm.
+func noFrm(ibd string) error {
+	beside := filepath.Join(filepath.Dir(ibd), TableOf(strings.TrimSuffix(filepath.Base(ibd), ".ibd"))+".frm")
+	return fmt.Errorf("%s: no %s beside it, and the file is not MySQL 8's (no SDI inside): a MariaDB or MySQL 5.x table's definition is in its .frm: give it (`rows FILE.ibd --frm FILE.frm`, `schema FILE.frm`; from a backup, or written by the table's CREATE TABLE on any server); with its data directory's ibdata1, `innoscope schema DIR DB.TABLE` writes one from the InnoDB dictionary", ibd, beside)
 }

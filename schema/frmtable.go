@@ -35,7 +35,10 @@ func FromFrmFile(ibd, frm string) (*Table, error) {
 	if err := checkIndexCount(f, keys, cols, frm); err != nil {
 		return nil, err
 	}
-	db := filepath.Base(filepath.Dir(ibd))
+	if err := checkRowFormat(f, frm, compact); err != nil {
+		return nil, err
+	}
+	db := dirName(ibd)
 	name := strings.TrimSuffix(filepath.Base(ibd), ".ibd")
 	sqlDB, sqlName := discovery.SQLName(db), discovery.SQLName(TableOf(name))
 	t := &Table{Name: db + "/" + name, DB: sqlDB, TableName: sqlName, Shown: sqlDB + "." + sqlName, File: ibd, Frm: frm,
@@ -348,4 +351,35 @@ func hasKey(keys []FrmKey, name string) bool {
 		}
 	}
 	return false
+}
+
+// checkRowFormat refuses a .frm whose stated ROW_FORMAT the file contradicts: REDUNDANT where
+// its records are in the COMPACT format (or the reverse), COMPACT or DYNAMIC where its pages
+// are compressed. A .frm that states none (DEFAULT: the server's innodb_default_row_format
+// chose) and COMPACT against DYNAMIC (records alike; a full_crc32 file's flags do not tell them
+// apart) are not judged.
+func checkRowFormat(f *discovery.File, frm string, compact bool) error {
+	b, err := readFrmImage(frm)
+	if err != nil || len(b) <= 40 {
+		return nil
+	}
+	stated, ok := rowFormats[int(b[40])]
+	if !ok {
+		return nil
+	}
+	zip := f.FSP.Flags.ZipSize != 0
+	file := "COMPACT or DYNAMIC"
+	switch {
+	case !compact:
+		file = "REDUNDANT"
+	case zip:
+		file = "COMPRESSED"
+	}
+	// A .frm stating COMPRESSED over an uncompressed file is not judged: a server that cannot
+	// compress (64 KiB pages, no innodb_file_per_table) makes the table DYNAMIC, with a warning
+	// only when innodb_strict_mode is off, and keeps the .frm's ROW_FORMAT.
+	if (stated == "REDUNDANT") != !compact || zip && (stated == "COMPACT" || stated == "DYNAMIC") {
+		return fmt.Errorf("%s states ROW_FORMAT=%s, the records of %s are %s: the .frm is not this table's (give its own with --frm)", frm, stated, f.Path, file)
+	}
+	return nil
 }

@@ -33,7 +33,18 @@ func Files(dir, name string) ([]string, error) {
 				return []string{base + ext}, nil
 			}
 		}
-		return nil, fmt.Errorf("%s: neither %s.frm nor %s.ibd is there: is %s the data directory, and %s the table's name?", dir, base, base, dir, name)
+		// A MySQL 8 partitioned table: a partition's file (its SDI leads to the table's).
+		if parts, _ := filepath.Glob(base + "#[pP]#*.ibd"); len(parts) > 0 {
+			sort.Strings(parts)
+			return parts[:1], nil
+		}
+		// A table of a MySQL general tablespace: a file in the data directory whose SDI holds it.
+		for _, g := range generalTablespaces(dir) {
+			if _, err := ReadSDITable(g, name); err == nil {
+				return []string{g}, nil
+			}
+		}
+		return nil, fmt.Errorf("%s: neither %s.frm nor %s.ibd is there (nor a partition's file, nor a general tablespace holding %s): is %s the data directory, and %s the table's name?", dir, base, base, name, dir, name)
 	}
 	var out []string
 	dbs, err := os.ReadDir(dir)
@@ -56,15 +67,29 @@ func Files(dir, name string) ([]string, error) {
 			have[strings.TrimSuffix(f, ".frm")] = true
 			out = append(out, f)
 		}
+		sort.Strings(ibds)
 		for _, f := range ibds {
 			t := TableOf(strings.TrimSuffix(f, ".ibd"))
-			if !have[t] && !strings.Contains(strings.ToUpper(f), "#P#") && !strings.HasPrefix(strings.ToLower(filepath.Base(f)), "fts_") {
+			switch {
+			case have[t] || strings.HasPrefix(strings.ToLower(filepath.Base(f)), "fts_"):
+			case strings.Contains(strings.ToUpper(f), "#P#"):
+				// A MySQL 8 partitioned table (no .frm): one of its partitions' files, whose
+				// SDI leads to the table's definition.
+				if HasSDI(f) {
+					have[t] = true
+					out = append(out, f)
+				}
+			default:
 				out = append(out, f)
 			}
 		}
 	}
+	out = append(out, generalTablespaces(dir)...)
 	sort.Strings(out)
 	if len(out) == 0 {
+		if own, _ := filepath.Glob(filepath.Join(dir, "*.frm")); len(own) > 0 {
+			return nil, fmt.Errorf("%s: no .frm or .ibd file in its subdirectories, but %d .frm files in it: it is a database directory; give its parent (the data directory, whose subdirectories are the databases), or one table's file (schema %s)", dir, len(own), own[0])
+		}
 		return nil, fmt.Errorf("%s: no .frm or .ibd file in its database directories: give the data directory", dir)
 	}
 	return out, nil
@@ -104,7 +129,13 @@ func StatementsOf(path, name string) ([]Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []Source{{File: frm, DB: discovery.SQLName(filepath.Base(filepath.Dir(frm))), Table: name, Create: stmt}}, nil
+		return []Source{{File: frm, DB: discovery.SQLName(dirName(frm)), Table: name, Create: stmt}}, nil
+	}
+	if err := discovery.NotTablespace(path); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); err == nil && !HasSDI(path) {
+		return nil, noFrm(path)
 	}
 	var objs []*SDIObject
 	if name != "" {
@@ -141,4 +172,30 @@ func (s *Source) WithDataDirectory() {
 		return
 	}
 	s.Create += " DATA DIRECTORY=" + quoteString(filepath.Dir(filepath.Dir(ibd))+"/")
+}
+
+// dirName is the name of the directory that holds the file at path (its database directory),
+// however the path is spelled: "f.frm" in the working directory has its name, not ".".
+func dirName(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return filepath.Base(filepath.Dir(path))
+}
+
+// generalTablespaces lists the MySQL general tablespaces in the data directory dir: the .ibd
+// files beside the database directories whose SDI holds tables (not mysql.ibd, the undo and
+// system tablespaces).
+func generalTablespaces(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.ibd"))
+	var out []string
+	for _, f := range files {
+		if strings.EqualFold(filepath.Base(f), "mysql.ibd") || !HasSDI(f) {
+			continue
+		}
+		if objs, err := ReadSDITables(f); err == nil && len(objs) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
 }
