@@ -110,15 +110,39 @@ func (k *Kit) inspect(g *group) Table {
 // rowsInstead is the next step of a refused table: its statement and its rows as SQL.
 func rowsInstead(g *group) string {
 	var b strings.Builder
+	out := argQuote(g.table + ".sql")
 	if g.frm != "" {
-		fmt.Fprintf(&b, "innoscope schema %s > %s.sql; ", argQuote(g.frm), argQuote(g.table))
+		fmt.Fprintf(&b, "innoscope schema %s > %s; ", argQuote(g.frm), out)
 	} else if len(g.ibds) > 0 {
-		fmt.Fprintf(&b, "innoscope schema %s > %s.sql; ", argQuote(g.ibds[0]), argQuote(g.table))
+		fmt.Fprintf(&b, "innoscope schema %s > %s; ", argQuote(g.ibds[0]), out)
 	}
+	mysql := false
+	db := discovery.SQLName(g.db)
 	for _, ibd := range g.ibds {
-		fmt.Fprintf(&b, "innoscope rows %s --format sql >> %s.sql; ", argQuote(ibd), argQuote(g.table))
+		// A MySQL general tablespace holds several tables: rows reads one a time, by name.
+		names := []string{""}
+		if schema.HasSDI(ibd) {
+			mysql = true
+			objs, err := schema.ReadSDITables(ibd)
+			if err == nil && len(objs) > 0 {
+				db = objs[0].Table.SchemaRef // the SDI's, not the directory's (a general tablespace sits in the data directory)
+			}
+			if err == nil && len(objs) > 1 {
+				names = names[:0]
+				for _, o := range objs {
+					names = append(names, " "+argQuote(o.Table.SchemaRef+"."+o.Table.Name))
+				}
+			}
+		}
+		for _, n := range names {
+			fmt.Fprintf(&b, "innoscope rows %s%s --format sql >> %s; ", argQuote(ibd), n, out)
+		}
 	}
-	fmt.Fprintf(&b, "then run %s.sql on the target server", g.table)
+	// The CREATE TABLE names no database, the INSERTs name the source's: run the file in it.
+	fmt.Fprintf(&b, "then on the target server: CREATE DATABASE IF NOT EXISTS %s, and mariadb %s < %s", quoteID(db), argQuote(db), out)
+	if mysql {
+		b.WriteString(" (a MySQL 8 collation such as utf8mb4_0900_ai_ci is unknown to MariaDB before 11.4: change it in the CREATE TABLE first)")
+	}
 	return b.String()
 }
 
