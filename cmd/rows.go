@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"innoscope/report/view"
 	"innoscope/rows"
+	"innoscope/schema"
 )
 
 func rowsCommand() *cli.Command {
@@ -35,6 +37,8 @@ func rowsAction(c *cli.Context) error {
 	dir, name := c.Args().First(), c.Args().Get(1)
 	if c.NArg() == 1 && c.IsSet("datadir") {
 		dir, name = "", c.Args().First()
+	} else if c.NArg() == 1 && strings.HasSuffix(strings.ToLower(dir), ".frm") {
+		return fmt.Errorf("%s: a .frm holds the definition, not the rows: give the table's .ibd (innoscope rows FILE.ibd --frm %s)", dir, dir)
 	} else if c.NArg() != 2 && !(c.NArg() == 1 && isTableFile(dir)) {
 		return fmt.Errorf("expected DIR and DB.TABLE, or FILE.ibd [DB.TABLE], got %s", nArgs(c.NArg()))
 	}
@@ -77,6 +81,12 @@ func rowsAction(c *cli.Context) error {
 	opt := rows.Options{Format: format, Scan: c.Bool("scan"), Index: c.String("index"), Uncommitted: c.Bool("uncommitted"), Deleted: c.Bool("deleted"), TimeZone: tz, AllowCrashed: c.Bool("allow-live")}
 	res, err := rows.Dump(s, db, table, opt, bufio.NewWriterSize(c.App.Writer, 1<<16))
 	if err != nil {
+		// No redo log to tell whether the directory is consistent: the table's own file still
+		// reads (the definition from its .frm or SDI).
+		ibd := filepath.Join(s.Datadir, schema.FileName(db), schema.FileName(table)+".ibd")
+		if _, serr := os.Stat(ibd); serr == nil && strings.Contains(err.Error(), "no redo log") {
+			return fmt.Errorf("%v; the table's own file reads without it: innoscope rows %s", err, ibd)
+		}
 		return err
 	}
 	if !opt.Deleted && opt.Index == "" {

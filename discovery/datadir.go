@@ -103,6 +103,12 @@ func (l Layout) CheckDatadir() error {
 	if sub := dataSubdirs(l.Datadir); len(sub) > 0 {
 		msg += "; it holds data directories: " + strings.Join(sub, ", ")
 	}
+	frms, _ := filepath.Glob(filepath.Join(l.Datadir, "*.frm"))
+	ibds, _ := filepath.Glob(filepath.Join(l.Datadir, "*.ibd"))
+	if len(frms)+len(ibds) > 0 {
+		// A database directory, or table files copied out alone.
+		msg += fmt.Sprintf("; it holds %d .frm and %d .ibd files: a table's own files are read one by one (`innoscope schema FILE.frm`, `innoscope rows FILE.ibd`, `innoscope adopt FILE.ibd... --into KIT`)", len(frms), len(ibds))
+	}
 	return errors.New(msg)
 }
 

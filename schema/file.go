@@ -17,6 +17,12 @@ func FromFile(ibd, frm, name string) (*Table, error) {
 	if err := discovery.NotTablespace(ibd); err != nil {
 		return nil, err
 	}
+	if name != "" && !HasSDI(ibd) {
+		if _, err := os.Stat(ibd); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: a table's name after the file chooses among the tables of a MySQL general tablespace; this file holds one table, named by its .frm (and its database by its directory): leave %s out", ibd, name)
+	}
 	if frm == "" && name == "" {
 		frm = FrmBeside(ibd)
 		if frm == "" && !HasSDI(ibd) {

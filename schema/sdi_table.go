@@ -115,6 +115,9 @@ func TableFromDD(d *DDTable, path string) (*Table, error) {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("%s: table %s (SDI): %s", path, shown, fmt.Sprintf(format, a...))
 	}
+	if ftsAuxiliary(d.Name) {
+		return nil, fail("an auxiliary table of a FULLTEXT index (InnoDB's own): its contents are rebuilt from the table's rows; read the table itself")
+	}
 	if !strings.EqualFold(d.Engine, "InnoDB") {
 		return nil, fail("engine %s, not InnoDB", d.Engine)
 	}
@@ -380,4 +383,13 @@ func decodingCollation(id int) int {
 		return 83 // utf8mb3_bin
 	}
 	return id
+}
+
+// ftsAuxiliary: name is one of InnoDB's tables of a FULLTEXT index (fts_<table id>_..., in hex).
+func ftsAuxiliary(name string) bool {
+	rest, ok := strings.CutPrefix(strings.ToLower(name), "fts_")
+	if !ok || len(rest) < 17 || rest[16] != '_' {
+		return false
+	}
+	return strings.Trim(rest[:16], "0123456789abcdef") == ""
 }

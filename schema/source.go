@@ -152,6 +152,9 @@ func StatementsOf(path, name string) ([]Source, error) {
 	}
 	var out []Source
 	for _, o := range objs {
+		if ftsAuxiliary(o.Table.Name) {
+			return nil, fmt.Errorf("%s: %s.%s is an auxiliary table of a FULLTEXT index (InnoDB's own, no statement of its own): the table's statement has the index", path, o.Table.SchemaRef, o.Table.Name)
+		}
 		out = append(out, Source{File: path, DB: o.Table.SchemaRef, Table: o.Table.Name, Version: o.MysqldVersionID, Create: CreateTable(&o.Table)})
 	}
 	return out, nil
