@@ -207,7 +207,8 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 	}
 	if g.frm == "" {
 		return fmt.Sprintf("%s: no .frm beside it: the kit needs the table's definition", g.ibds[0]),
-			fmt.Sprintf("copy the table's .frm (from a backup, or made by CREATE TABLE on any server) beside %s, then run adopt again", g.ibds[0])
+			fmt.Sprintf("copy the table's .frm (from a backup, or made by CREATE TABLE on any server of the same version: `innoscope schema DATADIR %s.%s` writes the statement from the InnoDB dictionary when the data directory's ibdata1 is there) into %s, then run adopt again",
+				discovery.SQLName(g.db), discovery.SQLName(g.table), frmDir(g))
 	}
 	if reason := checkPartitions(g); reason != "" {
 		return reason, ""
@@ -436,4 +437,13 @@ func keyName(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// frmDir is where the table's .frm goes: beside its .ibd, or for a DATA DIRECTORY table beside
+// its .isl link in the database directory.
+func frmDir(g *group) string {
+	if isl := g.isl[g.ibds[0]]; isl != "" {
+		return filepath.Dir(isl)
+	}
+	return filepath.Dir(g.ibds[0])
 }
