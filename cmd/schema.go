@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"innoscope/discovery"
 	"innoscope/schema"
 )
 
@@ -29,44 +26,20 @@ func schemaAction(c *cli.Context) error {
 	}
 	path := c.Args().First()
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		files, err := schema.Files(path, c.Args().Get(1))
-		if err != nil && c.Args().Get(1) == "" {
+		ss, skipped, err := schema.DirStatements(path, c.Args().Get(1))
+		if err != nil {
 			return err
 		}
-		if err != nil {
-			// No file of the table's (its .frm gone, its rows in the system tablespace): the
-			// InnoDB dictionary's statement.
-			s, derr := dictStatement(path, c.Args().Get(1))
-			if derr != nil {
-				return fmt.Errorf("%v; and from the InnoDB dictionary: %v", err, derr)
-			}
-			return printSchemas(c, []schema.Source{s}, true)
+		if err := printSchemas(c, ss, true); err != nil {
+			return err
 		}
-		var out []schema.Source
-		for _, f := range files {
-			var ss []schema.Source
-			if strings.HasSuffix(f, ".ibd") && schema.HasSDI(f) {
-				// MySQL 8: the table named, or every table of a general tablespace.
-				ss, err = schema.StatementsOf(f, c.Args().Get(1))
-			} else {
-				var s schema.Source
-				s, err = schema.StatementOf(f)
-				if err != nil && strings.HasSuffix(f, ".ibd") {
-					// A MariaDB table's .ibd without its .frm: the InnoDB dictionary's statement.
-					db, table := filepath.Base(filepath.Dir(f)), strings.TrimSuffix(filepath.Base(f), ".ibd")
-					s, err = dictStatement(path, discovery.SQLName(db)+"."+discovery.SQLName(table))
-				}
-				ss = []schema.Source{s}
-			}
-			if err != nil {
-				return err
-			}
-			for _, s := range ss {
-				s.WithDataDirectory()
-				out = append(out, s)
-			}
+		for _, e := range skipped {
+			fmt.Fprintf(c.App.ErrWriter, "innoscope: skipped: %v\n", e)
 		}
-		return printSchemas(c, out, true)
+		if len(skipped) > 0 {
+			return errFindings // the others are printed
+		}
+		return nil
 	}
 	ss, err := schema.StatementsOf(path, c.Args().Get(1)) // DB.TABLE: of a general tablespace
 	if err != nil {
@@ -101,23 +74,4 @@ func printSchemas(c *cli.Context, ss []schema.Source, list bool) error {
 		}
 	}
 	return nil
-}
-
-// dictStatement is the statement of table name ("DB.TABLE") of the data directory dir from the
-// InnoDB dictionary in its system tablespace (schema.CreateTableDict).
-func dictStatement(dir, name string) (schema.Source, error) {
-	db, table, ok := strings.Cut(name, ".")
-	if !ok || db == "" || table == "" {
-		return schema.Source{}, fmt.Errorf("%q: give the table as DB.TABLE", name)
-	}
-	l, err := discovery.NewLayout(map[string]string{"datadir": dir})
-	if err != nil {
-		return schema.Source{}, err
-	}
-	stmt, err := schema.CreateTableDict(l, db, table)
-	if err != nil {
-		return schema.Source{}, err
-	}
-	sysDir, sys := l.SystemFile()
-	return schema.Source{File: filepath.Join(sysDir, sys), DB: db, Table: table, Create: stmt}, nil
 }

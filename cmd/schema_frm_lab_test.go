@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -141,7 +142,7 @@ func TestSchemaFrmRoundTrip(t *testing.T) {
 // `rows DIR DB.TABLE` reads 8 of them with that definition exactly as the server's SELECT,
 // saying so on stderr (before: "stat .../t.frm: no such file or directory").
 func TestSchemaDictionary(t *testing.T) {
-	base, _, s := schemaFrmServer(t)
+	base, ext, s := schemaFrmServer(t)
 	described := []string{"s_time", "s_keys", "s_red", "s_compact", "s_dyn", "s_zip", "s_latin", "s_nopk", "s_pcomp", "s_dd", "s_inst", "s_tdef"}
 	refused := map[string]string{"s_int": "e", "s_str": "h", "s_gen": "v"}
 	shape := func(s *rowsServer, db, tb string) string {
@@ -188,6 +189,26 @@ INSERT INTO db.s_latin VALUES (3, 'x', 'ÿ');`)
 		}
 		_, stmt, _ := strings.Cut(out, "\n") // after the comment naming the table
 		stmts.WriteString(stmt)
+	}
+	// The whole directory: every table, those with an .ibd and s_dd, which has only its .isl
+	// (listed from the dictionary; before, left out), with its DATA DIRECTORY; the refused
+	// ones skipped, each said on stderr, exit 1.
+	var all []schema.Source
+	out, errs, code := run("schema", "--json", data)
+	if err := json.Unmarshal([]byte(out), &all); err != nil || code != ExitFindings || strings.Count(errs, "skipped: ") != len(refused) {
+		t.Errorf("schema --json DIR: exit %d (want 1: the %d tables refused skipped, the others printed), %v\n%s", code, len(refused), err, errs)
+	}
+	got := map[string]string{}
+	for _, a := range all {
+		got[a.Table] = a.Create
+	}
+	for _, tb := range described {
+		if !strings.Contains(got[tb], "from the InnoDB dictionary") {
+			t.Errorf("schema --json DIR: %s missing or not from the dictionary: %q", tb, got[tb])
+		}
+	}
+	if !strings.Contains(got["s_dd"], "DATA DIRECTORY='"+ext+"/'") {
+		t.Errorf("schema --json DIR: s_dd without its DATA DIRECTORY: %q", got["s_dd"])
 	}
 	for tb, col := range refused {
 		if out, errs, code := run("schema", data, "db."+tb); code != ExitError || out != "" || !strings.Contains(errs, "does not describe the type of "+col) {
