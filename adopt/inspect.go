@@ -134,8 +134,17 @@ func rowsInstead(g *group) string {
 				}
 			}
 		}
+		frm := ""
+		if g.frm != "" && schema.FrmBeside(ibd) != g.frm {
+			frm = " --frm " + argQuote(g.frm) // given by --frm
+		}
 		for _, n := range names {
-			fmt.Fprintf(&b, "innoscope rows %s%s --format sql >> %s; ", argQuote(ibd), n, out)
+			fmt.Fprintf(&b, "innoscope rows %s%s%s --format sql >> %s; ", argQuote(ibd), n, frm, out)
+		}
+	}
+	if g.frm != "" {
+		if own := schema.TableOf(strings.TrimSuffix(filepath.Base(g.frm), ".frm")); own != g.table {
+			fmt.Fprintf(&b, "in %s, rename the CREATE TABLE's %s (the .frm's name) to %s; ", out, quoteID(discovery.SQLName(own)), quoteID(discovery.SQLName(g.table)))
 		}
 	}
 	// The CREATE TABLE names no database, the INSERTs name the source's: run the file in it.

@@ -213,6 +213,12 @@ func resolve(srcs []string) ([]*group, []string, error) {
 			return nil, nil, err
 		}
 		for _, f := range frms {
+			if filepath.Dir(f) == abs { // a MySQL general tablespace beside the database directories
+				if err := addFile(f); err != nil {
+					return nil, nil, err
+				}
+				continue
+			}
 			if err := fromDir(abs, filepath.Base(filepath.Dir(f)), schema.TableOf(strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)))); err != nil {
 				return nil, nil, err
 			}

@@ -10,16 +10,46 @@ import (
 )
 
 // shortFile lists as lost the pages a truncated file lacks: the pages from its end to the size
-// its page 0 gives (FSP_SIZE); how many rows they held is unknown.
+// its page 0 gives (FSP_SIZE); how many rows they held is unknown. When the extent descriptors
+// (in pages the file still has, checksums holding) mark every missing page free, nothing is lost:
+// a note says so.
 func shortFile(res *Result, path string) {
 	f, err := discovery.OpenFile(path)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	if have := f.Pages(); have < int64(f.FSP.Size) {
-		res.Lost = append(res.Lost, Loss{Page: uint32(have), Unknown: true, Reason: fmt.Sprintf("the file ends after %d pages (%d bytes), its page 0 gives %d pages: pages %d to %d are missing, with the rows they held", have, f.Size, f.FSP.Size, have, f.FSP.Size-1)})
+	have, size := f.Pages(), int64(f.FSP.Size)
+	if have >= size {
+		return
 	}
+	used, unknown := 0, 0
+	xdes := map[int64][]byte{}
+	for no := have; no < size; no++ {
+		x := f.XdesPage(no)
+		p, ok := xdes[x]
+		if !ok {
+			if x < have {
+				if q, err := f.ReadPage(uint32(x)); err == nil && !discovery.CheckPage(q, f.FSP.Flags, uint32(x), f.FSP.SpaceID).Corrupt {
+					p = append([]byte(nil), q...)
+				}
+			}
+			xdes[x] = p
+		}
+		switch u, known := f.PageUsed(p, no); {
+		case !known:
+			unknown++
+		case u:
+			used++
+		}
+	}
+	what := fmt.Sprintf("the file ends after %d pages (%d bytes), its page 0 gives %d pages: pages %d to %d are missing", have, f.Size, size, have, size-1)
+	if used == 0 && unknown == 0 {
+		res.Notes = append(res.Notes, what+"; its extent descriptors mark every one of them free: no row was there")
+		return
+	}
+	res.Lost = append(res.Lost, Loss{Page: uint32(have), Unknown: true,
+		Reason: fmt.Sprintf("%s (%d in use by the extent descriptors, %d not known), with the rows they held", what, used, unknown)})
 }
 
 // DumpTable writes the rows of the table def (whatever its source: a .frm, the SDI of a MySQL

@@ -322,6 +322,9 @@ func Dump(s discovery.Layout, db, name string, opt Options, out *bufio.Writer) (
 		res.Notes = append(res.Notes, fmt.Sprintf("VIRTUAL column%s %s (computed by the server, not stored) left out: the rows hold %s",
 			plural, strings.Join(t.Virtual, ", "), strings.Join(names, ", ")))
 	}
+	if res != nil && err == nil && !opt.Deleted && opt.Index == "" && t.SpaceID != 0 { // not the system tablespace, whose FSP_SIZE spans its files
+		shortFile(res, t.File) // a file cut short: its missing pages' rows are lost
+	}
 	if res != nil && t.Frm == "" {
 		res.Notes = append(res.Notes, "the table's .frm is gone: its definition is the InnoDB dictionary's (as `innoscope schema DIR "+t.DB+"."+t.TableName+"` writes it): values print as stored, but what only the .frm keeps is not known: ZEROFILL padding, the decimals of FLOAT(M,D) and DOUBLE(M,D), an odd fractional precision of TIME, DATETIME and TIMESTAMP (printed with one digit more), VIRTUAL columns")
 	}

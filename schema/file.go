@@ -11,8 +11,8 @@ import (
 
 // FromFile reads the definition of the table whose tablespace is the file ibd, from that file
 // and the table's .frm alone (no system tablespace, no redo log): the .frm given, or the one
-// beside the file; without one, the SDI inside the file (MySQL 8.0+), where name ("DB.TABLE")
-// chooses among the tables of a general tablespace.
+// beside the file; without one (or with frm "none"), the SDI inside the file (MySQL 8.0+), where
+// name ("DB.TABLE") chooses among the tables of a general tablespace.
 func FromFile(ibd, frm, name string) (*Table, error) {
 	if err := discovery.NotTablespace(ibd); err != nil {
 		return nil, err
@@ -22,6 +22,10 @@ func FromFile(ibd, frm, name string) (*Table, error) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s: a table's name after the file chooses among the tables of a MySQL general tablespace; this file holds one table, named by its .frm (and its database by its directory): leave %s out", ibd, name)
+	}
+	if frm == "none" { // the SDI of a MySQL 8 file, even with a .frm beside it
+		t, _, err := FromSDI(ibd, name)
+		return t, err
 	}
 	if frm == "" && name == "" {
 		frm = FrmBeside(ibd)

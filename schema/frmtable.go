@@ -38,6 +38,9 @@ func FromFrmFile(ibd, frm string) (*Table, error) {
 	if err := checkRowFormat(f, frm, compact); err != nil {
 		return nil, err
 	}
+	if err := checkFrmKind(f, frm); err != nil {
+		return nil, err
+	}
 	db := dirName(ibd)
 	name := strings.TrimSuffix(filepath.Base(ibd), ".ibd")
 	sqlDB, sqlName := discovery.SQLName(db), discovery.SQLName(TableOf(name))
@@ -380,6 +383,28 @@ func checkRowFormat(f *discovery.File, frm string, compact bool) error {
 	// only when innodb_strict_mode is off, and keeps the .frm's ROW_FORMAT.
 	if (stated == "REDUNDANT") != !compact || zip && (stated == "COMPACT" || stated == "DYNAMIC") {
 		return fmt.Errorf("%s states ROW_FORMAT=%s, the records of %s are %s: the .frm is not this table's (give its own with --frm)", frm, stated, f.Path, file)
+	}
+	return nil
+}
+
+// checkFrmKind refuses a .frm that defines another kind of table than the file is: a
+// partitioned table's for a file that is no partition's (t#P#p0.ibd), one stating
+// PAGE_COMPRESSED for a file whose pages are not. (A file page-compressed under a .frm that does
+// not say so is not judged: innodb_compression_default makes such tables.)
+func checkFrmKind(f *discovery.File, frm string) error {
+	b, err := readFrmImage(frm)
+	if err != nil {
+		return nil
+	}
+	d, err := parseFrmDef(b, frm)
+	if err != nil {
+		return nil
+	}
+	if (d.parts != "" || d.engine == "partition") && !strings.Contains(strings.ToUpper(filepath.Base(f.Path)), "#P#") {
+		return fmt.Errorf("%s defines a partitioned table, %s is no partition's file (t#P#p0.ibd): the .frm is not this table's (give its own with --frm)", frm, f.Path)
+	}
+	if pc := strings.ToLower(d.options); (strings.Contains(pc, "`page_compressed`='1'") || strings.Contains(pc, "`page_compressed`='on'") || strings.Contains(pc, "`page_compressed`='yes'")) && !f.FSP.Flags.PageCompression {
+		return fmt.Errorf("%s states PAGE_COMPRESSED, the pages of %s are not (its flags 0x%x): the .frm is not this table's (give its own with --frm)", frm, f.Path, f.FSP.Flags.Raw)
 	}
 	return nil
 }

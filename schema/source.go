@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,8 +88,10 @@ func Files(dir, name string) ([]string, error) {
 	out = append(out, generalTablespaces(dir)...)
 	sort.Strings(out)
 	if len(out) == 0 {
-		if own, _ := filepath.Glob(filepath.Join(dir, "*.frm")); len(own) > 0 {
-			return nil, fmt.Errorf("%s: no .frm or .ibd file in its subdirectories, but %d .frm files in it: it is a database directory; give its parent (the data directory, whose subdirectories are the databases), or one table's file (schema %s)", dir, len(own), own[0])
+		own, _ := filepath.Glob(filepath.Join(dir, "*.frm"))
+		ibds, _ := filepath.Glob(filepath.Join(dir, "*.ibd"))
+		if own = append(own, ibds...); len(own) > 0 {
+			return nil, fmt.Errorf("%s: no .frm or .ibd file in its subdirectories, but %d table files in it: it is a database directory; give its parent (the data directory, whose subdirectories are the databases), or one table's file (schema %s)", dir, len(own), own[0])
 		}
 		return nil, fmt.Errorf("%s: no .frm or .ibd file in its database directories: give the data directory", dir)
 	}
@@ -196,9 +199,32 @@ func generalTablespaces(dir string) []string {
 		if strings.EqualFold(filepath.Base(f), "mysql.ibd") || !HasSDI(f) {
 			continue
 		}
+		recs, err := ReadSDI(f)
+		if err != nil || strings.Contains(sdiSpaceName(recs), "/") {
+			continue // a table's own tablespace ("db/t"): dir is a database directory
+		}
 		if objs, err := ReadSDITables(f); err == nil && len(objs) > 0 {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// sdiSpaceName is the tablespace's name its SDI records give ("db/t" for a table's own, the
+// name of CREATE TABLESPACE for a general one; "" when none).
+func sdiSpaceName(recs []SDIRecord) string {
+	for _, r := range recs {
+		if r.Type != 2 {
+			continue
+		}
+		var ts struct {
+			Object struct {
+				Name string `json:"name"`
+			} `json:"dd_object"`
+		}
+		if json.Unmarshal(r.JSON, &ts) == nil {
+			return ts.Object.Name
+		}
+	}
+	return ""
 }
