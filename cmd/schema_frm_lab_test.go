@@ -189,6 +189,9 @@ INSERT INTO db.s_latin VALUES (3, 'x', 'ÿ');`)
 		}
 		_, stmt, _ := strings.Cut(out, "\n") // after the comment naming the table
 		stmts.WriteString(stmt)
+		if tb == "s_pcomp" && !strings.Contains(stmt, "`page_compressed`='1' `page_compression_level`='3'") {
+			t.Errorf("schema DIR db.s_pcomp: PAGE_COMPRESSED and its level (SYS_TABLES.TYPE) not stated:\n%s", stmt)
+		}
 	}
 	// The whole directory: every table, those with an .ibd and s_dd, which has only its .isl
 	// (listed from the dictionary; before, left out), with its DATA DIRECTORY; the refused

@@ -158,6 +158,12 @@ func CreateTableDict(s discovery.Layout, db, name string) (string, error) {
 	default:
 		rf = "COMPACT"
 	}
+	if dt.Type&(1<<7) != 0 { // DICT_TF_MASK_PAGE_COMPRESSION, its level in the next 4 bits
+		rf += " `page_compressed`='1'"
+		if lvl := dt.Type >> 8 & 15; lvl != 0 {
+			rf += fmt.Sprintf(" `page_compression_level`='%d'", lvl)
+		}
+	}
 	return "/* from the InnoDB dictionary (SYS_*): the .frm is gone; defaults, AUTO_INCREMENT, comments and the table's default character set are not kept there */\n" +
 		"CREATE TABLE " + quoteName(discovery.SQLName(FileName(name))) + " (\n" + strings.Join(lines, ",\n") + "\n) ENGINE=InnoDB ROW_FORMAT=" + rf, nil
 }
