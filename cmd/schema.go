@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,7 +31,12 @@ func schemaAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := printSchemas(c, ss, true); err != nil {
+		if c.Args().Get(1) == "" && !c.Bool("json") {
+			// The whole directory as one script: tables in any order (foreign keys), each
+			// after its database.
+			fmt.Fprintln(c.App.Writer, "SET FOREIGN_KEY_CHECKS=0;")
+		}
+		if err := printSchemas(c, ss, true, c.Args().Get(1) == ""); err != nil {
 			return err
 		}
 		for _, e := range skipped {
@@ -48,12 +54,13 @@ func schemaAction(c *cli.Context) error {
 	for i := range ss {
 		ss[i].WithDataDirectory()
 	}
-	return printSchemas(c, ss, len(ss) > 1)
+	return printSchemas(c, ss, len(ss) > 1, false)
 }
 
 // printSchemas writes the statements (several: each after a comment naming its table and
-// file), or with --json an object (a list for a directory).
-func printSchemas(c *cli.Context, ss []schema.Source, list bool) error {
+// file; with use, a USE of its database where the database changes), or with --json an object
+// (a list for a directory).
+func printSchemas(c *cli.Context, ss []schema.Source, list, use bool) error {
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
@@ -62,12 +69,18 @@ func printSchemas(c *cli.Context, ss []schema.Source, list bool) error {
 		}
 		return enc.Encode(ss[0])
 	}
+	db := ""
 	for i, s := range ss {
 		if list {
 			if i > 0 {
 				fmt.Fprintln(c.App.Writer)
 			}
 			fmt.Fprintf(c.App.Writer, "-- %s.%s (%s)\n", s.DB, s.Table, s.File)
+		}
+		if use && s.DB != db {
+			db = s.DB
+			q := "`" + strings.ReplaceAll(db, "`", "``") + "`"
+			fmt.Fprintf(c.App.Writer, "CREATE DATABASE IF NOT EXISTS %s;\nUSE %s;\n", q, q)
 		}
 		if _, err := fmt.Fprintln(c.App.Writer, s.Create+";"); err != nil {
 			return err

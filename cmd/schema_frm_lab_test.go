@@ -122,13 +122,29 @@ func TestSchemaFrmRoundTrip(t *testing.T) {
 	fresh := newRowsServer(t, freshBase)
 	defer fresh.shutdown(t)
 	fresh.sql(t, strings.ReplaceAll(stmts.String(), ext+"/", ext2+"/"))
-	for _, tb := range schemaFrmTables {
-		out := string(fresh.sql(t, "SHOW CREATE TABLE db."+tb))
-		_, got, _ := strings.Cut(strings.TrimSuffix(out, "\n"), "\t")
-		if got = strings.ReplaceAll(got, `\n`, "\n"); got != strings.ReplaceAll(want[tb], ext+"/", ext2+"/") {
-			t.Errorf("%s made from innoscope's statement differs from the original:\n%s", tb, firstDiff(want[tb], got))
+	compare := func(how string) {
+		for _, tb := range schemaFrmTables {
+			out := string(fresh.sql(t, "SHOW CREATE TABLE db."+tb))
+			_, got, _ := strings.Cut(strings.TrimSuffix(out, "\n"), "\t")
+			if got = strings.ReplaceAll(got, `\n`, "\n"); got != strings.ReplaceAll(want[tb], ext+"/", ext2+"/") {
+				t.Errorf("%s made from %s differs from the original:\n%s", tb, how, firstDiff(want[tb], got))
+			}
 		}
 	}
+	compare("innoscope's statement")
+	// `schema DIR` is one script: the database, then every table (foreign key checks off).
+	script, errs, code := run("schema", dir)
+	if code != ExitClean || !strings.HasPrefix(script, "SET FOREIGN_KEY_CHECKS=0;\n") {
+		t.Fatalf("schema DIR: exit %d, %s", code, errs)
+	}
+	fresh.sql(t, "DROP DATABASE db")
+	ext3 := filepath.Join(freshBase, "ext3")
+	if err := os.MkdirAll(ext3, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ext2 = ext3
+	fresh.sql(t, strings.ReplaceAll(script, ext+"/", ext2+"/"))
+	compare("schema DIR's script")
 }
 
 // TestSchemaDictionary checks `schema DIR DB.TABLE` for tables whose .frm is gone: the
