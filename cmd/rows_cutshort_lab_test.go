@@ -92,16 +92,9 @@ func lastUsedPage(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	last := int64(0)
-	var xdes []byte
+	last, xdes := int64(0), f.Descriptors()
 	for no := int64(0); no < f.Pages(); no++ {
-		if f.XdesPage(no) == no {
-			if xdes, err = f.ReadPage(uint32(no)); err != nil {
-				t.Fatal(err)
-			}
-			xdes = append([]byte(nil), xdes...)
-		}
-		if used, known := f.PageUsed(xdes, no); known && used {
+		if used, known := xdes.Used(no); known && used {
 			last = no
 		}
 	}

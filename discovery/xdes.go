@@ -46,3 +46,28 @@ func (t *File) PageUsed(xdes []byte, no int64) (used, known bool) {
 	}
 	return xdes[e+xdesBits+bit/8]&(1<<(bit%8)) == 0, true
 }
+
+// Descriptors reads a file's extent descriptor pages as PageUsed needs them, each once: a
+// page beyond the file's end, unreadable or failing its checksum tells nothing (known false).
+type Descriptors struct {
+	f     *File
+	pages map[int64][]byte
+}
+
+// Descriptors returns a reader of t's extent descriptor pages.
+func (t *File) Descriptors() *Descriptors { return &Descriptors{f: t, pages: map[int64][]byte{}} }
+
+// Used reads whether page no is in use (PageUsed, from the descriptor page that covers it).
+func (d *Descriptors) Used(no int64) (used, known bool) {
+	x := d.f.XdesPage(no)
+	p, ok := d.pages[x]
+	if !ok {
+		if x < d.f.Pages() {
+			if q, err := d.f.ReadPage(uint32(x)); err == nil && !CheckPage(q, d.f.FSP.Flags, uint32(x), d.f.FSP.SpaceID).Corrupt {
+				p = append([]byte(nil), q...)
+			}
+		}
+		d.pages[x] = p
+	}
+	return d.f.PageUsed(p, no)
+}

@@ -24,19 +24,9 @@ func shortFile(res *Result, path string) {
 		return
 	}
 	used, unknown := 0, 0
-	xdes := map[int64][]byte{}
+	xdes := f.Descriptors()
 	for no := have; no < size; no++ {
-		x := f.XdesPage(no)
-		p, ok := xdes[x]
-		if !ok {
-			if x < have {
-				if q, err := f.ReadPage(uint32(x)); err == nil && !discovery.CheckPage(q, f.FSP.Flags, uint32(x), f.FSP.SpaceID).Corrupt {
-					p = append([]byte(nil), q...)
-				}
-			}
-			xdes[x] = p
-		}
-		switch u, known := f.PageUsed(p, no); {
+		switch u, known := xdes.Used(no); {
 		case !known:
 			unknown++
 		case u:

@@ -89,18 +89,10 @@ func (r *reader) rest(seen map[uint32]bool, fn func(Row) error) error {
 // (split, merged, reorganized away) keeps its records, stale copies of rows now elsewhere. A
 // descriptor page that fails its checksum tells nothing.
 func (r *reader) free(no uint32) bool {
-	x := r.f.XdesPage(int64(no))
-	xdes, ok := r.xdes[x]
-	if !ok {
-		if r.xdes == nil {
-			r.xdes = map[int64][]byte{}
-		}
-		if p, err := r.f.ReadPage(uint32(x)); err == nil && !discovery.CheckPage(p, r.f.FSP.Flags, uint32(x), r.f.FSP.SpaceID).Corrupt {
-			xdes = append([]byte(nil), p...)
-		}
-		r.xdes[x] = xdes
+	if r.xdes == nil {
+		r.xdes = r.f.Descriptors()
 	}
-	used, known := r.f.PageUsed(xdes, int64(no))
+	used, known := r.xdes.Used(int64(no))
 	return known && !used
 }
 

@@ -62,8 +62,8 @@ type reader struct {
 	zipBad   map[uint32]string
 	unzipped []byte // the page readPage or fetch decompressed last (its stored checksum held)
 	leafBuf  []byte // Walk reads each leaf page into it
-	// xdes caches the extent descriptor pages read by free (nil: failed its checksum).
-	xdes map[int64][]byte
+	// xdes reads the extent descriptor pages free asks for (nil until then).
+	xdes *discovery.Descriptors
 }
 
 // Walk reads the table's rows in clustered index order and calls fn for each. The leaf pages
