@@ -15,11 +15,15 @@ import (
 // (get_innobase_type_from_mysql_type, ha_innodb.cc), the clustered index from the file itself
 // (clusteredRoot). The row format is the one the root page's records have.
 func FromFrmFile(ibd, frm string) (*Table, error) {
-	cols, err := ReadFrm(frm)
+	b, err := readFrmImage(frm)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := ReadFrmKeys(frm)
+	cols, err := parseFrm(b, frm)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := parseFrmKeys(b, frm)
 	if err != nil {
 		return nil, err
 	}
@@ -35,10 +39,7 @@ func FromFrmFile(ibd, frm string) (*Table, error) {
 	if err := checkIndexCount(f, keys, cols, frm); err != nil {
 		return nil, err
 	}
-	if err := checkRowFormat(f, frm, compact); err != nil {
-		return nil, err
-	}
-	if err := checkFrmKind(f, frm); err != nil {
+	if err := checkFrmKind(f, frm, b, compact); err != nil {
 		return nil, err
 	}
 	db := dirName(ibd)
@@ -356,45 +357,33 @@ func hasKey(keys []FrmKey, name string) bool {
 	return false
 }
 
-// checkRowFormat refuses a .frm whose stated ROW_FORMAT the file contradicts: REDUNDANT where
-// its records are in the COMPACT format (or the reverse), COMPACT or DYNAMIC where its pages
-// are compressed. A .frm that states none (DEFAULT: the server's innodb_default_row_format
-// chose) and COMPACT against DYNAMIC (records alike; a full_crc32 file's flags do not tell them
-// apart) are not judged.
-func checkRowFormat(f *discovery.File, frm string, compact bool) error {
-	b, err := readFrmImage(frm)
-	if err != nil || len(b) <= 40 {
-		return nil
-	}
-	stated, ok := rowFormats[int(b[40])]
-	if !ok {
-		return nil
-	}
-	zip := f.FSP.Flags.ZipSize != 0
-	file := "COMPACT or DYNAMIC"
-	switch {
-	case !compact:
-		file = "REDUNDANT"
-	case zip:
-		file = "COMPRESSED"
-	}
-	// A .frm stating COMPRESSED over an uncompressed file is not judged: a server that cannot
-	// compress (64 KiB pages, no innodb_file_per_table) makes the table DYNAMIC, with a warning
-	// only when innodb_strict_mode is off, and keeps the .frm's ROW_FORMAT.
-	if (stated == "REDUNDANT") != !compact || zip && (stated == "COMPACT" || stated == "DYNAMIC") {
-		return fmt.Errorf("%s states ROW_FORMAT=%s, the records of %s are %s: the .frm is not this table's (give its own with --frm)", frm, stated, f.Path, file)
-	}
-	return nil
-}
-
-// checkFrmKind refuses a .frm that defines another kind of table than the file is: a
-// partitioned table's for a file that is no partition's (t#P#p0.ibd), one stating
-// PAGE_COMPRESSED for a file whose pages are not. (A file page-compressed under a .frm that does
-// not say so is not judged: innodb_compression_default makes such tables.)
-func checkFrmKind(f *discovery.File, frm string) error {
-	b, err := readFrmImage(frm)
-	if err != nil {
-		return nil
+// checkFrmKind refuses the .frm (its image b) when it defines another kind of table than the
+// file is:
+//   - a ROW_FORMAT the records contradict: REDUNDANT where they are in the COMPACT format (or the
+//     reverse), COMPACT or DYNAMIC where the pages are compressed. A .frm that states none
+//     (DEFAULT: the server's innodb_default_row_format chose) and COMPACT against DYNAMIC
+//     (records alike; a full_crc32 file's flags do not tell them apart) are not judged, nor
+//     COMPRESSED over an uncompressed file: a server that cannot compress (64 KiB pages, no
+//     innodb_file_per_table) makes the table DYNAMIC, with a warning only when
+//     innodb_strict_mode is off, and keeps the .frm's ROW_FORMAT;
+//   - a partitioned table's for a file that is no partition's (t#P#p0.ibd);
+//   - PAGE_COMPRESSED stated for a file whose pages are not (a file page-compressed under a
+//     .frm that does not say so is not judged: innodb_compression_default makes such tables).
+func checkFrmKind(f *discovery.File, frm string, b []byte, compact bool) error {
+	if len(b) > 40 {
+		if stated, ok := rowFormats[int(b[40])]; ok {
+			zip := f.FSP.Flags.ZipSize != 0
+			file := "COMPACT or DYNAMIC"
+			switch {
+			case !compact:
+				file = "REDUNDANT"
+			case zip:
+				file = "COMPRESSED"
+			}
+			if (stated == "REDUNDANT") != !compact || zip && (stated == "COMPACT" || stated == "DYNAMIC") {
+				return fmt.Errorf("%s states ROW_FORMAT=%s, the records of %s are %s: the .frm is not this table's (give its own with --frm)", frm, stated, f.Path, file)
+			}
+		}
 	}
 	d, err := parseFrmDef(b, frm)
 	if err != nil {
