@@ -73,19 +73,14 @@ func ReadSDITables(path string) ([]*SDIObject, error) {
 	if err != nil {
 		return nil, err
 	}
+	return sdiTables(path, recs)
+}
+
+// sdiTables is ReadSDITables on the SDI records recs of the file path.
+func sdiTables(path string, recs []SDIRecord) ([]*SDIObject, error) {
 	var objs []*SDIObject
-	space := "" // the tablespace's name, when the SDI gives it
+	space := sdiSpaceName(recs)
 	for _, r := range recs {
-		if r.Type == 2 {
-			var ts struct {
-				Object struct {
-					Name string `json:"name"`
-				} `json:"dd_object"`
-			}
-			if json.Unmarshal(r.JSON, &ts) == nil {
-				space = ts.Object.Name
-			}
-		}
 		if r.Type != 1 {
 			continue
 		}
@@ -392,4 +387,23 @@ func ftsAuxiliary(name string) bool {
 		return false
 	}
 	return strings.Trim(rest[:16], "0123456789abcdef") == ""
+}
+
+// sdiSpaceName is the tablespace's name its SDI records give ("db/t" for a table's own, the
+// name of CREATE TABLESPACE for a general one; "" when none).
+func sdiSpaceName(recs []SDIRecord) string {
+	for _, r := range recs {
+		if r.Type != 2 {
+			continue
+		}
+		var ts struct {
+			Object struct {
+				Name string `json:"name"`
+			} `json:"dd_object"`
+		}
+		if json.Unmarshal(r.JSON, &ts) == nil {
+			return ts.Object.Name
+		}
+	}
+	return ""
 }

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -203,28 +202,9 @@ func generalTablespaces(dir string) []string {
 		if err != nil || strings.Contains(sdiSpaceName(recs), "/") {
 			continue // a table's own tablespace ("db/t"): dir is a database directory
 		}
-		if objs, err := ReadSDITables(f); err == nil && len(objs) > 0 {
+		if objs, err := sdiTables(f, recs); err == nil && len(objs) > 0 {
 			out = append(out, f)
 		}
 	}
 	return out
-}
-
-// sdiSpaceName is the tablespace's name its SDI records give ("db/t" for a table's own, the
-// name of CREATE TABLESPACE for a general one; "" when none).
-func sdiSpaceName(recs []SDIRecord) string {
-	for _, r := range recs {
-		if r.Type != 2 {
-			continue
-		}
-		var ts struct {
-			Object struct {
-				Name string `json:"name"`
-			} `json:"dd_object"`
-		}
-		if json.Unmarshal(r.JSON, &ts) == nil {
-			return ts.Object.Name
-		}
-	}
-	return ""
 }
