@@ -144,11 +144,11 @@ func rowsInstead(g *group) string {
 	}
 	if g.frm != "" {
 		if own := schema.TableOf(strings.TrimSuffix(filepath.Base(g.frm), ".frm")); own != g.table {
-			fmt.Fprintf(&b, "in %s, rename the CREATE TABLE's %s (the .frm's name) to %s; ", out, quoteID(discovery.SQLName(own)), quoteID(discovery.SQLName(g.table)))
+			fmt.Fprintf(&b, "in %s, rename the CREATE TABLE's %s (the .frm's name) to %s; ", out, schema.QuoteName(discovery.SQLName(own)), schema.QuoteName(discovery.SQLName(g.table)))
 		}
 	}
 	// The CREATE TABLE names no database, the INSERTs name the source's: run the file in it.
-	fmt.Fprintf(&b, "then on the target server: CREATE DATABASE IF NOT EXISTS %s, and mariadb %s < %s", quoteID(db), argQuote(db), out)
+	fmt.Fprintf(&b, "then on the target server: CREATE DATABASE IF NOT EXISTS %s, and mariadb %s < %s", schema.QuoteName(db), argQuote(db), out)
 	if mysql {
 		b.WriteString(" (a MySQL 8 collation such as utf8mb4_0900_ai_ci is unknown to MariaDB before 11.4: change it in the CREATE TABLE first)")
 	}
@@ -260,7 +260,7 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 	}
 	t.Create = kitStatement(src.Create, t)
 	if i := strings.Index(t.Create, " ("); strings.HasPrefix(t.Create, "CREATE TABLE ") && i > 0 {
-		t.Create = "CREATE TABLE " + quoteID(t.Name) + t.Create[i:] // a .frm given by --frm names its own file
+		t.Create = "CREATE TABLE " + schema.QuoteName(t.Name) + t.Create[i:] // a .frm given by --frm names its own file
 	}
 	if strings.Contains(t.Create, "\n  FULLTEXT KEY ") {
 		return g.frm + ": a FULLTEXT index: its auxiliary tables (FTS_*.ibd) and hidden FTS_DOC_ID are not attached by the kit", ""

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"innoscope/internal/regular"
+	"innoscope/schema"
 )
 
 // The files of a kit, in its directory.
@@ -103,16 +104,13 @@ func copyFile(src, dst string, size int64) error {
 	return nil
 }
 
-// quoteID quotes an SQL identifier.
-func quoteID(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
 // byDB calls fn for each attached table, after a USE when the database changes.
 func (k *Kit) byDB(b *strings.Builder, fn func(t Table)) {
 	db := ""
 	for i, t := range k.Attached() {
 		if i == 0 || t.DB != db {
 			db = t.DB
-			fmt.Fprintf(b, "USE %s;\n", quoteID(db))
+			fmt.Fprintf(b, "USE %s;\n", schema.QuoteName(db))
 		}
 		fn(t)
 	}
@@ -125,17 +123,17 @@ func (k *Kit) createSQL() string {
 	for _, t := range k.Attached() {
 		if !made[t.DB] {
 			made[t.DB] = true
-			fmt.Fprintf(&b, "CREATE DATABASE IF NOT EXISTS %s;\n", quoteID(t.DB))
+			fmt.Fprintf(&b, "CREATE DATABASE IF NOT EXISTS %s;\n", schema.QuoteName(t.DB))
 		}
 	}
 	k.byDB(&b, func(t Table) {
 		if t.StagingCreate == "" {
-			fmt.Fprintf(&b, "%s;\nALTER TABLE %s DISCARD TABLESPACE;\n", t.Create, quoteID(t.Name))
+			fmt.Fprintf(&b, "%s;\nALTER TABLE %s DISCARD TABLESPACE;\n", t.Create, schema.QuoteName(t.Name))
 			return
 		}
 		fmt.Fprintf(&b, "%s;\n", t.Create)
 		for _, f := range t.Files {
-			fmt.Fprintf(&b, "%s;\nALTER TABLE %s DISCARD TABLESPACE;\n", strings.Replace(t.StagingCreate, "@STAGING@", quoteID(f.Staging), 1), quoteID(f.Staging))
+			fmt.Fprintf(&b, "%s;\nALTER TABLE %s DISCARD TABLESPACE;\n", strings.Replace(t.StagingCreate, "@STAGING@", schema.QuoteName(f.Staging), 1), schema.QuoteName(f.Staging))
 		}
 	})
 	return b.String()
@@ -147,20 +145,20 @@ func (k *Kit) importSQL() string {
 	k.byDB(&b, func(t Table) {
 		for _, f := range t.Files {
 			if t.StagingCreate == "" {
-				fmt.Fprintf(&b, "ALTER TABLE %s IMPORT TABLESPACE;\n", quoteID(t.Name))
+				fmt.Fprintf(&b, "ALTER TABLE %s IMPORT TABLESPACE;\n", schema.QuoteName(t.Name))
 				continue
 			}
 			// The partition's rows are checked against its definition (WITH VALIDATION).
 			fmt.Fprintf(&b, "ALTER TABLE %s IMPORT TABLESPACE;\nALTER TABLE %s EXCHANGE PARTITION %s WITH TABLE %s;\nDROP TABLE %s;\n",
-				quoteID(f.Staging), quoteID(t.Name), quoteID(f.Partition), quoteID(f.Staging), quoteID(f.Staging))
+				schema.QuoteName(f.Staging), schema.QuoteName(t.Name), schema.QuoteName(f.Partition), schema.QuoteName(f.Staging), schema.QuoteName(f.Staging))
 		}
 		if len(t.AddKeys) > 0 {
-			fmt.Fprintf(&b, "ALTER TABLE %s %s;\n", quoteID(t.Name), strings.Join(t.AddKeys, ", "))
+			fmt.Fprintf(&b, "ALTER TABLE %s %s;\n", schema.QuoteName(t.Name), strings.Join(t.AddKeys, ", "))
 		}
 		if t.AutoIncrement > 0 {
-			fmt.Fprintf(&b, "ALTER TABLE %s AUTO_INCREMENT = %d;\n", quoteID(t.Name), t.AutoIncrement)
+			fmt.Fprintf(&b, "ALTER TABLE %s AUTO_INCREMENT = %d;\n", schema.QuoteName(t.Name), t.AutoIncrement)
 		}
-		fmt.Fprintf(&b, "CHECK TABLE %s;\n", quoteID(t.Name))
+		fmt.Fprintf(&b, "CHECK TABLE %s;\n", schema.QuoteName(t.Name))
 	})
 	return b.String()
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -79,7 +78,7 @@ func printSchemas(c *cli.Context, ss []schema.Source, list, use bool) error {
 		}
 		if use && s.DB != db {
 			db = s.DB
-			q := "`" + strings.ReplaceAll(db, "`", "``") + "`"
+			q := schema.QuoteName(db)
 			fmt.Fprintf(c.App.Writer, "CREATE DATABASE IF NOT EXISTS %s;\nUSE %s;\n", q, q)
 		}
 		if _, err := fmt.Fprintln(c.App.Writer, s.Create+";"); err != nil {

@@ -79,7 +79,7 @@ func engineTableOptions(e []byte) string {
 		if 3+n+vl > len(v) {
 			break
 		}
-		b.WriteString(" " + quoteName(name) + "=" + quoteString(string(v[3+n:3+n+vl])))
+		b.WriteString(" " + QuoteName(name) + "=" + quoteString(string(v[3+n:3+n+vl])))
 		v = v[3+n+vl:]
 	}
 	return b.String()

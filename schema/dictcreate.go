@@ -90,7 +90,7 @@ func CreateTableDict(s discovery.Layout, db, name string) (string, error) {
 			bad = append(bad, c.Name)
 			continue
 		}
-		l := quoteName(c.Name) + " " + typ
+		l := QuoteName(c.Name) + " " + typ
 		if hasCharset(fc) {
 			cs, coll, ok := mariaCollation(fc.Charset)
 			if !ok {
@@ -121,7 +121,7 @@ func CreateTableDict(s discovery.Layout, db, name string) (string, error) {
 		sort.Slice(kf, func(i, j int) bool { return kf[i].Pos < kf[j].Pos })
 		var parts []string
 		for i, f := range kf {
-			p := quoteName(f.ColName)
+			p := QuoteName(f.ColName)
 			prefix, desc := keyField(f, i == 0) // in bytes
 			if prefix > 0 {
 				if w := width[strings.ToLower(f.ColName)]; w > 0 {
@@ -139,13 +139,13 @@ func CreateTableDict(s discovery.Layout, db, name string) (string, error) {
 		case x.Type&IndexClustered != 0 && x.Name == "PRIMARY":
 			lines = append(lines, "  PRIMARY KEY "+cols)
 		case x.Type&32 != 0:
-			lines = append(lines, "  FULLTEXT KEY "+quoteName(x.Name)+" "+cols)
+			lines = append(lines, "  FULLTEXT KEY "+QuoteName(x.Name)+" "+cols)
 		case x.Type&64 != 0: // DICT_SPATIAL
-			lines = append(lines, "  SPATIAL KEY "+quoteName(x.Name)+" "+cols)
+			lines = append(lines, "  SPATIAL KEY "+QuoteName(x.Name)+" "+cols)
 		case x.Type&IndexUnique != 0:
-			lines = append(lines, "  UNIQUE KEY "+quoteName(x.Name)+" "+cols)
+			lines = append(lines, "  UNIQUE KEY "+QuoteName(x.Name)+" "+cols)
 		default:
-			lines = append(lines, "  KEY "+quoteName(x.Name)+" "+cols)
+			lines = append(lines, "  KEY "+QuoteName(x.Name)+" "+cols)
 		}
 	}
 	rf := "REDUNDANT"
@@ -165,7 +165,7 @@ func CreateTableDict(s discovery.Layout, db, name string) (string, error) {
 		}
 	}
 	return "/* from the InnoDB dictionary (SYS_*): the .frm is gone; defaults, AUTO_INCREMENT, comments and the table's default character set are not kept there */\n" +
-		"CREATE TABLE " + quoteName(discovery.SQLName(FileName(name))) + " (\n" + strings.Join(lines, ",\n") + "\n) ENGINE=InnoDB ROW_FORMAT=" + rf, nil
+		"CREATE TABLE " + QuoteName(discovery.SQLName(FileName(name))) + " (\n" + strings.Join(lines, ",\n") + "\n) ENGINE=InnoDB ROW_FORMAT=" + rf, nil
 }
 
 // dictDisplay sets what the dictionary does not keep of t to what the server takes when a

@@ -74,9 +74,9 @@ func createTableFrm(b []byte, path, table string) (string, error) {
 	}
 	for _, c := range d.checks {
 		name, expr, _ := strings.Cut(c, "\x00")
-		lines = append(lines, "  CONSTRAINT "+quoteName(name)+" CHECK ("+expr+")")
+		lines = append(lines, "  CONSTRAINT "+QuoteName(name)+" CHECK ("+expr+")")
 	}
-	s := "CREATE TABLE " + quoteName(table) + " (\n" + strings.Join(lines, ",\n") + "\n) ENGINE=InnoDB"
+	s := "CREATE TABLE " + QuoteName(table) + " (\n" + strings.Join(lines, ",\n") + "\n) ENGINE=InnoDB"
 	cs, coll, ok := mariaCollation(d.charset)
 	if !ok {
 		return "", fmt.Errorf("%s: the table's collation id %d is not one innoscope names", path, d.charset)
@@ -179,7 +179,7 @@ func (d *frmTableDef) columnDef(i, nb int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := quoteName(c.Name) + " " + typ
+	s := QuoteName(c.Name) + " " + typ
 	if hasCharset(c) && c.Charset != d.charset {
 		cs, coll, ok := mariaCollation(c.Charset)
 		if !ok {
@@ -319,13 +319,13 @@ func (d *frmTableDef) keyDef(k FrmKey) string {
 	case k.Name == "PRIMARY":
 		s = "PRIMARY KEY"
 	case k.Flags&0x80 != 0: // HA_FULLTEXT
-		s = "FULLTEXT KEY " + quoteName(k.Name)
+		s = "FULLTEXT KEY " + QuoteName(k.Name)
 	case k.Flags&0x400 != 0: // HA_SPATIAL
-		s = "SPATIAL KEY " + quoteName(k.Name)
+		s = "SPATIAL KEY " + QuoteName(k.Name)
 	case k.Unique:
-		s = "UNIQUE KEY " + quoteName(k.Name)
+		s = "UNIQUE KEY " + QuoteName(k.Name)
 	default:
-		s = "KEY " + quoteName(k.Name)
+		s = "KEY " + QuoteName(k.Name)
 	}
 	var parts []string
 	for _, p := range k.Parts {
@@ -333,7 +333,7 @@ func (d *frmTableDef) keyDef(k FrmKey) string {
 			continue
 		}
 		c := d.cols[p.Field]
-		q := quoteName(c.Name)
+		q := QuoteName(c.Name)
 		if kl := keyLength(c); p.Length < kl && k.Flags&(0x80|0x400) == 0 {
 			_, mb := mariaWidth(c.Charset)
 			q += fmt.Sprintf("(%d)", p.Length/mb)

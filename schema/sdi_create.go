@@ -12,7 +12,7 @@ import (
 // CREATE TABLE, the engine, the default character set, the row format and KEY_BLOCK_SIZE. What the SDI does not keep (the AUTO_INCREMENT counter) is left out.
 func CreateTable(d *DDTable) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE %s (\n", quoteName(d.Name))
+	fmt.Fprintf(&b, "CREATE TABLE %s (\n", QuoteName(d.Name))
 	var lines []string
 	for _, c := range d.Columns {
 		if c.Hidden == 2 || c.Hidden == 3 { // InnoDB's system columns, functional index columns
@@ -33,7 +33,7 @@ func CreateTable(d *DDTable) string {
 	b.WriteString("\n)")
 	opts := privateData(d.Options)
 	if opts["explicit_tablespace"] == "1" && len(d.Indexes) > 0 && d.Indexes[0].TablespaceRef != "" {
-		b.WriteString(" /*!50100 TABLESPACE " + quoteName(d.Indexes[0].TablespaceRef) + " */")
+		b.WriteString(" /*!50100 TABLESPACE " + QuoteName(d.Indexes[0].TablespaceRef) + " */")
 	}
 	b.WriteString(" ENGINE=" + d.Engine)
 	if cs, coll := collationName(d.CollationID); cs != "" {
@@ -101,7 +101,7 @@ var rowFormats = map[int]string{1: "FIXED", 2: "DYNAMIC", 3: "COMPRESSED", 4: "R
 
 func columnDef(c DDColumn, tableColl int) string {
 	my, _ := mySQLType(c.Type)
-	s := quoteName(c.Name) + " " + c.ColumnTypeUTF8
+	s := QuoteName(c.Name) + " " + c.ColumnTypeUTF8
 	if (isStringType(my) || my == MyEnum || my == MySet) && c.CollationID != 63 && (c.CollationID != tableColl || c.IsExplicitCollation) {
 		if cs, coll := collationName(c.CollationID); cs != "" {
 			if tcs, _ := collationName(tableColl); cs != tcs || c.CollationID != tableColl {
@@ -168,13 +168,13 @@ func indexDef(x DDIndex, d *DDTable) string {
 	case 1:
 		s = "PRIMARY KEY"
 	case 2:
-		s = "UNIQUE KEY " + quoteName(x.Name)
+		s = "UNIQUE KEY " + QuoteName(x.Name)
 	case 4:
-		s = "FULLTEXT KEY " + quoteName(x.Name)
+		s = "FULLTEXT KEY " + QuoteName(x.Name)
 	case 5:
-		s = "SPATIAL KEY " + quoteName(x.Name)
+		s = "SPATIAL KEY " + QuoteName(x.Name)
 	default:
-		s = "KEY " + quoteName(x.Name)
+		s = "KEY " + QuoteName(x.Name)
 	}
 	var parts []string
 	for _, e := range x.Elements {
@@ -182,7 +182,7 @@ func indexDef(x DDIndex, d *DDTable) string {
 			continue
 		}
 		c := d.Columns[e.ColumnOpx]
-		p := quoteName(c.Name)
+		p := QuoteName(c.Name)
 		if n := prefixOf(e.Length, c); n > 0 && x.Type != 4 && x.Type != 5 {
 			_, maxLen := charsetWidth(c.CollationID)
 			p += fmt.Sprintf("(%d)", n/maxLen)
@@ -208,14 +208,14 @@ var fkRules = map[int]string{2: "RESTRICT", 3: "CASCADE", 4: "SET NULL", 5: "SET
 func foreignDef(fk DDForeign, d *DDTable) string {
 	var cols, refs []string
 	for _, e := range fk.Elements {
-		cols = append(cols, quoteName(d.Columns[e.ColumnOpx].Name))
-		refs = append(refs, quoteName(e.RefColumn))
+		cols = append(cols, QuoteName(d.Columns[e.ColumnOpx].Name))
+		refs = append(refs, QuoteName(e.RefColumn))
 	}
-	ref := quoteName(fk.RefTable)
+	ref := QuoteName(fk.RefTable)
 	if fk.RefSchema != "" && fk.RefSchema != d.SchemaRef {
-		ref = quoteName(fk.RefSchema) + "." + ref
+		ref = QuoteName(fk.RefSchema) + "." + ref
 	}
-	s := fmt.Sprintf("CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (%s)", quoteName(fk.Name), strings.Join(cols, ","), ref, strings.Join(refs, ","))
+	s := fmt.Sprintf("CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (%s)", QuoteName(fk.Name), strings.Join(cols, ","), ref, strings.Join(refs, ","))
 	if r, ok := fkRules[fk.DeleteRule]; ok {
 		s += " ON DELETE " + r
 	}
@@ -225,8 +225,8 @@ func foreignDef(fk DDForeign, d *DDTable) string {
 	return s
 }
 
-// quoteName quotes an identifier between backticks (a backtick doubled).
-func quoteName(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+// QuoteName is s as an SQL identifier in backticks (a backtick in it doubled).
+func QuoteName(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // quoteString is a string literal as SHOW CREATE TABLE writes it.
 func quoteString(s string) string {
@@ -281,11 +281,11 @@ func quoteNameIfNeeded(s string) string {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_', r == '$':
 			digits = false
 		default:
-			return quoteName(s)
+			return QuoteName(s)
 		}
 	}
 	if digits {
-		return quoteName(s)
+		return QuoteName(s)
 	}
 	return s
 }
