@@ -55,7 +55,7 @@ func inplacePartitionFinding(in Input, e discovery.DDLLogEntry, live map[string]
 	var parts []string
 	innodbCols := -1
 	for n, d := range live {
-		if !strings.HasPrefix(n, table+"#P#") && !strings.HasPrefix(n, table+"#p#") {
+		if !partitionOf(n, table) {
 			continue
 		}
 		cols := int(d.NCols&0xffff + d.NCols>>16)
@@ -106,7 +106,7 @@ func inplacePartitionIndexes(in Input, e discovery.DDLLogEntry, live map[string]
 	var parts []string
 	innodb := 0
 	for n, d := range live {
-		if !strings.HasPrefix(n, table+"#P#") && !strings.HasPrefix(n, table+"#p#") || active[d.TrxID] {
+		if !partitionOf(n, table) || active[d.TrxID] {
 			continue
 		}
 		count := 0
@@ -130,4 +130,10 @@ func inplacePartitionIndexes(in Input, e discovery.DDLLogEntry, live map[string]
 	return finding.Finding{Severity: finding.Error, Code: "FRM_INDEXES_MISMATCH", SpaceID: u32(live[parts[0]].SpaceID), File: oldFrm,
 		Message: fmt.Sprintf("the server's DDL recovery completes the in-place ALTER TABLE %s that the crash cut (entry %d of ddl_recovery.log, %s, phase %d, a partitioned table): it installs %s (%d indexes) as %s, asking the partition engine, which does not check what InnoDB committed; InnoDB's dictionary after crash recovery has %d indexes for %s: the server starts, but the table fails (\"Table %s contains %d indexes inside InnoDB, which is different from the number of indexes %d defined in the .frm file\", CHECK TABLE fails): ALTER TABLE %s FORCE rebuilds it to its .frm, or restore the table from a backup",
 			sqlName(table), e.Pos, e.ActionName(), e.Phase, newFrm, len(keys), oldFrm, innodb, strings.Join(parts, ", "), parts[0], innodb, len(keys), sqlName(table))}, true
+}
+
+// partitionOf reports whether the dictionary name n ("db/t#P#p0") is a partition of table
+// ("db/t").
+func partitionOf(n, table string) bool {
+	return strings.HasPrefix(n, table+"#P#") || strings.HasPrefix(n, table+"#p#")
 }
