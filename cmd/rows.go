@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"innoscope/logformat/redo"
 	"innoscope/report/view"
 	"innoscope/rows"
 	"innoscope/schema"
@@ -84,7 +86,7 @@ func rowsAction(c *cli.Context) error {
 		// No redo log to tell whether the directory is consistent: the table's own file still
 		// reads (the definition from its .frm or SDI).
 		ibd := filepath.Join(s.Datadir, schema.FileName(db), schema.FileName(table)+".ibd")
-		if _, serr := os.Stat(ibd); serr == nil && strings.Contains(err.Error(), "no redo log") {
+		if _, serr := os.Stat(ibd); serr == nil && errors.Is(err, redo.ErrNoLog) {
 			return fmt.Errorf("%v; the table's own file reads without it: innoscope rows %s", err, ibd)
 		}
 		return err

@@ -139,9 +139,13 @@ func Find(w Location) (string, error) {
 		sort.Ints(nums)
 		return filepath.Join(redo, fmt.Sprintf("#ib_redo%d", nums[0])), nil
 	}
-	return "", fmt.Errorf("%s: no redo log: neither ib_logfile0 nor #innodb_redo/#ib_redoN is there"+
-		" (use --innodb-log-group-home-dir if the log lives elsewhere)", dir)
+	return "", fmt.Errorf("%s: %w: neither ib_logfile0 nor #innodb_redo/#ib_redoN is there"+
+		" (use --innodb-log-group-home-dir if the log lives elsewhere)", dir, ErrNoLog)
 }
+
+// ErrNoLog is Find's error (wrapped, naming the directory) when a data directory holds no redo
+// log at all.
+var ErrNoLog = errors.New("no redo log")
 
 // Name is the redo log of a data directory as findings name it: ib_logfile0's path, or for
 // MySQL 8.0.30+ the #innodb_redo directory whose #ib_redoN files are read as one log; "" when
