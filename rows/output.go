@@ -18,27 +18,35 @@ import (
 // TSV writes rows as `mariadb --batch --skip-column-names` prints them: values separated by a
 // tab, NULL as NULL, and NUL, tab, newline and backslash escaped as \0 \t \n \\.
 func TSV(w *bufio.Writer) func(Row) error {
+	var buf []byte
 	return func(row Row) error {
-		for i, v := range row {
-			if i > 0 {
-				w.WriteByte('\t')
-			}
-			if v == nil {
-				w.WriteString("NULL")
-				continue
-			}
-			start := 0
-			for i, c := range v {
-				if e := tsvEscape[c]; e != "" {
-					w.Write(v[start:i])
-					w.WriteString(e)
-					start = i + 1
-				}
-			}
-			w.Write(v[start:])
-		}
-		return w.WriteByte('\n')
+		buf = AppendTSV(buf[:0], row)
+		_, err := w.Write(buf)
+		return err
 	}
+}
+
+// AppendTSV appends row to dst as one line of TSV (the Formatter of TSV).
+func AppendTSV(dst []byte, row Row) []byte {
+	for i, v := range row {
+		if i > 0 {
+			dst = append(dst, '\t')
+		}
+		if v == nil {
+			dst = append(dst, "NULL"...)
+			continue
+		}
+		start := 0
+		for i, c := range v {
+			if e := tsvEscape[c]; e != "" {
+				dst = append(dst, v[start:i]...)
+				dst = append(dst, e...)
+				start = i + 1
+			}
+		}
+		dst = append(dst, v[start:]...)
+	}
+	return append(dst, '\n')
 }
 
 // tsvEscape is how the client escapes a byte in --batch output ("": as it is).
@@ -312,7 +320,12 @@ func Dump(s discovery.Layout, db, name string, opt Options, out *bufio.Writer) (
 	if opt.Scan {
 		walk = t.Scan
 	}
-	res, err := walk(fn)
+	var res *Result
+	if (opt.Format == "" || opt.Format == "tsv") && !opt.Scan {
+		res, err = t.WalkFormatted(AppendTSV, out)
+	} else {
+		res, err = walk(fn)
+	}
 	if res != nil && len(t.Virtual) > 0 {
 		names := make([]string, len(t.Cols))
 		for i, c := range t.Cols {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 
 	"innoscope/discovery"
 )
@@ -64,6 +65,10 @@ type reader struct {
 	leafBuf  []byte // Walk reads each leaf page into it
 	// xdes reads the extent descriptor pages free asks for (nil until then).
 	xdes *discovery.Descriptors
+	// format, when set (WalkFormatted), is how walkLeaves' workers format their leaves' rows
+	// themselves, which the emitter then writes to out as they are.
+	format Formatter
+	out    io.Writer
 }
 
 // Walk reads the table's rows in clustered index order and calls fn for each. The leaf pages
@@ -79,6 +84,31 @@ func (t *Table) Walk(fn func(Row) error) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.walk(fn)
+}
+
+// Formatter appends one row, formatted, to dst: a format in which every row is written on its
+// own, whatever came before it (TSV).
+type Formatter func(dst []byte, row Row) []byte
+
+// WalkFormatted is Walk writing each row to out as format appends it: the workers that decode
+// the leaves format their rows too, on every CPU, and the rows come out in the same order.
+func (t *Table) WalkFormatted(format Formatter, out io.Writer) (*Result, error) {
+	r, err := t.reader()
+	if err != nil {
+		return nil, err
+	}
+	r.format, r.out = format, out
+	var buf []byte
+	return r.walk(func(row Row) error {
+		buf = format(buf[:0], row)
+		_, err := out.Write(buf)
+		return err
+	})
+}
+
+// walk is Walk with r's file.
+func (r *reader) walk(fn func(Row) error) (*Result, error) {
 	defer r.f.Close()
 	seen := map[uint32]bool{}
 	leaves, err := r.treeLeaves()

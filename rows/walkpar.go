@@ -1,7 +1,6 @@
 package rows
 
 import (
-	"errors"
 	"runtime"
 	"sync"
 )
@@ -10,23 +9,31 @@ import (
 // variable for the tests).
 var parallelMin = 8
 
-// leafBatch is one leaf page decoded by a worker: its rows (their values in arena, each
-// column's [start, end) in spans, start -1 for NULL) and what reading it added to the result.
+// leafBatch is a run of leaf pages decoded by a worker: their rows (their values in arena,
+// each column's [start, end) in spans, start -1 for NULL; or, with reader.format, the rows
+// formatted in arena) and what reading them added to the result.
 type leafBatch struct {
-	i     int // the leaf's place in the tree's order
+	i, j  int // the leaves' places in the tree's order: [i, j)
 	arena []byte
 	spans []int
 	rows  int
 	res   Result
-	err   error
-	done  chan struct{}
+	// meta is the place of a leaf of the run that held a metadata record (0: none): the
+	// batch holds the leaves before it only.
+	meta int
+	err  error
+	done chan struct{}
 }
+
+// leavesPerBatch is how many leaves a worker decodes in one run: each run costs the hand-offs
+// between goroutines, which one leaf alone does not pay for (a variable for the tests).
+var leavesPerBatch = 16
 
 // walkLeaves emits the rows of leaves in the tree's order. With many leaves and more than one
 // CPU, the first leaf is read here (its metadata record of an instant ALTER sets the layout
-// every other page is decoded with) and the others by one worker per CPU, each with its own
-// buffers, over the shared file (positional reads); their rows and losses are emitted in the
-// tree's order, exactly as the serial walk emits them.
+// every other page is decoded with) and the others in runs by one worker per CPU, each with its
+// own buffers, over the shared file (positional reads); their rows and losses are emitted in
+// the tree's order, exactly as the serial walk emits them.
 func (r *reader) walkLeaves(leaves []uint32, fn func(Row) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	if len(leaves) < parallelMin || workers < 2 {
@@ -40,29 +47,26 @@ func (r *reader) walkLeaves(leaves []uint32, fn func(Row) error) error {
 	if err := r.treeLeaf(leaves, 0, fn); err != nil {
 		return err
 	}
-	n := 2*workers + 2 // leaves in flight: the next one to emit is always among them
+	n := 2*workers + 2 // runs in flight: the next one to emit is always among them
 	free := make(chan *leafBatch, n)
 	for k := 0; k < n; k++ {
 		free <- &leafBatch{done: make(chan struct{}, 1)}
 	}
-	jobs, order, stop := make(chan *leafBatch), make(chan *leafBatch, n), make(chan struct{})
+	per := leavesPerBatch
+	jobs, order, stop := make(chan *leafBatch, n), make(chan *leafBatch, n), make(chan struct{})
 	go func() {
 		defer close(order)
 		defer close(jobs)
-		for i := 1; i < len(leaves); i++ {
+		for i := 1; i < len(leaves); i += per {
 			var b *leafBatch
 			select {
 			case b = <-free:
 			case <-stop:
 				return
 			}
-			b.i = i
+			b.i, b.j = i, min(i+per, len(leaves))
 			order <- b // never blocks: at most n batches exist
-			select {
-			case jobs <- b:
-			case <-stop:
-				return
-			}
+			jobs <- b  // nor this
 		}
 	}()
 	var wg sync.WaitGroup
@@ -73,25 +77,7 @@ func (r *reader) walkLeaves(leaves []uint32, fn func(Row) error) error {
 		go func() {
 			defer wg.Done()
 			for b := range jobs {
-				b.res = Result{}
-				w.res = &b.res
-				b.arena, b.spans, b.rows = b.arena[:0], b.spans[:0], 0
-				b.err = w.treeLeaf(leaves, b.i, func(row Row) error {
-					for _, v := range row {
-						if v == nil {
-							b.spans = append(b.spans, -1, -1)
-							continue
-						}
-						b.spans = append(b.spans, len(b.arena))
-						b.arena = append(b.arena, v...)
-						b.spans = append(b.spans, len(b.arena))
-					}
-					b.rows++
-					return nil
-				})
-				if !sameSlice(w.meta, r.meta) || !sameSlice(w.lay.flds, r.lay.flds) {
-					b.err = errMetadata
-				}
+				w.run(r, leaves, b)
 				b.done <- struct{}{}
 			}
 		}()
@@ -115,8 +101,47 @@ func (r *reader) walkLeaves(leaves []uint32, fn func(Row) error) error {
 	return nil
 }
 
-// errMetadata: a worker met a metadata record; its page is read again by the serial walk.
-var errMetadata = errors.New("a metadata record after the first leaf")
+// run decodes the leaves of b with w, a worker's reader (r: the walk's own), stopping at a
+// leaf that held a metadata record (b.meta) or failed (b.err).
+func (w *reader) run(r *reader, leaves []uint32, b *leafBatch) {
+	b.res, b.meta, b.err = Result{}, 0, nil
+	b.arena, b.spans, b.rows = b.arena[:0], b.spans[:0], 0
+	add := func(row Row) error {
+		if r.format != nil {
+			b.arena = r.format(b.arena, row)
+			b.rows++
+			return nil
+		}
+		for _, v := range row {
+			if v == nil {
+				b.spans = append(b.spans, -1, -1)
+				continue
+			}
+			b.spans = append(b.spans, len(b.arena))
+			b.arena = append(b.arena, v...)
+			b.spans = append(b.spans, len(b.arena))
+		}
+		b.rows++
+		return nil
+	}
+	var leaf Result
+	for i := b.i; i < b.j; i++ {
+		arena, spans, rows := len(b.arena), len(b.spans), b.rows
+		leaf = Result{}
+		w.res = &leaf
+		err := w.treeLeaf(leaves, i, add)
+		if !sameSlice(w.meta, r.meta) || !sameSlice(w.lay.flds, r.lay.flds) {
+			// this leaf is read again by the serial walk: none of it is emitted here
+			b.arena, b.spans, b.rows, b.meta = b.arena[:arena], b.spans[:spans], rows, i
+			return
+		}
+		b.res.addPage(&leaf)
+		if err != nil {
+			b.err = err
+			return
+		}
+	}
+}
 
 // sameSlice says whether a and b are the same slice (not equal contents: the same array).
 func sameSlice[T any](a, b []T) bool {
@@ -124,25 +149,32 @@ func sameSlice[T any](a, b []T) bool {
 }
 
 // emit merges the workers' batches into r.res and gives their rows to fn, in order. It stops
-// at a leaf that held a metadata record, before emitting anything of it, and returns its
+// at a leaf that held a metadata record, after emitting the leaves before it, and returns its
 // place (0: every leaf was emitted).
 func (r *reader) emit(order <-chan *leafBatch, free chan<- *leafBatch, fn func(Row) error) (int, error) {
 	w := len(r.t.Cols)
 	row := make(Row, w)
 	for b := range order {
 		<-b.done
-		if errors.Is(b.err, errMetadata) {
-			return b.i, nil
-		}
 		r.res.addPage(&b.res)
-		for k := 0; k < b.rows; k++ {
-			r.res.Rows++
-			if err := fn(rowOf(row, b.arena, b.spans[2*w*k:])); err != nil {
+		if r.format != nil { // the rows as the worker formatted them
+			r.res.Rows += int64(b.rows)
+			if _, err := r.out.Write(b.arena); err != nil {
 				return 0, err
+			}
+		} else {
+			for k := 0; k < b.rows; k++ {
+				r.res.Rows++
+				if err := fn(rowOf(row, b.arena, b.spans[2*w*k:])); err != nil {
+					return 0, err
+				}
 			}
 		}
 		if b.err != nil {
 			return 0, b.err
+		}
+		if b.meta > 0 {
+			return b.meta, nil
 		}
 		free <- b
 	}
