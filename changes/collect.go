@@ -2,6 +2,7 @@ package changes
 
 import (
 	"encoding/binary"
+	"slices"
 	"sort"
 
 	"innoscope/discovery"
@@ -116,6 +117,9 @@ type Collector struct {
 	// that frees or initialises a page forgets it all (a page may then change segments).
 	firstOf map[pageID]firstPage
 	slab    []Change // the changes are allocated changeSlab at a time
+	// Observe's buffers, kept from one mini-transaction to the next
+	apps           []appended
+	touched, freed []pageID
 	// Emit, when set, is handed each finished transaction (committed or rolled back) as soon as
 	// the row images of its changes are settled, in the order Trxs gives them; Trxs then returns
 	// only the others. Emit may Release the transaction once it has written it.
@@ -149,9 +153,9 @@ type appended struct {
 func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 	c.read = read
 	c.mtrs++
-	var apps []appended
-	touched := map[pageID]bool{}
-	freed := map[pageID]bool{}
+	apps := c.apps[:0]
+	touched, freed := c.touched[:0], c.freed[:0] // a mini-transaction changes a few pages
+	defer func() { c.apps, c.touched, c.freed = apps[:0], touched[:0], freed[:0] }()
 	var space, page uint32
 	for i := range m.Records {
 		r := &m.Records[i]
@@ -162,10 +166,12 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 			space, page = r.Space, r.Page
 		}
 		id := pageID{space, page}
-		touched[id] = true
+		if !slices.Contains(touched, id) {
+			touched = append(touched, id)
+		}
 		switch {
 		case r.Type == logformat.FreePage:
-			freed[id] = true
+			freed = append(freed, id)
 			clear(c.firstOf)
 		case r.Type == logformat.InitPage:
 			clear(c.firstOf)
@@ -174,13 +180,13 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 		}
 	}
 	// Records removed by a rollback: TRX_UNDO_PAGE_FREE moved below them, or their page freed.
-	for id := range touched {
+	for _, id := range touched {
 		list := c.pending[id]
 		if len(list) == 0 {
 			continue
 		}
 		free := -1
-		if !freed[id] {
+		if !slices.Contains(freed, id) {
 			if p, err := read(id.space, id.page); err == nil && len(p) > undoPageFree+2 {
 				free = int(binary.BigEndian.Uint16(p[undoPageFree:]))
 			}
@@ -210,7 +216,7 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 	c.images(touched, freed)
 	// Commits and finished rollbacks: the header's state leaves TRX_UNDO_ACTIVE.
 	var finished []*Trx
-	for id := range touched {
+	for _, id := range touched {
 		t := c.byHeader[id]
 		if t == nil {
 			continue
@@ -367,15 +373,15 @@ func (c *Collector) Trxs() []*Trx {
 // images looks for the row image of each awaited change on the clustered index leaf pages of
 // its table the mini-transaction changed: the record with the change's DB_TRX_ID and a
 // DB_ROLL_PTR pointing to its undo record.
-func (c *Collector) images(touched, freed map[pageID]bool) {
+func (c *Collector) images(touched, freed []pageID) {
 	if len(c.await) == 0 {
 		return
 	}
 	keep := c.await[:0]
 	for _, ch := range c.await {
 		found := false
-		for id := range touched {
-			if freed[id] || id.space != ch.table.SpaceID {
+		for _, id := range touched {
+			if id.space != ch.table.SpaceID || slices.Contains(freed, id) {
 				continue
 			}
 			p, err := c.read(id.space, id.page)

@@ -1,6 +1,7 @@
 package rows
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -41,14 +42,11 @@ func (t *Table) FindByRollPtr(p, root []byte, read discovery.PageReader, trx uin
 		return img, false, err
 	}
 	defer restore()
-	// The record an insert (or an update that moved it) wrote is the page's last insert
-	// (PAGE_LAST_INSERT): looked at first, when no instant ALTER metadata record (the first of
-	// the leftmost leaf) has to be met on the way.
-	if last := int(binary.BigEndian.Uint16(p[pageHeader+pageLastInsert:])); last != 0 && !inst && ip.Compact {
-		if img, ok, err := t.matchRollPtr(r, p, last, ip.Compact, trx, undoPage, undoOff); err != nil || ok {
-			return img, ok, err
-		}
+	if !inst {
+		return t.findByBytes(r, p, ip.Compact, trx, undoPage, undoOff)
 	}
+	// After an instant ALTER the records are read in order: the metadata record (the first of
+	// the leftmost leaf) gives the instantly added columns' defaults to those after it.
 	origin := compactNext(p, infimumNew)
 	if !ip.Compact {
 		origin = int(binary.BigEndian.Uint16(p[infimumOld-2:]))
@@ -74,6 +72,57 @@ func (t *Table) FindByRollPtr(p, root []byte, read discovery.PageReader, trx uin
 		}
 	}
 	return img, false, nil
+}
+
+// findByBytes is FindByRollPtr's search of a page without an instant ALTER's metadata record,
+// decoding one record rather than each: the record's DB_TRX_ID and DB_ROLL_PTR are 13 bytes in
+// a row (the transaction id, then a roll pointer ending in the undo record's page and offset),
+// so each place of the page holding the undo page and offset after the transaction id is tried
+// as part of the record of the page's list that starts last at or before it (a place in the
+// page's garbage fails the check).
+func (t *Table) findByBytes(r *reader, p []byte, compact bool, trx uint64, undoPage uint32, undoOff int) (RecordImage, bool, error) {
+	if undoOff < 0 || undoOff > 0xffff {
+		return RecordImage{}, false, nil
+	}
+	var pat [6]byte // the roll pointer's undo page and offset: one record's, where a trx id is many's
+	binary.BigEndian.PutUint32(pat[:], undoPage)
+	binary.BigEndian.PutUint16(pat[4:], uint16(undoOff))
+	end := len(p) - pageDataEnd
+	for from := FilData + sysTrxIDLen + 1; from < end; {
+		k := bytes.Index(p[from:end], pat[:])
+		if k < 0 {
+			break
+		}
+		at := from + k - 1 - sysTrxIDLen // where DB_TRX_ID would start
+		from += k + 1
+		if beUint(p[at:at+sysTrxIDLen]) != trx {
+			continue
+		}
+		origin, best := compactNext(p, infimumNew), 0
+		if !compact {
+			origin = int(binary.BigEndian.Uint16(p[infimumOld-2:]))
+		}
+		for hops := 0; origin != 0 && hops <= len(p)/5; hops++ {
+			if origin <= at && origin > best {
+				best = origin
+			}
+			if origin < FilData || origin >= end {
+				break
+			}
+			if compact {
+				origin = compactNext(p, origin)
+			} else {
+				origin = int(binary.BigEndian.Uint16(p[origin-2:]))
+			}
+		}
+		if best == 0 {
+			continue
+		}
+		if img, ok, err := t.matchRollPtr(r, p, best, compact, trx, undoPage, undoOff); err != nil || ok {
+			return img, ok, err
+		}
+	}
+	return RecordImage{}, false, nil
 }
 
 // Layout is a RecordImage with no row that carries the clustered index's record layout as the

@@ -20,6 +20,10 @@
 #                                               >= GIB GiB (OUT/clean/db/big.ibd)
 #   scripts/mariadb-lab.sh bench-recover OUT PAGES  a crashed directory (OUT/crashed) whose log
 #                                               changes >= PAGES pages after its checkpoint
+#   scripts/mariadb-lab.sh bench-recover-dense OUT MIB  a crashed directory (OUT/crashed): a
+#                                               2,000,000-row table with a secondary index updated a
+#                                               third at a time until >= MIB MiB of redo follow its
+#                                               checkpoint
 #   source scripts/mariadb-lab.sh functions     define the functions (start, crash, verdict_of,
 #                                               fresh_server, ...) in the calling shell (crash-sweep.sh),
 #                                               LAB_SERVER's programs first in PATH
@@ -977,6 +981,36 @@ bench_recover() {
   echo "rows=$rows" >"$out/bench.txt"
 }
 
+# bench_recover_dense OUT MIB: the dense-update crash of issue 35: a 2,000,000-row table with a
+# secondary index, a checkpoint, then UPDATEs of a third of the rows at a time (the secondary
+# index changes with each) until >= MIB MiB of redo lie after the checkpoint, and SIGKILL: every
+# page of the table is changed by hundreds of records.
+bench_recover_dense() {
+  local out=$1 mib=$2
+  [ -e "$out" ] && die "$out exists; give a new directory"
+  mkdir -p "$out"; out=$(cd "$out" && pwd)
+  local d=$out/data s=$out/lab.sock i rows=2000000 step=200000 lsn0 lsn round=0
+  # shellcheck disable=SC2207
+  local opts=($(opts_for bench_recover))
+  printf '%s\n' "${opts[@]}" >"$out/options.txt"
+  fresh_server "$out" "${opts[@]}"
+  sql "$s" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(255), b INT, KEY(b)) ENGINE=InnoDB"
+  for ((i = 0; i < rows; i += step)); do
+    sql "$s" "INSERT INTO db.t SELECT seq, REPEAT(CHAR(65 + seq % 26), 200), seq FROM seq_$((i + 1))_to_$((i + step))"
+  done
+  sql "$s" "SET GLOBAL innodb_log_checkpoint_now=1"
+  lsn0=$(sql "$s" "SHOW GLOBAL STATUS LIKE 'Innodb_lsn_current'" -N | cut -f2)
+  while :; do
+    lsn=$(sql "$s" "SHOW GLOBAL STATUS LIKE 'Innodb_lsn_current'" -N | cut -f2)
+    [ $((lsn - lsn0)) -ge $((mib * 1048576)) ] && break
+    sql "$s" "UPDATE db.t SET b = b + 1 WHERE id % 3 = $((round % 3))"
+    round=$((round + 1))
+  done
+  crash "$d"
+  mv "$d" "$out/crashed"
+  echo "rows=$rows updates of a third: $round; redo bytes after the checkpoint: $((lsn - lsn0))" >"$out/bench.txt"
+}
+
 # Every command runs LAB_SERVER's programs; so do the functions a caller sources (another server
 # than the system's only: the system's needs no install check).
 case "${1:-}" in
@@ -992,6 +1026,7 @@ case "${1:-}" in
   bench-space) [ $# -eq 3 ] || die "usage: $0 bench-space OUT GIB"; bench_space "$2" "$3" ;;
   bench-log) [ $# -eq 3 ] || die "usage: $0 bench-log OUT MIB"; bench_log "$2" "$3" ;;
   bench-recover) [ $# -eq 3 ] || die "usage: $0 bench-recover OUT PAGES"; bench_recover "$2" "$3" ;;
+  bench-recover-dense) [ $# -eq 3 ] || die "usage: $0 bench-recover-dense OUT MIB"; bench_recover_dense "$2" "$3" ;;
   # `source scripts/mariadb-lab.sh functions` defines the functions above and runs nothing.
   functions) ;;
   *) sed -n '2,30p' "$0" >&2; exit 2 ;;
