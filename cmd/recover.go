@@ -32,7 +32,7 @@ func recoverCommand() *cli.Command {
 			&cli.StringFlag{Name: "external-dir", Usage: "where files from outside the data directory go (default COPY" + replay.ExternalSuffix + ")"},
 			&cli.BoolFlag{Name: "force", Usage: "restart an interrupted copy: empty an --into that holds " + replay.IncompleteMarker + " and start again"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be applied (pages per space, file operations); write nothing"},
-			&cli.Int64Flag{Name: "cache-mib", Value: 512, Usage: "page images held in memory before a batch is written"},
+			&cli.Int64Flag{Name: "cache-mib", Usage: "page images held in memory before a batch is written", DefaultText: "every page the log changes, up to half the available memory, at least 512"},
 			&cli.BoolFlag{Name: "skip-pages", Usage: "do not check every page of the finished copy (a corrupt page the log does not change is then not reported): fast on large directories"},
 			allowLiveFlag, salvageFlag),
 		Action: recoverAction,

@@ -258,7 +258,8 @@ type RunOptions struct {
 	Force    bool   // restart an interrupted copy (empty a Target holding IncompleteMarker)
 	// Flags are the options that chose Target, named in its refusals (zero: recover's).
 	Flags TargetFlags
-	// CacheBytes bounds the page images held in memory (0: 512 MiB).
+	// CacheBytes bounds the page images held in memory (0: every page the log changes, up to
+	// half the available memory, at least 512 MiB: defaultCacheBytes).
 	CacheBytes int64
 	// CopyProgress and ApplyProgress, if set, are called with the bytes copied and the records
 	// applied, and their totals.
@@ -296,7 +297,7 @@ func (p *Source) CheckTarget(opt RunOptions) error {
 func (p *Source) Run(opt RunOptions) (*Outcome, error) {
 	s := p.Layout
 	if opt.CacheBytes == 0 {
-		opt.CacheBytes = 512 << 20
+		opt.CacheBytes = defaultCacheBytes(len(p.Analysis.Pages), p.Log.PageSize)
 	}
 	// The pages kept and cached are hundreds of MiB that live to the end: with the default
 	// goal (twice the live heap) as much garbage of the log's decoding would pile up beside them.

@@ -60,7 +60,7 @@ sql "$sock" "SELECT * FROM db.t WHERE id % 2 = 0 ORDER BY id INTO OUTFILE '$out/
   DELETE FROM db.t WHERE id % 2 = 0"
 stop_clean "$out/data" "$sock"
 deleted() { "$out/innoscope" rows --deleted "$out/data" db.t >"$out/deleted.tsv" 2>"$out/deleted.stderr"; }
-live() { "$out/innoscope" rows "$out/data" db.t >"$out/live.tsv"; }
+live() { "$out/innoscope" rows "$out/data" db.t >"$out/live.tsv" 2>"$out/live.stderr"; }
 del=$(for r in 1 2 3; do secs deleted; done | best)
 half=$(for r in 1 2 3; do secs live; done | best)
 echo "deleted rows: $(wc -l <"$out/deleted.tsv") printed by --deleted, $(wc -l <"$out/live.tsv") live; load $(cut -d' ' -f1-3 /proc/loadavg)"
