@@ -119,7 +119,9 @@ type Collector struct {
 	slab    []Change // the changes are allocated changeSlab at a time
 	// Observe's buffers, kept from one mini-transaction to the next
 	apps           []appended
+	writes         []written
 	touched, freed []pageID
+	near           []int
 	// Emit, when set, is handed each finished transaction (committed or rolled back) as soon as
 	// the row images of its changes are settled, in the order Trxs gives them; Trxs then returns
 	// only the others. Emit may Release the transaction once it has written it.
@@ -148,14 +150,20 @@ type appended struct {
 	data []byte
 }
 
+// written is the page and offset of a WRITE record.
+type written struct {
+	id  pageID
+	off int
+}
+
 // Observe takes one mini-transaction after it was applied: read gives the undo pages as they
 // are after it (replay.WatchPages).
 func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 	c.read = read
 	c.mtrs++
-	apps := c.apps[:0]
+	apps, writes := c.apps[:0], c.writes[:0]
 	touched, freed := c.touched[:0], c.freed[:0] // a mini-transaction changes a few pages
-	defer func() { c.apps, c.touched, c.freed = apps[:0], touched[:0], freed[:0] }()
+	defer func() { c.apps, c.writes, c.touched, c.freed = apps[:0], writes[:0], touched[:0], freed[:0] }()
 	var space, page uint32
 	for i := range m.Records {
 		r := &m.Records[i]
@@ -168,6 +176,9 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 		id := pageID{space, page}
 		if !slices.Contains(touched, id) {
 			touched = append(touched, id)
+		}
+		if r.Type == logformat.Write {
+			writes = append(writes, written{id, int(r.Offset)})
 		}
 		switch {
 		case r.Type == logformat.FreePage:
@@ -213,7 +224,7 @@ func (c *Collector) Observe(m *logformat.MTR, read discovery.PageReader) error {
 	if err := c.appendAll(m, apps); err != nil {
 		return err
 	}
-	c.images(touched, freed)
+	c.images(touched, freed, writes)
 	// Commits and finished rollbacks: the header's state leaves TRX_UNDO_ACTIVE.
 	var finished []*Trx
 	for _, id := range touched {
@@ -373,7 +384,7 @@ func (c *Collector) Trxs() []*Trx {
 // images looks for the row image of each awaited change on the clustered index leaf pages of
 // its table the mini-transaction changed: the record with the change's DB_TRX_ID and a
 // DB_ROLL_PTR pointing to its undo record.
-func (c *Collector) images(touched, freed []pageID) {
+func (c *Collector) images(touched, freed []pageID, writes []written) {
 	if len(c.await) == 0 {
 		return
 	}
@@ -392,7 +403,14 @@ func (c *Collector) images(touched, freed []pageID) {
 			if err != nil {
 				continue
 			}
-			img, ok, err := ch.table.FindByRollPtr(p, root, c.read, ch.trx.ID, ch.Page, ch.Offset)
+			near := c.near[:0]
+			for _, w := range writes {
+				if w.id == id {
+					near = append(near, w.off)
+				}
+			}
+			c.near = near
+			img, ok, err := ch.table.FindByRollPtr(p, root, c.read, ch.trx.ID, ch.Page, ch.Offset, near)
 			if err != nil {
 				ch.imgErr, found = err.Error(), true
 				break

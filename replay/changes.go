@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"path/filepath"
+	"sync"
 
 	"innoscope/analysis"
 	"innoscope/changes"
@@ -102,7 +103,32 @@ func streamChanges(s discovery.Layout, opt ChangesOptions, emit func(*changes.Tr
 		return nil
 	}
 	col := changes.NewCollector(opt.From, tables)
-	col.Emit = func(t *changes.Trx) error { return pass([]*changes.Trx{t}) }
+	// The finished transactions are decoded and emitted on another goroutine (core) while the
+	// log is read on, in the order the collector gives them.
+	finished, resolved := make(chan *changes.Trx, 256), make(chan struct{})
+	var emitErr error
+	go func() {
+		defer close(resolved)
+		for t := range finished {
+			if emitErr == nil {
+				emitErr = pass([]*changes.Trx{t})
+			}
+		}
+	}()
+	stopped := false
+	stop := func() error { // waits for what was handed over; its emit's first error
+		if !stopped {
+			close(finished)
+			<-resolved
+			stopped = true
+		}
+		return emitErr
+	}
+	defer stop()
+	col.Emit = func(t *changes.Trx) error {
+		finished <- t
+		return nil
+	}
 	observe := func(m *logformat.MTR, read discovery.PageReader) error {
 		replayed = read
 		return col.Observe(m, read)
@@ -138,6 +164,10 @@ func streamChanges(s discovery.Layout, opt ChangesOptions, emit func(*changes.Tr
 	err = watchScans(upTo, s, l.PageSize, a, nil, observe)
 	replayed = nil // its files are closed
 	if err != nil {
+		stop()
+		return nil, err
+	}
+	if err := stop(); err != nil {
 		return nil, err
 	}
 	trxs := col.Trxs() // those not emitted yet
@@ -178,7 +208,10 @@ func dictTables(s discovery.Layout, replayed func() discovery.PageReader, pageSi
 		err error
 	}
 	seen := map[uint64]got{}
+	var mu sync.Mutex // the transactions are resolved on another goroutine than the scan's
 	tables = func(id uint64) (*rows.Table, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		if g, ok := seen[id]; ok {
 			return g.t, g.err
 		}

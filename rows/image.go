@@ -25,7 +25,11 @@ type RecordImage struct {
 // pages as they are now; nil: the table's file). ok is false when no record matches. A record
 // with a value stored off page is an error: its BLOB pages may be newer or older than the
 // image.
-func (t *Table) FindByRollPtr(p, root []byte, read discovery.PageReader, trx uint64, undoPage uint32, undoOff int) (img RecordImage, ok bool, err error) {
+//
+// near are offsets of p the record may lie at or just before (where the log wrote to the page:
+// an update writes the record's DB_TRX_ID and DB_ROLL_PTR in place), looked at before the rest of
+// the page, as is the page's last insert (PAGE_LAST_INSERT).
+func (t *Table) FindByRollPtr(p, root []byte, read discovery.PageReader, trx uint64, undoPage uint32, undoOff int, near []int) (img RecordImage, ok bool, err error) {
 	if len(p) < 200 || len(root) < 200 {
 		return img, false, nil
 	}
@@ -43,7 +47,7 @@ func (t *Table) FindByRollPtr(p, root []byte, read discovery.PageReader, trx uin
 	}
 	defer restore()
 	if !inst {
-		return t.findByBytes(r, p, ip.Compact, trx, undoPage, undoOff)
+		return t.findByBytes(r, p, ip.Compact, trx, undoPage, undoOff, near)
 	}
 	// After an instant ALTER the records are read in order: the metadata record (the first of
 	// the leftmost leaf) gives the instantly added columns' defaults to those after it.
@@ -80,7 +84,7 @@ func (t *Table) FindByRollPtr(p, root []byte, read discovery.PageReader, trx uin
 // so each place of the page holding the undo page and offset after the transaction id is tried
 // as part of the record of the page's list that starts last at or before it (a place in the
 // page's garbage fails the check).
-func (t *Table) findByBytes(r *reader, p []byte, compact bool, trx uint64, undoPage uint32, undoOff int) (RecordImage, bool, error) {
+func (t *Table) findByBytes(r *reader, p []byte, compact bool, trx uint64, undoPage uint32, undoOff int, near []int) (RecordImage, bool, error) {
 	if undoOff < 0 || undoOff > 0xffff {
 		return RecordImage{}, false, nil
 	}
@@ -88,8 +92,28 @@ func (t *Table) findByBytes(r *reader, p []byte, compact bool, trx uint64, undoP
 	binary.BigEndian.PutUint32(pat[:], undoPage)
 	binary.BigEndian.PutUint16(pat[4:], uint16(undoOff))
 	end := len(p) - pageDataEnd
-	for from := FilData + sysTrxIDLen + 1; from < end; {
-		k := bytes.Index(p[from:end], pat[:])
+	// where the pattern is looked for first: around the offsets written, then after the last
+	// insert's origin (its key fields come before DB_TRX_ID)
+	const before, after, keyRoom = sysTrxIDLen + sysRollPtrLen, 2 * (sysTrxIDLen + sysRollPtrLen), 1024
+	for _, o := range near {
+		if img, ok, err := t.findIn(r, p, compact, trx, undoPage, undoOff, pat[:], o-before, o+after); err != nil || ok {
+			return img, ok, err
+		}
+	}
+	if last := int(binary.BigEndian.Uint16(p[pageHeader+pageLastInsert:])); last != 0 {
+		if img, ok, err := t.findIn(r, p, compact, trx, undoPage, undoOff, pat[:], last, last+keyRoom); err != nil || ok {
+			return img, ok, err
+		}
+	}
+	return t.findIn(r, p, compact, trx, undoPage, undoOff, pat[:], FilData, end)
+}
+
+// findIn is findByBytes over the bytes [lo, hi) of p.
+func (t *Table) findIn(r *reader, p []byte, compact bool, trx uint64, undoPage uint32, undoOff int, pat []byte, lo, hi int) (RecordImage, bool, error) {
+	end := len(p) - pageDataEnd
+	lo, hi = max(lo, FilData+sysTrxIDLen+1), min(hi, end)
+	for from := lo; from < hi; {
+		k := bytes.Index(p[from:hi], pat)
 		if k < 0 {
 			break
 		}
