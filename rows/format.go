@@ -60,7 +60,7 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 		if d := f.Decimals(); d < notFixedDec && !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
 			return strconv.AppendFloat(dst, float64(v), 'f', d, 64), nil
 		}
-		return append(dst, gcvt(float64(v), true)...), nil
+		return appendGcvt(dst, float64(v), true), nil
 	case schema.MyDouble:
 		if len(b) != 8 {
 			return bad()
@@ -69,7 +69,7 @@ func format(dst []byte, c *Column, b []byte, tz *time.Location) ([]byte, error) 
 		if d := f.Decimals(); d < notFixedDec && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			return strconv.AppendFloat(dst, v, 'f', d, 64), nil
 		}
-		return append(dst, gcvt(v, false)...), nil
+		return appendGcvt(dst, v, false), nil
 	case schema.MyNewDecimal:
 		scale := f.Decimals()
 		prec := f.Length - btoi(scale > 0) - btoi(!f.Unsigned())
@@ -330,37 +330,61 @@ func decimal(b []byte, prec, scale int) ([]byte, error) {
 // wide field): the shortest digits that read back as the same double (at most 6 significant
 // digits for a FLOAT), in plain notation unless the exponent is below -14 or above 15 with no
 // fractional digits.
-func gcvt(v float64, isFloat bool) []byte {
+func gcvt(v float64, isFloat bool) []byte { return appendGcvt(nil, v, isFloat) }
+
+// appendGcvt is gcvt appending to out, with no allocation of its own.
+func appendGcvt(out []byte, v float64, isFloat bool) []byte {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) { // my_gcvt prints 0 for what dtoa cannot
-		return []byte("0")
+		return append(out, '0')
 	}
-	var s string
+	prec := -1
 	if isFloat {
-		s = strconv.FormatFloat(v, 'e', 5, 64)
-	} else {
-		s = strconv.FormatFloat(v, 'e', -1, 64)
+		prec = 5
 	}
-	var out []byte
+	var buf [32]byte
+	s := strconv.AppendFloat(buf[:0], v, 'e', prec, 64)
 	if s[0] == '-' {
 		out = append(out, '-')
 		s = s[1:]
 	}
-	e := strings.IndexByte(s, 'e')
-	exp, _ := strconv.Atoi(s[e+1:])
-	digits := strings.TrimRight(strings.Replace(s[:e], ".", "", 1), "0")
-	if digits == "" {
-		digits = "0"
+	e := bytes.IndexByte(s, 'e')
+	exp, neg := 0, s[e+1] == '-'
+	for _, c := range s[e+2:] { // the exponent's sign is always written
+		exp = exp*10 + int(c-'0')
+	}
+	if neg {
+		exp = -exp
+	}
+	var dbuf [32]byte
+	digits := dbuf[:0]
+	for _, c := range s[:e] {
+		if c != '.' {
+			digits = append(digits, c)
+		}
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+	}
+	if len(digits) == 0 {
+		digits = append(digits, '0')
+	}
+	zeros := func(n int) {
+		for ; n > 0; n-- {
+			out = append(out, '0')
+		}
 	}
 	decpt, n := exp+1, len(digits)
 	if decpt >= -14 && (decpt <= 15 || n > decpt) {
 		switch {
 		case decpt <= 0:
-			out = append(append(out, "0."...), strings.Repeat("0", -decpt)...)
+			out = append(out, "0."...)
+			zeros(-decpt)
 			out = append(out, digits...)
 		case decpt < n:
 			out = append(append(append(out, digits[:decpt]...), '.'), digits[decpt:]...)
 		default:
-			out = append(append(out, digits...), strings.Repeat("0", decpt-n)...)
+			out = append(out, digits...)
+			zeros(decpt - n)
 		}
 		return out
 	}
@@ -368,5 +392,5 @@ func gcvt(v float64, isFloat bool) []byte {
 	if n > 1 {
 		out = append(append(out, '.'), digits[1:]...)
 	}
-	return fmt.Appendf(out, "e%d", decpt-1)
+	return strconv.AppendInt(append(out, 'e'), int64(decpt-1), 10)
 }
