@@ -956,6 +956,21 @@ bench_space() {
   stat -c '%n %s' "$out/clean/db/big.ibd" >"$out/bench.txt"
 }
 
+# bench_recover_table OUT ROWS KEYS: the bench-recover server (its options in OUT/options.txt)
+# with db.t of ROWS rows (KEYS: more of its CREATE TABLE, e.g. ", KEY(b)"), then a checkpoint.
+bench_recover_table() {
+  local out=$1 rows=$2 keys=$3 s=$1/lab.sock i step=200000
+  # shellcheck disable=SC2207
+  local opts=($(opts_for bench_recover))
+  printf '%s\n' "${opts[@]}" >"$out/options.txt"
+  fresh_server "$out" "${opts[@]}"
+  sql "$s" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(255), b INT$keys) ENGINE=InnoDB"
+  for ((i = 0; i < rows; i += step)); do
+    sql "$s" "INSERT INTO db.t SELECT seq, REPEAT(CHAR(65 + seq % 26), 200), seq FROM seq_$((i + 1))_to_$((i + step))"
+  done
+  sql "$s" "SET GLOBAL innodb_log_checkpoint_now=1"
+}
+
 # bench_recover OUT PAGES: a table of about PAGES leaf pages, a checkpoint, then an UPDATE of
 # every row (every leaf page changes after the checkpoint, with its undo log), then SIGKILL. The
 # log and the buffer pool are large enough that no checkpoint or flush intervenes.
@@ -964,15 +979,7 @@ bench_recover() {
   [ -e "$out" ] && die "$out exists; give a new directory"
   mkdir -p "$out"; out=$(cd "$out" && pwd)
   local d=$out/data s=$out/lab.sock i rows=$(($2 * 60)) step=200000
-  # shellcheck disable=SC2207
-  local opts=($(opts_for bench_recover))
-  printf '%s\n' "${opts[@]}" >"$out/options.txt"
-  fresh_server "$out" "${opts[@]}"
-  sql "$s" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(255), b INT) ENGINE=InnoDB"
-  for ((i = 0; i < rows; i += step)); do
-    sql "$s" "INSERT INTO db.t SELECT seq, REPEAT(CHAR(65 + seq % 26), 200), seq FROM seq_$((i + 1))_to_$((i + step))"
-  done
-  sql "$s" "SET GLOBAL innodb_log_checkpoint_now=1"
+  bench_recover_table "$out" $rows ""
   for ((i = 0; i < rows; i += step)); do
     sql "$s" "UPDATE db.t SET b = b + 1 WHERE id BETWEEN $((i + 1)) AND $((i + step))"
   done
@@ -989,16 +996,8 @@ bench_recover_dense() {
   local out=$1 mib=$2
   [ -e "$out" ] && die "$out exists; give a new directory"
   mkdir -p "$out"; out=$(cd "$out" && pwd)
-  local d=$out/data s=$out/lab.sock i rows=2000000 step=200000 lsn0 lsn round=0
-  # shellcheck disable=SC2207
-  local opts=($(opts_for bench_recover))
-  printf '%s\n' "${opts[@]}" >"$out/options.txt"
-  fresh_server "$out" "${opts[@]}"
-  sql "$s" "CREATE DATABASE db; CREATE TABLE db.t (id INT PRIMARY KEY, a VARCHAR(255), b INT, KEY(b)) ENGINE=InnoDB"
-  for ((i = 0; i < rows; i += step)); do
-    sql "$s" "INSERT INTO db.t SELECT seq, REPEAT(CHAR(65 + seq % 26), 200), seq FROM seq_$((i + 1))_to_$((i + step))"
-  done
-  sql "$s" "SET GLOBAL innodb_log_checkpoint_now=1"
+  local d=$out/data s=$out/lab.sock rows=2000000 lsn0 lsn round=0
+  bench_recover_table "$out" $rows ", KEY(b)"
   lsn0=$(sql "$s" "SHOW GLOBAL STATUS LIKE 'Innodb_lsn_current'" -N | cut -f2)
   while :; do
     lsn=$(sql "$s" "SHOW GLOBAL STATUS LIKE 'Innodb_lsn_current'" -N | cut -f2)
