@@ -316,15 +316,14 @@ func Dump(s discovery.Layout, db, name string, opt Options, out *bufio.Writer) (
 	default:
 		return nil, fmt.Errorf("unknown --format %q (tsv, json, sql)", opt.Format)
 	}
-	walk := t.Walk
-	if opt.Scan {
-		walk = t.Scan
-	}
 	var res *Result
-	if (opt.Format == "" || opt.Format == "tsv") && !opt.Scan {
+	switch {
+	case opt.Scan:
+		res, err = t.Scan(fn)
+	case opt.Format == "" || opt.Format == "tsv": // the workers format the rows too
 		res, err = t.WalkFormatted(AppendTSV, out)
-	} else {
-		res, err = walk(fn)
+	default:
+		res, err = t.Walk(fn)
 	}
 	if res != nil && len(t.Virtual) > 0 {
 		names := make([]string, len(t.Cols))
