@@ -56,7 +56,7 @@ func open(s discovery.Layout, scan redo.ScanOptions, so salvageOptions) (*Source
 		l.Close()
 		return nil, Unsupported{err}
 	}
-	a, dec, cpLSN, fs, err := analysis.Prepass(l, scan, decodedLimit)
+	a, dec, cpLSN, fs, err := analysis.Prepass(l, scan, keepLimit(l, scan))
 	if err != nil {
 		l.Close()
 		return nil, err
@@ -71,6 +71,29 @@ func open(s discovery.Layout, scan redo.ScanOptions, so salvageOptions) (*Source
 // decodedLimit bounds the memory of the mini-transactions the pre-pass keeps for the replay
 // (redo.Decoded: about 3.3 times the log's bytes); a longer log is decoded again by the replay.
 var decodedLimit int64 = 512 << 20 // a variable for the tests
+
+// decodedPerLogByte is about how many bytes of memory the pre-pass's decoding of one byte of
+// log takes (redo.Decoded).
+const decodedPerLogByte = 3
+
+// keepLimit is the memory the pre-pass may keep its decoding in for the replay: decodedLimit, or
+// 0 when the log after the checkpoint is too long for that to hold it, found by framing it
+// (without decoding) up to decodedLimit/decodedPerLogByte bytes first: a store built and then
+// dropped costs the pre-pass time for nothing (on issue 35's dense crash, 650 MB of log, 1.5 s).
+func keepLimit(l *redo.Log, scan redo.ScanOptions) int64 {
+	if decodedLimit <= 0 || l.V108() == nil {
+		return decodedLimit
+	}
+	sc, _, err := l.Scanner(scan)
+	if err != nil {
+		return decodedLimit // the pre-pass says why
+	}
+	max := int(decodedLimit / decodedPerLogByte)
+	if sc.FramedBytes(max) >= max {
+		return 0
+	}
+	return decodedLimit
+}
 
 // OpenDiagnosed is Open for the source the diagnosis d read: recovery follows d's reading of
 // the log instead of reading it again.
