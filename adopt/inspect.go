@@ -182,7 +182,7 @@ func (k *Kit) check(g *group, t *Table) (reason, next string) {
 		}
 		t.Files[i].Size = f.Size
 		fl := f.FSP.Flags
-		if fl.Raw&(1<<14) != 0 || f.Vendor == discovery.VendorMySQL {
+		if fl.SDI() || f.Vendor == discovery.VendorMySQL {
 			f.Close()
 			return fmt.Sprintf("%s: a MySQL 8 file (flags 0x%x): MariaDB cannot import it (another format of pages, undo and dictionary)", f.Path, fl.Raw),
 				rowsInstead(g)

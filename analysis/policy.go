@@ -58,7 +58,7 @@ func mysql8Datafiles(datadir string) bool {
 		if err != nil {
 			continue
 		}
-		if !df.FSP.Flags.FullCRC32 && df.FSP.Flags.Raw&(1<<14) != 0 {
+		if !df.FSP.Flags.FullCRC32 && df.FSP.Flags.SDI() {
 			mysql++
 		} else {
 			other++

@@ -43,6 +43,11 @@ type Flags struct {
 	Names           []string `json:"names"`        // set flags by name
 }
 
+// SDI reports whether the flags carry MySQL 8's SDI flag (FSP_FLAGS_MASK_SDI, bit 14 of the
+// classic layout): a MySQL 8.0+ tablespace, its table definitions in its SDI pages. MariaDB
+// keeps the bit zero.
+func (f Flags) SDI() bool { return f.Raw&(1<<14) != 0 }
+
 // DecodeFlags decodes FSP_SPACE_FLAGS.
 func DecodeFlags(f uint32) (Flags, error) {
 	fl := Flags{Raw: f}

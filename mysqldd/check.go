@@ -159,7 +159,7 @@ func u32(v uint32) *uint32 { return &v }
 func AnnotateFromSDI(ts []discovery.Tablespace) {
 	for i := range ts {
 		t := &ts[i]
-		if t.Error != "" || t.Flags.FullCRC32 || t.Flags.Raw&(1<<14) == 0 /* FSP_FLAGS_MASK_SDI */ || t.FoundBy == discovery.FoundSystem || t.FoundBy == discovery.FoundTemporary {
+		if t.Error != "" || t.Flags.FullCRC32 || !t.Flags.SDI() || t.FoundBy == discovery.FoundSystem || t.FoundBy == discovery.FoundTemporary {
 			continue
 		}
 		recs, err := schema.ReadSDI(t.Path)

@@ -75,7 +75,7 @@ type sdiReader struct {
 
 // rootPage reads the SDI root page number from page 0.
 func (s *sdiReader) rootPage(p0 []byte) (uint32, error) {
-	if s.f.FSP.Flags.Raw&(1<<14) == 0 { // FSP_FLAGS_MASK_SDI
+	if !s.f.FSP.Flags.SDI() {
 		return 0, fmt.Errorf("%s: offset %d: the tablespace flags 0x%x have no SDI flag: not a MySQL 8.0+ tablespace (give the table's .frm for a MariaDB or MySQL 5.x file)", s.path, discovery.FSPFlags, s.f.FSP.Flags.Raw)
 	}
 	// One descriptor per extent, for as many extents as a descriptor page covers: the physical
@@ -297,5 +297,5 @@ func HasSDI(path string) bool {
 		return false
 	}
 	defer f.Close()
-	return f.FSP.Flags.Raw&(1<<14) != 0
+	return f.FSP.Flags.SDI()
 }
