@@ -18,38 +18,76 @@ import (
 // describe whole (DECIMAL, ENUM, SET, BIT: SQLTypeOf) refuses the statement, naming it. The
 // statement begins with a comment saying so.
 func CreateTableDict(s discovery.Layout, db, name string) (string, error) {
+	d, err := openSysDict(s)
+	if err != nil {
+		return "", err
+	}
+	defer d.close()
+	return d.create(db, name)
+}
+
+// sysDict is the InnoDB dictionary of the system tablespace of a data directory laid out as s,
+// for writing statements from: SYS_TABLES read when it is opened, SYS_COLUMNS, SYS_INDEXES and
+// SYS_FIELDS when a statement first needs them, each once however many tables are written.
+type sysDict struct {
+	s      discovery.Layout
+	sys    *discovery.File
+	tables []discovery.DictTable
+	read   bool // cols, idxs and flds were read (or failed: readErr)
+	cols   []discovery.DictColumn
+	idxs   []discovery.DictIndex
+	flds   []discovery.DictField
+	// readErr is why SYS_COLUMNS, SYS_INDEXES or SYS_FIELDS could not be read.
+	readErr error
+}
+
+// openSysDict opens the system tablespace of s and reads SYS_TABLES.
+func openSysDict(s discovery.Layout) (*sysDict, error) {
 	dir, sysName := s.SystemFile()
 	sys, err := discovery.OpenFile(filepath.Join(dir, sysName))
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer sys.Close()
-	full := FileName(db) + "/" + FileName(name)
 	tables, err := discovery.ReadDictTables(sys)
 	if err != nil {
-		return "", err
+		sys.Close()
+		return nil, err
 	}
+	return &sysDict{s: s, sys: sys, tables: tables}, nil
+}
+
+func (d *sysDict) close() error { return d.sys.Close() }
+
+// readRest reads SYS_COLUMNS, SYS_INDEXES and SYS_FIELDS, once.
+func (d *sysDict) readRest() error {
+	if !d.read {
+		d.read = true
+		if d.cols, d.readErr = discovery.ReadDictColumns(d.sys); d.readErr == nil {
+			if d.idxs, d.readErr = discovery.ReadDictIndexes(d.sys); d.readErr == nil {
+				d.flds, d.readErr = discovery.ReadDictFields(d.sys)
+			}
+		}
+	}
+	return d.readErr
+}
+
+// create is CreateTableDict of table db.name.
+func (sd *sysDict) create(db, name string) (string, error) {
+	sys := sd.sys
+	full := FileName(db) + "/" + FileName(name)
 	var dt *discovery.DictTable
-	for i := range tables {
-		if !tables[i].Deleted && tables[i].Name == full {
-			dt = &tables[i]
+	for i := range sd.tables {
+		if !sd.tables[i].Deleted && sd.tables[i].Name == full {
+			dt = &sd.tables[i]
 		}
 	}
 	if dt == nil {
-		return "", fmt.Errorf("%s: no table %s.%s in SYS_TABLES (and no .frm in %s): not an InnoDB table of this data directory", sys.Path, db, name, filepath.Join(s.Datadir, FileName(db)))
+		return "", fmt.Errorf("%s: no table %s.%s in SYS_TABLES (and no .frm in %s): not an InnoDB table of this data directory", sys.Path, db, name, filepath.Join(sd.s.Datadir, FileName(db)))
 	}
-	cols, err := discovery.ReadDictColumns(sys)
-	if err != nil {
+	if err := sd.readRest(); err != nil {
 		return "", err
 	}
-	idxs, err := discovery.ReadDictIndexes(sys)
-	if err != nil {
-		return "", err
-	}
-	flds, err := discovery.ReadDictFields(sys)
-	if err != nil {
-		return "", err
-	}
+	cols, idxs, flds := sd.cols, sd.idxs, sd.flds
 	var dcols []discovery.DictColumn
 	for _, c := range cols {
 		if c.TableID == dt.ID && !c.Deleted {

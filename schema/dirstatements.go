@@ -16,12 +16,14 @@ import (
 // only). A MariaDB table's statement gets its DATA DIRECTORY from its .isl. Listing every
 // table, one whose statement cannot be read is skipped, its error in skipped.
 func DirStatements(dir, name string) (out []Source, skipped []error, err error) {
+	dict := &dirDict{dir: dir}
+	defer dict.close()
 	files, err := Files(dir, name)
 	if err != nil {
 		if name == "" {
 			return nil, nil, err
 		}
-		s, derr := dictSource(dir, name)
+		s, derr := dict.source(name)
 		if derr != nil {
 			return nil, nil, fmt.Errorf("%v; and from the InnoDB dictionary: %v", err, derr)
 		}
@@ -41,7 +43,7 @@ func DirStatements(dir, name string) (out []Source, skipped []error, err error) 
 				db, table := filepath.Base(filepath.Dir(f)), TableOf(strings.TrimSuffix(filepath.Base(f), ".ibd"))
 				n := discovery.SQLName(db) + "." + discovery.SQLName(table)
 				listed[n] = true // said once, here, if it cannot be read
-				s, err = dictSource(dir, n)
+				s, err = dict.source(n)
 			}
 			ss = []Source{s}
 		}
@@ -58,8 +60,8 @@ func DirStatements(dir, name string) (out []Source, skipped []error, err error) 
 		}
 	}
 	if name == "" {
-		for _, n := range dictOnlyTables(dir, listed) {
-			s, err := dictSource(dir, n)
+		for _, n := range dict.onlyTables(listed) {
+			s, err := dict.source(n)
 			if err != nil {
 				skipped = append(skipped, err)
 				continue
@@ -70,26 +72,43 @@ func DirStatements(dir, name string) (out []Source, skipped []error, err error) 
 	return out, skipped, nil
 }
 
-// dictOnlyTables lists ("DB.TABLE") the user tables of the InnoDB dictionary of the data
-// directory dir that listed does not hold (none when the dictionary cannot be read): not the
-// server's own, not a partition, an intermediate #sql table or a FULLTEXT auxiliary table.
-func dictOnlyTables(dir string, listed map[string]bool) []string {
-	l, err := discovery.NewLayout(map[string]string{"datadir": dir})
-	if err != nil {
-		return nil
+// dirDict is the InnoDB dictionary of the data directory dir, opened on first need (sysDict)
+// and read once for every statement DirStatements writes from it.
+type dirDict struct {
+	dir    string
+	opened bool
+	l      discovery.Layout
+	d      *sysDict
+	err    error // why it could not be opened
+}
+
+// open opens the dictionary, once.
+func (x *dirDict) open() (*sysDict, error) {
+	if !x.opened {
+		x.opened = true
+		if x.l, x.err = discovery.NewLayout(map[string]string{"datadir": x.dir}); x.err == nil {
+			x.d, x.err = openSysDict(x.l)
+		}
 	}
-	sysDir, sysName := l.SystemFile()
-	sys, err := discovery.OpenFile(filepath.Join(sysDir, sysName))
-	if err != nil {
-		return nil
+	return x.d, x.err
+}
+
+func (x *dirDict) close() {
+	if x.d != nil {
+		x.d.close()
 	}
-	defer sys.Close()
-	tables, err := discovery.ReadDictTables(sys)
+}
+
+// onlyTables lists ("DB.TABLE") the user tables of the dictionary that listed does not hold
+// (none when the dictionary cannot be read): not the server's own, not a partition, an
+// intermediate #sql table or a FULLTEXT auxiliary table.
+func (x *dirDict) onlyTables(listed map[string]bool) []string {
+	d, err := x.open()
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, t := range tables {
+	for _, t := range d.tables {
 		db, table, ok := strings.Cut(t.Name, "/")
 		switch {
 		case t.Deleted || !ok || strings.Contains(strings.ToUpper(table), "#P#") || strings.HasPrefix(table, "#sql") ||
@@ -105,24 +124,23 @@ func dictOnlyTables(dir string, listed map[string]bool) []string {
 	return out
 }
 
-// dictSource is the statement of table name ("DB.TABLE") of the data directory dir from the
-// InnoDB dictionary in its system tablespace (CreateTableDict).
-func dictSource(dir, name string) (Source, error) {
+// source is the statement of table name ("DB.TABLE") from the dictionary (CreateTableDict),
+// with the DATA DIRECTORY of its .isl.
+func (x *dirDict) source(name string) (Source, error) {
 	db, table, ok := strings.Cut(name, ".")
 	if !ok || db == "" || table == "" {
 		return Source{}, fmt.Errorf("%q: give the table as DB.TABLE", name)
 	}
-	l, err := discovery.NewLayout(map[string]string{"datadir": dir})
+	d, err := x.open()
 	if err != nil {
 		return Source{}, err
 	}
-	stmt, err := CreateTableDict(l, db, table)
+	stmt, err := d.create(db, table)
 	if err != nil {
 		return Source{}, err
 	}
-	if ibd, err := discovery.ReadISL(filepath.Join(dir, FileName(db), FileName(table)+".isl")); err == nil && ibd != "" {
+	if ibd, err := discovery.ReadISL(filepath.Join(x.dir, FileName(db), FileName(table)+".isl")); err == nil && ibd != "" {
 		stmt += " DATA DIRECTORY=" + quoteString(filepath.Dir(filepath.Dir(ibd))+"/")
 	}
-	sysDir, sys := l.SystemFile()
-	return Source{File: filepath.Join(sysDir, sys), DB: db, Table: table, Create: stmt}, nil
+	return Source{File: d.sys.Path, DB: db, Table: table, Create: stmt}, nil
 }
